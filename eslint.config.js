@@ -1,0 +1,31 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'data/', '.services/', 'bench/results/', 'apps/cli/bin/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/libs/*/*', '../../libs/**', '../libs/**'], message: 'Import a lib through its public surface: #<lib>.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Only config modules may read the environment.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/config.ts', '**/*.test.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through the app config module.' }],
+    },
+  },
+);

@@ -1,0 +1,5 @@
+export * from './errors.ts';
+export { parseConfig, env } from './config.ts';
+export { createLogger, redactPaths, type Logger, type LoggerOptions } from './logger.ts';
+export { Lifecycle, type Closer } from './lifecycle.ts';
+export { sleep } from './abort.ts';

@@ -1,0 +1,53 @@
+/**
+ * The state store holds read models, projection checkpoints, counters, sorted queues and
+ * caches. Values are strings (callers encode JSON and validate what they read back).
+ * Sorted sets order by score, then by member (byte order), like Redis.
+ */
+export type WriteOp =
+  | { op: 'set'; key: string; value: string; ttlMs?: number }
+  | { op: 'del'; key: string }
+  | { op: 'hset'; key: string; field: string; value: string }
+  | { op: 'hdel'; key: string; field: string }
+  | { op: 'zadd'; key: string; member: string; score: number }
+  | { op: 'zrem'; key: string; member: string };
+
+export interface ScoredMember {
+  member: string;
+  score: number;
+}
+
+export interface StateStore {
+  /** Applies every op or none (Redis MULTI/EXEC; SQLite transaction). */
+  write(ops: WriteOp[]): Promise<void>;
+
+  get(key: string): Promise<string | null>;
+  getMany(keys: string[]): Promise<(string | null)[]>;
+  set(key: string, value: string, options?: { ttlMs?: number }): Promise<void>;
+  /** Sets only when the key is absent; true when it was set. For idempotency keys and locks. */
+  setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
+  del(key: string): Promise<void>;
+
+  hget(key: string, field: string): Promise<string | null>;
+  hgetall(key: string): Promise<Record<string, string>>;
+
+  /** Adds by to the counter (created at 0) and returns the new value. ttlMs applies when the key is created. */
+  incr(key: string, by?: number, options?: { ttlMs?: number }): Promise<number>;
+  /** Remaining time to live in ms; null when the key has no expiry or does not exist. */
+  ttlMs(key: string): Promise<number | null>;
+
+  zcard(key: string): Promise<number>;
+  zscore(key: string, member: string): Promise<number | null>;
+  /** Members by rank, ascending; stop is inclusive, -1 means the last. */
+  zrange(key: string, start: number, stop: number): Promise<ScoredMember[]>;
+  /** Members with min <= score <= max, ascending, at most limit of them. */
+  zrangeByScore(key: string, min: number, max: number, limit?: number): Promise<ScoredMember[]>;
+  /**
+   * Leases due members of a sorted-set queue: atomically takes up to limit members with
+   * score <= now, moves each to score now + leaseMs and returns them. Only one caller gets
+   * a given member; one that is not completed (zrem) before the lease ends becomes due again.
+   */
+  claimDue(key: string, now: number, leaseMs: number, limit: number): Promise<ScoredMember[]>;
+
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

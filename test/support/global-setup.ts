@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+
+const run = promisify(execFile);
+const script = fileURLToPath(new URL('../../scripts/services.sh', import.meta.url));
+
+export interface ServiceEnv {
+  REDIS_URL: string;
+  CLICKHOUSE_URL: string;
+  KAFKA_BROKERS: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    services: ServiceEnv | { error: string };
+  }
+}
+
+/**
+ * Starts Redis, ClickHouse and Kafka through scripts/services.sh (a no-op when they already
+ * run) and hands their addresses to the suites. When they cannot be started, suites that
+ * need them fail with the reason: they never skip.
+ */
+export default async function setup(project: TestProject): Promise<void> {
+  if (process.env.VIGIL_TEST_SERVICES === 'none') {
+    project.provide('services', { error: 'VIGIL_TEST_SERVICES=none: services were not started' });
+    return;
+  }
+  try {
+    await run('bash', [script, 'up'], { timeout: 900_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run('bash', [script, 'env']);
+    const values = Object.fromEntries(
+      stdout
+        .split('\n')
+        .filter((line) => line.includes('='))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+    project.provide('services', {
+      REDIS_URL: values.REDIS_URL,
+      CLICKHOUSE_URL: values.CLICKHOUSE_URL,
+      KAFKA_BROKERS: values.KAFKA_BROKERS,
+    });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    project.provide('services', { error: `scripts/services.sh up failed: ${detail}` });
+  }
+}

@@ -1,0 +1,2 @@
+export { services, uniqueSuffix } from './services.ts';
+export type { ServiceEnv } from './global-setup.ts';
