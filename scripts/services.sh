@@ -22,6 +22,20 @@
 #
 # All progress messages go to stderr; only `env`, `status`, `logs` and
 # `kafka-run-class` write to stdout.
+#
+# Notes:
+# - One instance of each service per checkout. `up` with different VIGIL_*_PORT
+#   values than a running instance restarts that instance on the new ports.
+# - `up` is a no-op (well under a second) when every requested service already
+#   answers; a stale pid file makes it restart that service. Concurrent runs are
+#   serialised with flock on .services/.lock.
+# - Readiness probes: Redis `PING`, ClickHouse `SELECT 1` over HTTP, Kafka a
+#   metadata request with kcat (falls back to org.apache.kafka.tools.TopicCommand).
+# - Kafka console tools in 3.9: kafka.tools.ConsoleProducer,
+#   org.apache.kafka.tools.consumer.ConsoleConsumer, org.apache.kafka.tools.TopicCommand,
+#   org.apache.kafka.tools.consumer.group.ConsumerGroupCommand, e.g.
+#   scripts/services.sh kafka-run-class org.apache.kafka.tools.TopicCommand \
+#     --bootstrap-server 127.0.0.1:9092 --list
 set -euo pipefail
 
 export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
@@ -78,6 +92,17 @@ pidfile_of() {
     redis) echo "$REDIS_DIR/redis.pid" ;;
     clickhouse) echo "$CH_DIR/clickhouse.pid" ;;
     kafka) echo "$KAFKA_DIR/kafka.pid" ;;
+  esac
+}
+
+# Name of the environment variable that sets a given port of svc.
+port_var_of() {
+  case "$1:$2" in
+    redis:*) echo VIGIL_REDIS_PORT ;;
+    clickhouse:"$CLICKHOUSE_HTTP_PORT") echo VIGIL_CLICKHOUSE_HTTP_PORT ;;
+    clickhouse:*) echo VIGIL_CLICKHOUSE_TCP_PORT ;;
+    kafka:"$KAFKA_PORT") echo VIGIL_KAFKA_PORT ;;
+    kafka:*) echo VIGIL_KAFKA_CONTROLLER_PORT ;;
   esac
 }
 
@@ -258,7 +283,7 @@ ensure_packages() {
   # The rest of the script needs these, whatever subset is requested.
   command -v curl >/dev/null 2>&1 || pkgs+=(curl)
   command -v flock >/dev/null 2>&1 || pkgs+=(util-linux)
-  pkgs+=(ca-certificates)
+  [ -e /etc/ssl/certs/ca-certificates.crt ] || pkgs+=(ca-certificates)
   log "installing Debian packages: ${pkgs[*]}"
 
   # Keep package maintainer scripts from starting system-wide redis/clickhouse
@@ -334,7 +359,7 @@ clickhouse_prepare() {
         <level>information</level>
         <log>$CH_DIR/log/clickhouse-server.log</log>
         <errorlog>$CH_DIR/log/clickhouse-server.err.log</errorlog>
-        <size>100M</size>
+        <size>50M</size>
         <count>3</count>
     </logger>
     <listen_host>$HOST</listen_host>
@@ -487,7 +512,7 @@ kafka_ensure_libs() {
     tail -n 40 "$KAFKA_DIR/logs/mvn.log" >&2 || true
     die "downloading the Kafka jars failed (full log: $KAFKA_DIR/logs/mvn.log)"
   fi
-  ls "$libs.tmp"/kafka_"$KAFKA_SCALA_VERSION"-"$KAFKA_VERSION".jar >/dev/null 2>&1 ||
+  [ -f "$libs.tmp/kafka_${KAFKA_SCALA_VERSION}-${KAFKA_VERSION}.jar" ] ||
     die "Kafka jar missing after download (see $KAFKA_DIR/logs/mvn.log)"
   rm -rf "$libs"
   mv "$libs.tmp" "$libs"
@@ -625,6 +650,19 @@ stop_service() {
   log "$svc: stopped"
 }
 
+# Put a start marker in the files that collect a service's raw stdout/stderr,
+# so log tails after a failed start are not mistaken for older runs.
+mark_start() {
+  local f
+  case "$1" in
+    redis) f="$REDIS_DIR/stdout.log" ;;
+    clickhouse) f="$CH_DIR/log/stdout.log" ;;
+    kafka) f="$KAFKA_DIR/logs/kafka.out" ;;
+  esac
+  mkdir -p "$(dirname "$f")"
+  printf '==== %s: start requested by scripts/services.sh ====\n' "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" >>"$f"
+}
+
 # Start svc unless it is already running. Sets STARTED[svc]=1 when it launched it.
 declare -A STARTED=()
 launch_service() {
@@ -642,11 +680,12 @@ launch_service() {
   for port in $(ports_of "$svc"); do
     if port_in_use "$port"; then
       describe_port_owner "$port"
-      die "$svc: port $port on $HOST is already in use by a process not managed by this script. Stop that process or pick another port (VIGIL_*_PORT variables, see 'scripts/services.sh' header)."
+      die "$svc: port $port on $HOST is already in use by a process not managed by this script. Stop that process, or choose another port with $(port_var_of "$svc" "$port")=<port>."
     fi
   done
   log "$svc: starting on $HOST port(s) $(ports_of "$svc")"
   mkdir -p "$SERVICES_DIR/$svc"
+  mark_start "$svc"
   case "$svc" in
     redis) redis_start ;;
     clickhouse) clickhouse_start ;;
@@ -758,10 +797,17 @@ cmd_down() {
 
 cmd_status() {
   parse_services "$@"
-  local svc pid state ports
+  local svc pid state ports recorded
   for svc in "${SERVICES[@]}"; do
     ports="$(ports_of "$svc" | sed "s/\([0-9]\+\)/$HOST:\1/g; s/ /,/g")"
     if pid="$(find_pid "$svc")"; then
+      recorded="$(cat "$(portfile_of "$svc")" 2>/dev/null || true)"
+      if [ -n "$recorded" ] && [ "$recorded" != "$(ports_of "$svc")" ]; then
+        # Started with other VIGIL_*_PORT values than the current environment's.
+        ports="$(sed "s/\([0-9]\+\)/$HOST:\1/g; s/ /,/g" <<<"$recorded")"
+        printf '%-11s %-13s %-32s pid %s (other ports than configured)\n' "$svc" running "$ports" "$pid"
+        continue
+      fi
       if probe "$svc"; then state=running; else state=unresponsive; fi
       printf '%-11s %-13s %-32s pid %s\n' "$svc" "$state" "$ports" "$pid"
     else

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { env, parseConfig } from '#core';
+import { platformEnv } from '#platform';
+
+export const apiEnv = {
+  ...platformEnv,
+  PORT: env.port(3000),
+  HOST: z.string().default('0.0.0.0'),
+  /** Largest JSON body on ordinary routes; ingestion has its own, larger limit. */
+  VIGIL_BODY_LIMIT_BYTES: env.int(1024 * 1024, 1024, 64 * 1024 * 1024),
+  /** Platform admin key: creates accounts. Standalone generates one on first start when unset. */
+  VIGIL_ADMIN_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Key internal services use to post check results. */
+  VIGIL_INGEST_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Requests per account per minute on every route but multistep analytics. */
+  VIGIL_RATE_LIMIT_PER_MINUTE: env.int(600, 1, 1_000_000),
+  /** How long a write waits for its read models before answering (read your writes). */
+  VIGIL_READ_YOUR_WRITES_TIMEOUT_MS: env.int(3000, 0, 60_000),
+  VIGIL_PUBLIC_URL: env.url(['http', 'https']).optional(),
+};
+
+export const apiConfigSchema = z.object(apiEnv);
+export type ApiConfig = z.output<typeof apiConfigSchema>;
+
+export function loadApiConfig(source: Record<string, string | undefined> = process.env): ApiConfig {
+  return parseConfig(apiConfigSchema, source);
+}

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { parseConfig } from '#core';
+import { apiEnv } from '../../api/index.ts';
+
+/** The standalone process reads the API's variables plus those of the apps it embeds. */
+export const standaloneConfigSchema = z.object({
+  ...apiEnv,
+  HOST: z.string().default('127.0.0.1'),
+});
+export type StandaloneConfig = z.output<typeof standaloneConfigSchema>;
+
+export function loadStandaloneConfig(source: Record<string, string | undefined> = process.env): StandaloneConfig {
+  return parseConfig(standaloneConfigSchema, source);
+}

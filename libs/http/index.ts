@@ -1,0 +1,4 @@
+export { createHttpServer, zodRoutes, type HttpServerOptions } from './server.ts';
+export { errorBodySchema, errorBody, errorResponses, type ErrorBody } from './errors.ts';
+export { installHealth, type ReadinessCheck } from './health.ts';
+export { createMetricsRegistry } from './metrics.ts';

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { env } from '#core';
+
+/**
+ * Environment variables shared by every server app. Each app's own config module composes
+ * these into its schema and parses the environment once.
+ */
+export const platformEnv = {
+  LOG_LEVEL: env.logLevel(),
+  DATA_DIR: z.string().default('./data'),
+  EVENTSTORE_URL: z
+    .string()
+    .regex(/^(esdb|esdb\+discover|kurrentdb|kdb):\/\//, 'expected an esdb:// connection string')
+    .optional(),
+  REDIS_URL: env.url(['redis', 'rediss']).optional(),
+  KAFKA_BROKERS: env.list().optional(),
+  KAFKA_TOPIC_PARTITIONS: env.int(12, 1, 1000),
+  CLICKHOUSE_URL: env.url(['http', 'https']).optional(),
+  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a plain identifier').default('vigil'),
+  VIGIL_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[A-Fa-f0-9]{64}$|^[A-Za-z0-9+/]{43}=$/, 'expected 32 bytes as 64 hex characters or base64')
+    .optional(),
+};
+
+const platformSchema = z.object(platformEnv);
+export type PlatformConfig = z.output<typeof platformSchema>;

@@ -1,0 +1,68 @@
+import type { Lifecycle, Logger } from '#core';
+import { createAnalyticsStore, type AnalyticsStore } from '#analytics';
+import { createMessageBus, topics, type MessageBus } from '#bus';
+import { createEventStore, type EventStore } from '#eventstore';
+import type { ReadinessCheck } from '#http';
+import { createStateStore, type StateStore } from '#statestore';
+import type { PlatformConfig } from './env.ts';
+
+export interface Platform {
+  eventStore: EventStore;
+  stateStore: StateStore;
+  bus: MessageBus | undefined;
+  analytics: AnalyticsStore | undefined;
+  readiness: ReadinessCheck[];
+  /** Which adapter each port runs on, for logs and /ready. */
+  adapters: Record<string, string>;
+}
+
+export interface PlatformNeeds {
+  bus?: boolean;
+  analytics?: boolean;
+  clientId: string;
+}
+
+/**
+ * Opens the adapters an app needs, chosen by configuration alone: embedded by default,
+ * distributed when the URL is set. Every connection opened here is closed by the lifecycle.
+ */
+export async function createPlatform(config: PlatformConfig, log: Logger, lifecycle: Lifecycle, needs: PlatformNeeds): Promise<Platform> {
+  const readiness: ReadinessCheck[] = [];
+  const adapters: Record<string, string> = {};
+
+  const eventStore = await createEventStore({ eventStoreUrl: config.EVENTSTORE_URL, dataDir: config.DATA_DIR, log });
+  lifecycle.add('event-store', () => eventStore.close());
+  readiness.push({ name: 'eventStore', check: () => eventStore.ping() });
+  adapters.eventStore = config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite';
+
+  const stateStore = await createStateStore({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, log });
+  lifecycle.add('state-store', () => stateStore.close());
+  readiness.push({ name: 'stateStore', check: () => stateStore.ping() });
+  adapters.stateStore = config.REDIS_URL ? 'redis' : 'sqlite';
+
+  let bus: MessageBus | undefined;
+  if (needs.bus) {
+    bus = await createMessageBus({ kafkaBrokers: config.KAFKA_BROKERS, dataDir: config.DATA_DIR, clientId: needs.clientId, log });
+    lifecycle.add('message-bus', () => bus?.close());
+    const partitions = config.KAFKA_TOPIC_PARTITIONS;
+    await bus.ensureTopics([
+      { name: topics.checkResults, partitions },
+      { name: topics.checkResultsDlq, partitions },
+      { name: topics.alertEvents, partitions },
+    ]);
+    readiness.push({ name: 'messageBus', check: () => bus!.ping() });
+    adapters.messageBus = config.KAFKA_BROKERS ? 'kafka' : 'sqlite';
+  }
+
+  let analytics: AnalyticsStore | undefined;
+  if (needs.analytics) {
+    analytics = await createAnalyticsStore({ clickhouseUrl: config.CLICKHOUSE_URL, clickhouseDatabase: config.CLICKHOUSE_DATABASE, dataDir: config.DATA_DIR, log });
+    lifecycle.add('analytics-store', () => analytics?.close());
+    await analytics.migrate();
+    readiness.push({ name: 'analyticsStore', check: () => analytics!.ping() });
+    adapters.analyticsStore = config.CLICKHOUSE_URL ? 'clickhouse' : 'duckdb';
+  }
+
+  log.info({ adapters }, 'adapters ready');
+  return { eventStore, stateStore, bus, analytics, readiness, adapters };
+}

@@ -1,0 +1,2 @@
+export type { Projection, ReadView } from './projection.ts';
+export { ProjectionRunner, readCheckpoint, checkpointKey, type ProjectionRunnerOptions } from './runner.ts';
