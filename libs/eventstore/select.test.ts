@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UnavailableError } from '#core';
+import { createEventStore } from './select.ts';
+
+const log = pino({ level: 'silent' });
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vigil-eventstore-select-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('createEventStore', () => {
+  it('uses SQLite at <dataDir>/events.sqlite when no URL is set', async () => {
+    const store = createEventStore({ dataDir: join(dir, 'data'), log });
+    try {
+      await store.ping();
+      expect(existsSync(join(dir, 'data', 'events.sqlite'))).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('uses EventStoreDB when a URL is set', async () => {
+    const store = createEventStore({ eventStoreUrl: 'esdb://127.0.0.1:1?tls=false', dataDir: join(dir, 'unused'), log });
+    try {
+      await expect(store.ping()).rejects.toBeInstanceOf(UnavailableError);
+      expect(existsSync(join(dir, 'unused'))).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+});
