@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { ConflictError, NotFoundError } from '#core';
+import type { CommandBase, Decider } from '../decider.ts';
+import { defineEvents, type EventsOf } from '../events.ts';
+import { idSchema, nameSchema, parseInput, timestampSchema } from '../validation.ts';
+import { variableKeySchema, variableValueSchema } from '../variable/variable.ts';
+
+export const groupVariableSchema = z.object({
+  key: variableKeySchema,
+  value: variableValueSchema,
+  locked: z.boolean().default(false),
+});
+
+const groupFields = {
+  name: nameSchema,
+  tags: z.array(z.string().trim().min(1).max(64)).max(100).default([]),
+  runtimeId: z.string().min(1).max(64).nullable().default(null),
+  environmentVariables: z
+    .array(groupVariableSchema)
+    .max(100)
+    .default([])
+    .superRefine((variables, ctx) => {
+      const seen = new Set<string>();
+      variables.forEach((variable, index) => {
+        if (seen.has(variable.key)) ctx.addIssue({ code: 'custom', path: [index, 'key'], message: `duplicate key ${variable.key}` });
+        seen.add(variable.key);
+      });
+    }),
+};
+
+/** The body of POST and PUT for a group: everything but the id, with defaults. */
+export const checkGroupInputSchema = z.object(groupFields);
+export type CheckGroupInput = z.input<typeof checkGroupInputSchema>;
+
+export const checkGroupSchema = z.object({ id: z.uuid(), ...groupFields });
+export type CheckGroup = z.output<typeof checkGroupSchema>;
+
+export const checkGroupEvents = defineEvents({
+  CheckGroupCreated: z.object({ accountId: idSchema, group: checkGroupSchema, at: timestampSchema }),
+  CheckGroupUpdated: z.object({ group: checkGroupSchema, at: timestampSchema }),
+  CheckGroupDeleted: z.object({ at: timestampSchema }),
+});
+export type CheckGroupEvent = EventsOf<typeof checkGroupEvents.data>;
+export const checkGroupEventSchema = checkGroupEvents.schema;
+export const parseCheckGroupEvent = checkGroupEvents.parse;
+
+export type CheckGroupState =
+  | { status: 'absent' }
+  | { status: 'active'; accountId: string; group: CheckGroup; createdAt: string; updatedAt: string }
+  | { status: 'deleted'; accountId: string; groupId: string; deletedAt: string };
+
+export interface CreateCheckGroup extends CommandBase {
+  type: 'CreateCheckGroup';
+  groupId: string;
+  accountId: string;
+  group: CheckGroupInput;
+}
+
+/** A full replacement (PUT). */
+export interface UpdateCheckGroup extends CommandBase {
+  type: 'UpdateCheckGroup';
+  groupId: string;
+  accountId: string;
+  group: CheckGroupInput;
+}
+
+export interface DeleteCheckGroup extends CommandBase {
+  type: 'DeleteCheckGroup';
+  groupId: string;
+  accountId: string;
+  /** Checks still in the group, counted by the application from the read model. */
+  checkCount: number;
+}
+
+export type CheckGroupCommand = CreateCheckGroup | UpdateCheckGroup | DeleteCheckGroup;
+
+export function decideCheckGroup(command: CheckGroupCommand, state: CheckGroupState): CheckGroupEvent[] {
+  switch (command.type) {
+    case 'CreateCheckGroup': {
+      if (state.status !== 'absent') throw new ConflictError(`check group ${command.groupId} already exists`);
+      const id = parseInput(z.uuid(), command.groupId, 'id');
+      const group: CheckGroup = { id, ...parseInput(checkGroupInputSchema, command.group) };
+      return [{ type: 'CheckGroupCreated', data: { accountId: command.accountId, group, at: command.now } }];
+    }
+    case 'UpdateCheckGroup': {
+      const current = activeIn(state, command);
+      const group: CheckGroup = { id: current.group.id, ...parseInput(checkGroupInputSchema, command.group) };
+      return [{ type: 'CheckGroupUpdated', data: { group, at: command.now } }];
+    }
+    case 'DeleteCheckGroup': {
+      activeIn(state, command);
+      if (command.checkCount > 0) {
+        throw new ConflictError(`check group ${command.groupId} still has ${command.checkCount} check(s); move or delete them first`);
+      }
+      return [{ type: 'CheckGroupDeleted', data: { at: command.now } }];
+    }
+  }
+}
+
+function activeIn(state: CheckGroupState, command: { groupId: string; accountId: string }): Extract<CheckGroupState, { status: 'active' }> {
+  if (state.status !== 'active' || state.accountId !== command.accountId) throw new NotFoundError(`check group ${command.groupId} not found`);
+  return state;
+}
+
+export function evolveCheckGroup(state: CheckGroupState, event: CheckGroupEvent): CheckGroupState {
+  switch (event.type) {
+    case 'CheckGroupCreated':
+      return { status: 'active', accountId: event.data.accountId, group: event.data.group, createdAt: event.data.at, updatedAt: event.data.at };
+    case 'CheckGroupUpdated':
+      return state.status === 'active' ? { ...state, group: event.data.group, updatedAt: event.data.at } : state;
+    case 'CheckGroupDeleted':
+      return state.status === 'active'
+        ? { status: 'deleted', accountId: state.accountId, groupId: state.group.id, deletedAt: event.data.at }
+        : state;
+  }
+}
+
+export const checkGroupDecider: Decider<CheckGroupCommand, CheckGroupEvent, CheckGroupState> = {
+  initialState: () => ({ status: 'absent' }),
+  evolve: evolveCheckGroup,
+  decide: decideCheckGroup,
+};

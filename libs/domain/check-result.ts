@@ -1,0 +1,185 @@
+import { z } from 'zod';
+
+/**
+ * The check-result contract, version 1: what a runner reports after one run of a check. It is
+ * validated at every boundary (HTTP ingest, bus consumer, store) with this one schema, and
+ * `schemas/check-result.v1.json` is generated from it.
+ *
+ * Identifiers and our own fields are bounded and rejected when out of bounds. Free text that
+ * comes from the monitored target (error messages, status texts, page URLs) is truncated
+ * instead: a long stack trace must not send a failing run to the dead-letter queue, where it
+ * would neither count nor alert.
+ */
+
+export const resultCheckTypes = ['API', 'BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS'] as const;
+export type ResultCheckType = (typeof resultCheckTypes)[number];
+
+export const heartbeatStatuses = ['RECEIVED', 'EARLY', 'LATE', 'GRACE', 'FAILING'] as const;
+export type HeartbeatStatus = (typeof heartbeatStatuses)[number];
+
+export const MAX_PAGES_PER_RESULT = 50;
+const MAX_ERROR_MESSAGE = 4096;
+const MAX_STATUS_TEXT = 256;
+const MAX_URL = 2048;
+/** A day, in ms: anything longer is a unit mistake (µs or ns sent as ms), not a slow run. */
+const MAX_DURATION_MS = 86_400_000;
+// ClickHouse DateTime ends in 2106; earlier than 2000 is a clock that was never set.
+const EARLIEST_START = Date.UTC(2000, 0, 1);
+const LATEST_START = Date.UTC(2100, 0, 1);
+
+const typesWithStatusCode: readonly ResultCheckType[] = ['API', 'URL'];
+const typesWithPages: readonly ResultCheckType[] = ['BROWSER', 'PLAYWRIGHT'];
+
+// Lone UTF-16 surrogates cannot be encoded as UTF-8, so a store would silently turn them into
+// U+FFFD; doing it here keeps what is validated identical to what is stored.
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+function wellFormed(value: string): string {
+  return value.replace(loneSurrogate, '\uFFFD');
+}
+
+function truncated(max: number) {
+  return z.string().overwrite((value) => wellFormed(value).slice(0, max));
+}
+
+const uuid = z.uuid().toLowerCase();
+const duration = z.number().nonnegative().max(MAX_DURATION_MS);
+const count = z.number().int().nonnegative().max(1_000_000);
+
+const startedAtSchema = z.iso
+  .datetime({ offset: true })
+  .overwrite((value) => new Date(value).toISOString())
+  .refine((value) => {
+    const ms = Date.parse(value);
+    return ms >= EARLIEST_START && ms < LATEST_START;
+  }, 'must be between 2000-01-01 and 2100-01-01')
+  .describe('Start of the run, ISO 8601 with Z or an offset; normalised to UTC with millisecond precision');
+
+const timingsSchema = z
+  .object({
+    wait: duration.optional(),
+    dns: duration.optional(),
+    tcp: duration.optional(),
+    firstByte: duration.optional(),
+    download: duration.optional(),
+    total: duration.optional(),
+    connection: duration.optional(),
+    data: duration.optional(),
+  })
+  .strict()
+  .describe('Phases of the request, in ms');
+
+const pageSchema = z
+  .object({
+    index: z.number().int().nonnegative().max(999),
+    url: truncated(MAX_URL),
+    TTFB: duration.optional(),
+    FCP: duration.optional(),
+    LCP: duration.optional(),
+    CLS: z.number().nonnegative().max(1000).optional(),
+    TBT: duration.optional(),
+    consoleErrors: count.default(0),
+    networkErrors: count.default(0),
+    userScriptErrors: count.default(0),
+    documentErrors: count.default(0),
+  })
+  .strict();
+
+const heartbeatSchema = z.object({ status: z.enum(heartbeatStatuses) }).strict();
+
+const sslSchema = z
+  .object({
+    // Negative once the certificate has expired.
+    daysRemaining: z.number().int().min(-100_000).max(100_000),
+    domain: z.string().min(1).max(253).overwrite(wellFormed),
+  })
+  .strict();
+
+export const checkResultSchema = z
+  .object({
+    id: uuid.describe('Result id; the de-duplication key'),
+    accountId: uuid,
+    checkId: uuid,
+    checkType: z.enum(resultCheckTypes),
+    startedAt: startedAtSchema,
+    runLocation: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[^\p{Cc}]+$/u, 'must not contain control characters')
+      .overwrite(wellFormed),
+    hasFailures: z.boolean(),
+    isDegraded: z.boolean().default(false),
+    responseTime: duration.describe('ms'),
+    attempts: z.number().int().min(1).max(100).default(1).describe('Runs including retries; retries = attempts - 1'),
+    errorMessage: truncated(MAX_ERROR_MESSAGE).optional(),
+    statusCode: z.number().int().min(100).max(999).optional().describe('API and URL only'),
+    statusText: truncated(MAX_STATUS_TEXT).optional().describe('API and URL only'),
+    timings: timingsSchema.optional(),
+    pages: z.array(pageSchema).max(MAX_PAGES_PER_RESULT).optional().describe('BROWSER and PLAYWRIGHT only'),
+    heartbeat: heartbeatSchema.optional().describe('Required for HEARTBEAT, absent otherwise'),
+    ssl: sslSchema.optional(),
+  })
+  .strict()
+  .superRefine((result, ctx) => {
+    const type = result.checkType;
+    const onlyFor = (field: keyof typeof result, types: readonly ResultCheckType[]) => {
+      if (result[field] !== undefined && !types.includes(type)) {
+        ctx.addIssue({ code: 'custom', path: [field], message: `only ${types.join(' and ')} results carry ${field}, not ${type}` });
+      }
+    };
+    onlyFor('statusCode', typesWithStatusCode);
+    onlyFor('statusText', typesWithStatusCode);
+    onlyFor('pages', typesWithPages);
+    onlyFor('heartbeat', ['HEARTBEAT']);
+    if (type === 'HEARTBEAT' && result.heartbeat === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['heartbeat'], message: 'required for HEARTBEAT results' });
+    }
+    const seen = new Set<number>();
+    result.pages?.forEach((page, position) => {
+      if (seen.has(page.index)) {
+        ctx.addIssue({ code: 'custom', path: ['pages', position, 'index'], message: `duplicate page index ${page.index}` });
+      }
+      seen.add(page.index);
+    });
+  })
+  .describe('check-results.v1: one run of a check');
+
+/** A validated result: ids lower-case, startedAt canonical UTC, defaults applied. */
+export type CheckResult = z.output<typeof checkResultSchema>;
+/** What a producer may send. */
+export type CheckResultInput = z.input<typeof checkResultSchema>;
+export type CheckResultPage = NonNullable<CheckResult['pages']>[number];
+
+export type ParsedCheckResult = { ok: true; value: CheckResult } | { ok: false; message: string };
+
+/**
+ * Validates one record. The message lists every problem as `path: reason` (for example
+ * `pages[0].LCP: Too small: expected number to be >=0`), for dead-letter reasons and 400s.
+ */
+export function parseCheckResult(input: unknown): ParsedCheckResult {
+  const result = checkResultSchema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, message: result.error.issues.map(describeIssue).join('; ') };
+}
+
+/** The JSON Schema of what producers send (defaults are optional on input). */
+export function checkResultJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(checkResultSchema, { io: 'input' }) as Record<string, unknown>;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown field`).join('; ');
+  }
+  const path = formatPath(issue.path);
+  return path === '' ? issue.message : `${path}: ${issue.message}`;
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
