@@ -13,6 +13,8 @@ export const platformEnv = {
     .regex(/^(esdb|esdb\+discover|kurrentdb|kdb):\/\//, 'expected an esdb:// connection string')
     .optional(),
   REDIS_URL: env.url(['redis', 'rediss']).optional(),
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  REDIS_KEY_PREFIX: z.string().max(64).default('vigil:'),
   KAFKA_BROKERS: env.list().optional(),
   KAFKA_TOPIC_PARTITIONS: env.int(12, 1, 1000),
   CLICKHOUSE_URL: env.url(['http', 'https']).optional(),

@@ -1,2 +1,3 @@
 export type { Projection, ReadView } from './projection.ts';
 export { ProjectionRunner, readCheckpoint, checkpointKey, type ProjectionRunnerOptions } from './runner.ts';
+export { createCheckpointWaiter } from './waiter.ts';

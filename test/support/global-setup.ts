@@ -37,11 +37,9 @@ export default async function setup(project: TestProject): Promise<void> {
         .filter((line) => line.includes('='))
         .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
     );
-    project.provide('services', {
-      REDIS_URL: values.REDIS_URL,
-      CLICKHOUSE_URL: values.CLICKHOUSE_URL,
-      KAFKA_BROKERS: values.KAFKA_BROKERS,
-    });
+    const { REDIS_URL, CLICKHOUSE_URL, KAFKA_BROKERS } = values;
+    if (!REDIS_URL || !CLICKHOUSE_URL || !KAFKA_BROKERS) throw new Error(`services.sh env printed an incomplete set: ${stdout}`);
+    project.provide('services', { REDIS_URL, CLICKHOUSE_URL, KAFKA_BROKERS });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     project.provide('services', { error: `scripts/services.sh up failed: ${detail}` });

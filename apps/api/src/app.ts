@@ -4,6 +4,15 @@ import type { Logger } from '#core';
 import { createHttpServer } from '#http';
 import type { Platform } from '#platform';
 import type { ApiConfig } from './config.ts';
+import { installAuth } from './plugins/auth.ts';
+import { installIdempotency } from './plugins/idempotency.ts';
+import { createRateLimiter } from './plugins/rate-limit.ts';
+import { accountRoutes } from './routes/accounts.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { runtimeRoutes } from './routes/runtimes.ts';
+import { userRoutes } from './routes/users.ts';
+import { variableRoutes } from './routes/variables.ts';
+import type { ApiServices } from './services/index.ts';
 import { version } from './version.ts';
 
 export interface ApiDeps {
@@ -11,7 +20,13 @@ export interface ApiDeps {
   log: Logger;
   platform: Platform;
   metrics: Registry;
+  services: ApiServices;
+  adminKeyHash: () => Promise<string | null>;
+  ingestKeyHash: string | null;
 }
+
+/** Rate-limit buckets with their own per-minute limits; the spec sets multistep analytics at 30. */
+export const bucketLimits = { 'analytics-multistep': 30 };
 
 /** Builds the fastify instance with every route; listening is server.ts's job. */
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
@@ -24,5 +39,20 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     metrics: deps.metrics,
     bodyLimit: deps.config.VIGIL_BODY_LIMIT_BYTES,
   });
+  installAuth(app, {
+    readModels: deps.services.readModels,
+    adminKeyHash: deps.adminKeyHash,
+    ingestKeyHash: deps.ingestKeyHash,
+    rateLimiter: createRateLimiter(deps.platform.stateStore),
+    defaultLimitPerMinute: deps.config.VIGIL_RATE_LIMIT_PER_MINUTE,
+    bucketLimits,
+  });
+  installIdempotency(app, deps.platform.stateStore, deps.services.box);
+
+  accountRoutes(app, deps.services);
+  userRoutes(app, deps.services);
+  apiKeyRoutes(app, deps.services);
+  variableRoutes(app, deps.services);
+  runtimeRoutes(app, deps.services);
   return app;
 }

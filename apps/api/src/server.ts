@@ -1,9 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { createLogger, Lifecycle, type Logger } from '#core';
+import type { Registry } from 'prom-client';
+import { ConfigError, createLogger, createSecretBox, Lifecycle, parseEncryptionKey, sha256Hex, type Logger } from '#core';
 import { createMetricsRegistry } from '#http';
 import { createPlatform, type Platform } from '#platform';
+import { createCheckpointWaiter } from '#projections';
+import { ReadModels } from '#readmodels';
 import { buildApp } from './app.ts';
+import { CommandRunner, type ReadModelSync } from './commands.ts';
 import type { ApiConfig } from './config.ts';
+import { loadRuntimes, RuntimeCatalogue } from './runtimes/catalogue.ts';
+import { createServices } from './services/index.ts';
+
+/** Where the platform admin key's hash is kept when it was generated rather than configured. */
+export const ADMIN_KEY_HASH_KEY = 'platform:admin-key-sha256';
+export const CONTROL_PLANE_PROJECTION = 'control-plane';
 
 export interface RunningApi {
   app: FastifyInstance;
@@ -12,20 +22,51 @@ export interface RunningApi {
   lifecycle: Lifecycle;
 }
 
+export interface StartApiOptions {
+  log?: Logger;
+  lifecycle?: Lifecycle;
+  /** Adapters already opened by the caller (the standalone process shares them between apps). */
+  platform?: Platform;
+  /** How writes wait for read models; defaults to polling the projector's checkpoint. */
+  sync?: ReadModelSync;
+  /** A registry shared with the other apps of the process, so /metrics shows them all. */
+  metrics?: Registry;
+}
+
 /** Opens the adapters, builds the app and listens. The lifecycle closes all of it, server first. */
-export async function startApi(config: ApiConfig, log: Logger = createLogger({ level: config.LOG_LEVEL, name: 'api' })): Promise<RunningApi> {
-  const lifecycle = new Lifecycle(log);
+export async function startApi(config: ApiConfig, options: StartApiOptions = {}): Promise<RunningApi> {
+  const log = options.log ?? createLogger({ level: config.LOG_LEVEL, name: 'api' });
+  const lifecycle = options.lifecycle ?? new Lifecycle(log);
   try {
-    const metrics = createMetricsRegistry();
-    const platform = await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-api' });
-    const app = await buildApp({ config, log, platform, metrics });
+    if (!config.VIGIL_ENCRYPTION_KEY) throw new ConfigError('VIGIL_ENCRYPTION_KEY: required (32 bytes as 64 hex characters); secrets are encrypted with it');
+    const box = createSecretBox(parseEncryptionKey(config.VIGIL_ENCRYPTION_KEY));
+    const metrics = options.metrics ?? createMetricsRegistry();
+    const platform = options.platform ?? (await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-api' }));
+    const readModels = new ReadModels(platform.stateStore);
+    const sync = options.sync ?? createCheckpointWaiter(platform.stateStore, CONTROL_PLANE_PROJECTION);
+    const commands = new CommandRunner(platform.eventStore, sync, log.child({ component: 'commands' }), config.VIGIL_READ_YOUR_WRITES_TIMEOUT_MS);
+    const services = createServices({ commands, readModels, runtimes: new RuntimeCatalogue(loadRuntimes()), box, stateStore: platform.stateStore });
+
+    const configuredAdmin = config.VIGIL_ADMIN_KEY ? sha256Hex(config.VIGIL_ADMIN_KEY) : null;
+    let storedAdmin: string | null = null;
+    const adminKeyHash = async () => configuredAdmin ?? (storedAdmin ??= await platform.stateStore.get(ADMIN_KEY_HASH_KEY));
+
+    const app = await buildApp({
+      config,
+      log,
+      platform,
+      metrics,
+      services,
+      adminKeyHash,
+      ingestKeyHash: config.VIGIL_INGEST_KEY ? sha256Hex(config.VIGIL_INGEST_KEY) : null,
+    });
     // Added last so it closes first: stop taking requests and drain in-flight ones before adapters close.
     lifecycle.add('http', () => app.close());
     const url = await app.listen({ port: config.PORT, host: config.HOST });
-    log.info({ url }, 'api listening');
+    log.info({ url, adapters: platform.adapters }, 'api listening');
     return { app, platform, url, lifecycle };
   } catch (error) {
-    await lifecycle.stop();
+    if (!options.lifecycle) await lifecycle.stop();
     throw error;
   }
 }

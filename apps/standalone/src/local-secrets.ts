@@ -3,8 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateApiKey, sha256Hex, type Logger } from '#core';
 import type { StateStore } from '#statestore';
-
-export const ADMIN_KEY_HASH = 'platform:admin-key-sha256';
+import { ADMIN_KEY_HASH_KEY } from '../../api/index.ts';
 
 /**
  * The encryption key lives in DATA_DIR with 0600 permissions when none is configured, so a
@@ -31,7 +30,7 @@ export function ensureEncryptionKey(dataDir: string, configured: string | undefi
 export async function ensureAdminKey(stateStore: StateStore, configured: string | undefined, log: Logger): Promise<void> {
   if (configured) return;
   const key = generateApiKey();
-  if (await stateStore.setIfAbsent(ADMIN_KEY_HASH, sha256Hex(key))) {
+  if (await stateStore.setIfAbsent(ADMIN_KEY_HASH_KEY, sha256Hex(key))) {
     // Printed to stdout on purpose, outside the structured log, so it is never shipped to a log store.
     process.stdout.write(`\nPlatform admin key (shown once; set VIGIL_ADMIN_KEY to use your own):\n  ${key}\n\n`);
     log.info('generated the platform admin key');

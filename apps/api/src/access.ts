@@ -1,0 +1,35 @@
+import type { Role } from '#domain';
+import type { AccountView } from '#readmodels';
+
+export type Principal =
+  | { kind: 'platform-admin' }
+  | { kind: 'ingest' }
+  | { kind: 'user'; keyId: string; userId: string }
+  | { kind: 'service'; keyId: string; accountId: string; role: Role };
+
+/** Who is calling, in which account, with which role: set by the auth hook on every account route. */
+export interface Access {
+  principal: Principal;
+  account: AccountView;
+  accountId: string;
+  role: Role;
+  /** The id recorded as the actor of events: the user id for user keys, the key id for service keys. */
+  actor: string;
+  /** The user behind the request; null for service keys. */
+  userId: string | null;
+}
+
+/** What a route needs: a platform key, or a role in the selected account, or nothing. */
+export type RouteAccess = { platform: 'admin' | 'ingest' } | { minRole: Role } | { anyKey: true } | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+    /** Names the rate-limit bucket; routes without one share the default bucket. */
+    rateLimitBucket?: string;
+  }
+  interface FastifyRequest {
+    access: Access | null;
+    principal: Principal | null;
+  }
+}

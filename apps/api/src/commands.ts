@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { fold, parseEvent, type Decider } from '#domain';
+import type { EventStore } from '#eventstore';
+import type { Logger } from '#core';
+
+/** How a write waits until the read models include it. */
+export interface ReadModelSync {
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean>;
+}
+
+export interface CommandMeta {
+  accountId: string | null;
+  actor: string;
+}
+
+export interface CommandOutcome<E, S> {
+  before: S;
+  state: S;
+  events: E[];
+  position: bigint | undefined;
+}
+
+/**
+ * Runs one command against one stream: fold the stream, decide, append at the revision that was
+ * read (a racing writer gets a 409), then wait, bounded, until the read models include the write
+ * so the caller's next GET sees it.
+ */
+export class CommandRunner {
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly sync: ReadModelSync,
+    private readonly log: Logger,
+    private readonly readYourWritesTimeoutMs: number,
+  ) {}
+
+  now(): string {
+    return new Date().toISOString();
+  }
+
+  async load<S>(decider: Decider<unknown, unknown, S>, stream: string): Promise<{ state: S; revision: number | 'no_stream' }> {
+    const recorded = await this.eventStore.readStream(stream);
+    const state = fold(
+      decider,
+      recorded.map((event) => parseEvent(event.type, event.data)),
+    );
+    const last = recorded.at(-1);
+    return { state, revision: last ? last.revision : 'no_stream' };
+  }
+
+  async run<C, E extends { type: string; data: unknown }, S>(
+    decider: Decider<C, E, S>,
+    stream: string,
+    command: (state: S) => C,
+    meta: CommandMeta,
+  ): Promise<CommandOutcome<E, S>> {
+    const { state: before, revision } = await this.load(decider as Decider<unknown, unknown, S>, stream);
+    const events = decider.decide(command(before), before);
+    if (events.length === 0) return { before, state: before, events, position: undefined };
+    const commandId = randomUUID();
+    const occurredAt = this.now();
+    const result = await this.eventStore.append(
+      stream,
+      events.map((event) => ({
+        id: randomUUID(),
+        type: event.type,
+        data: event.data as Record<string, unknown>,
+        metadata: { accountId: meta.accountId, actor: meta.actor, commandId, occurredAt, schemaVersion: 1 },
+      })),
+      revision,
+    );
+    const state = events.reduce(decider.evolve, before);
+    await this.settle(result.position);
+    return { before, state, events, position: result.position };
+  }
+
+  /** Waits until read models include position; a slow projector delays the answer, never loses it. */
+  async settle(position: bigint): Promise<void> {
+    if (this.readYourWritesTimeoutMs === 0) return;
+    if (!(await this.sync.waitFor(position, this.readYourWritesTimeoutMs))) {
+      this.log.warn({ position: position.toString(), timeoutMs: this.readYourWritesTimeoutMs }, 'read models lag behind a write');
+    }
+  }
+}

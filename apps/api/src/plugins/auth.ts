@@ -1,0 +1,133 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  constantTimeEqual,
+  ForbiddenError,
+  RateLimitedError,
+  sha256Hex,
+  UnauthorizedError,
+  ValidationError,
+  API_KEY_PREFIX,
+} from '#core';
+import { roleAtLeast, type Role } from '#domain';
+import type { ReadModels } from '#readmodels';
+import type { Access, Principal, RouteAccess } from '../access.ts';
+import type { RateLimiter, RateLimitResult } from './rate-limit.ts';
+
+export const ACCOUNT_HEADER = 'x-service-account';
+
+export interface AuthDeps {
+  readModels: ReadModels;
+  /** sha256 of the platform admin key, from config or from the state store; null when none exists. */
+  adminKeyHash: () => Promise<string | null>;
+  ingestKeyHash: string | null;
+  rateLimiter: RateLimiter;
+  defaultLimitPerMinute: number;
+  /** Per-bucket limits per minute, e.g. multistep analytics: 30. */
+  bucketLimits: Record<string, number>;
+}
+
+/**
+ * One hook authenticates every request whose route declares `config.access`: it resolves the key
+ * to a principal, the account header to an account and role, checks the route's minimum role,
+ * then counts the request against the account's rate limit.
+ */
+export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
+  app.decorateRequest('access', null);
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const required: RouteAccess | undefined = request.routeOptions.config?.access;
+    if (required === undefined || required === 'public') return;
+    const principal = await authenticate(request, deps);
+    request.principal = principal;
+
+    if ('platform' in required) {
+      const allowed = principal.kind === 'platform-admin' || (required.platform === 'ingest' && principal.kind === 'ingest');
+      if (!allowed) throw new ForbiddenError(`This route needs the platform ${required.platform === 'admin' ? 'admin' : 'ingest'} key`);
+      await limit(request, reply, deps, `platform-${principal.kind}`);
+      return;
+    }
+    if (principal.kind === 'platform-admin' || principal.kind === 'ingest') {
+      throw new ForbiddenError('Platform keys cannot act inside an account; use a user or service key');
+    }
+    if ('anyKey' in required) {
+      await limit(request, reply, deps, `key-${principal.keyId}`);
+      return;
+    }
+    const access = await resolveAccount(request, principal, deps);
+    if (!roleAtLeast(access.role, required.minRole)) {
+      throw new ForbiddenError(`Your role ${access.role} is too low; this needs ${required.minRole} or above`);
+    }
+    request.access = access;
+    await limit(request, reply, deps, access.accountId);
+  });
+}
+
+async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Principal> {
+  const header = request.headers.authorization;
+  if (!header) throw new UnauthorizedError('Missing Authorization header; send "Authorization: Bearer <API key>"');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new UnauthorizedError('Authorization header must be "Bearer <API key>"');
+  const hash = sha256Hex(match[1]);
+
+  const adminHash = await deps.adminKeyHash();
+  if (adminHash && constantTimeEqual(hash, adminHash)) return { kind: 'platform-admin' };
+  if (deps.ingestKeyHash && constantTimeEqual(hash, deps.ingestKeyHash)) return { kind: 'ingest' };
+  if (!match[1].startsWith(API_KEY_PREFIX)) throw new UnauthorizedError('Unknown API key');
+
+  // The look-up is by hash, so the key itself is never compared byte by byte against stored data.
+  const key = await deps.readModels.apiKeyByHash(hash);
+  if (!key) throw new UnauthorizedError('Unknown or deleted API key');
+  if (key.type === 'service') return { kind: 'service', keyId: key.keyId, accountId: String(key.accountId), role: key.role as Role };
+  return { kind: 'user', keyId: key.keyId, userId: String(key.userId) };
+}
+
+async function resolveAccount(request: FastifyRequest, principal: Extract<Principal, { kind: 'user' | 'service' }>, deps: AuthDeps): Promise<Access> {
+  const raw = request.headers[ACCOUNT_HEADER];
+  const named = Array.isArray(raw) ? raw[0] : raw;
+  let accountId: string;
+  let role: Role;
+  let userId: string | null = null;
+
+  if (principal.kind === 'service') {
+    if (named !== undefined && named !== principal.accountId) throw new ForbiddenError('This service key belongs to another account');
+    accountId = principal.accountId;
+    role = principal.role;
+  } else {
+    const user = await deps.readModels.user(principal.userId);
+    const memberships = user ? Object.entries(user.memberships) : [];
+    if (named === undefined) {
+      if (memberships.length > 1) {
+        throw new ValidationError(`X-Service-Account header is required: this key's user belongs to ${memberships.length} accounts`);
+      }
+      if (memberships.length === 0) throw new ForbiddenError('This key has no access to any account');
+      [accountId, role] = memberships[0] as [string, Role];
+    } else {
+      const found = memberships.find(([id]) => id === named);
+      if (!found) throw new ForbiddenError('This key has no access to that account');
+      [accountId, role] = found as [string, Role];
+    }
+    userId = principal.userId;
+  }
+
+  const account = await deps.readModels.account(accountId);
+  if (!account) throw new ForbiddenError('This key has no access to that account');
+  return { principal, account, accountId, role, userId, actor: userId ?? principal.keyId };
+}
+
+async function limit(request: FastifyRequest, reply: FastifyReply, deps: AuthDeps, scope: string): Promise<void> {
+  const bucket = request.routeOptions.config?.rateLimitBucket ?? 'default';
+  const perMinute = deps.bucketLimits[bucket] ?? deps.defaultLimitPerMinute;
+  try {
+    setHeaders(reply, await deps.rateLimiter(scope, { bucket, limit: perMinute, windowSeconds: 60 }));
+  } catch (error) {
+    if (error instanceof RateLimitedError) setHeaders(reply, (error as RateLimitedError & { rateLimit: RateLimitResult }).rateLimit);
+    throw error;
+  }
+}
+
+function setHeaders(reply: FastifyReply, result: RateLimitResult): void {
+  void reply.header('ratelimit-limit', String(result.limit));
+  void reply.header('ratelimit-remaining', String(result.remaining));
+  void reply.header('ratelimit-reset', String(result.resetSeconds));
+}

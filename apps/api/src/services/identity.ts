@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import { ConcurrencyError, ConflictError, ForbiddenError, generateApiKey, NotFoundError, sha256Hex, ValidationError } from '#core';
+import {
+  accountDecider,
+  apiKeyDecider,
+  normalizeEmail,
+  roleAtLeast,
+  streamNames,
+  userDecider,
+  userEmailDecider,
+  type AccountCommand,
+  type ApiKeyCommand,
+  type Role,
+  type UserCommand,
+  type UserEmailCommand,
+} from '#domain';
+import type { ReadModels } from '#readmodels';
+import type { Access } from '../access.ts';
+import type { CommandRunner } from '../commands.ts';
+import type { RuntimeCatalogue } from '../runtimes/catalogue.ts';
+
+export interface IssuedKey {
+  id: string;
+  name: string;
+  type: 'user' | 'service';
+  role: Role | null;
+  key: string;
+}
+
+/** Accounts, users, memberships and API keys: the flows that span several aggregates. */
+export class IdentityService {
+  constructor(
+    private readonly commands: CommandRunner,
+    private readonly readModels: ReadModels,
+    private readonly runtimes: RuntimeCatalogue,
+  ) {}
+
+  async createAccount(input: { name: string; plan: 'hobby' | 'team' | 'enterprise'; ownerEmail: string; runtimeId?: string | undefined }) {
+    const runtimeId = input.runtimeId ?? this.runtimes.current.name;
+    this.runtimes.assertUsable(runtimeId);
+    const accountId = randomUUID();
+    const meta = { accountId, actor: 'platform-admin' };
+    const account = await this.commands.run(
+      accountDecider,
+      streamNames.account(accountId),
+      (): AccountCommand => ({ type: 'CreateAccount', accountId, name: input.name, plan: input.plan, runtimeId, now: this.commands.now(), actor: meta.actor }),
+      meta,
+    );
+    const { userId, email, created } = await this.ensureUser(input.ownerEmail, meta.actor, accountId);
+    await this.addMember(userId, accountId, 'OWNER', meta.actor);
+    const apiKey = await this.issueUserKey(userId, created ? 'default' : `owner of ${input.name}`, meta.actor, accountId);
+    return { account: account.state, owner: { id: userId, email }, apiKey };
+  }
+
+  /** Finds the user with this email or registers one; the email reservation stream makes it unique. */
+  async ensureUser(rawEmail: string, actor: string, accountId: string): Promise<{ userId: string; email: string; created: boolean }> {
+    const email = normalizeEmail(rawEmail);
+    const reservation = await this.commands.load(userEmailDecider, streamNames.userEmail(email));
+    if (reservation.state.reservedBy) return { userId: reservation.state.reservedBy, email, created: false };
+    const userId = randomUUID();
+    try {
+      await this.commands.run(
+        userEmailDecider,
+        streamNames.userEmail(email),
+        (): UserEmailCommand => ({ type: 'ReserveEmail', email, userId, now: this.commands.now(), actor }),
+        { accountId, actor },
+      );
+    } catch (error) {
+      // Another request registered this email a moment ago: use that user.
+      if (error instanceof ConcurrencyError || error instanceof ConflictError) {
+        const winner = await this.commands.load(userEmailDecider, streamNames.userEmail(email));
+        if (winner.state.reservedBy) return { userId: winner.state.reservedBy, email, created: false };
+      }
+      throw error;
+    }
+    await this.commands.run(userDecider, streamNames.user(userId), (): UserCommand => ({ type: 'RegisterUser', userId, email, now: this.commands.now(), actor }), {
+      accountId,
+      actor,
+    });
+    return { userId, email, created: true };
+  }
+
+  async addMember(userId: string, accountId: string, role: Role, actor: string): Promise<void> {
+    await this.commands.run(
+      userDecider,
+      streamNames.user(userId),
+      (): UserCommand => ({ type: 'AddUserToAccount', userId, accountId, role, now: this.commands.now(), actor }),
+      { accountId, actor },
+    );
+  }
+
+  /** POST /v1/users: a new user gets a first key; an existing user only gains the membership. */
+  async inviteUser(access: Access, email: string, role: Role) {
+    if (role === 'OWNER' && access.role !== 'OWNER') throw new ForbiddenError('Only an OWNER can make another OWNER');
+    const user = await this.ensureUser(email, access.actor, access.accountId);
+    await this.addMember(user.userId, access.accountId, role, access.actor);
+    // A key for an existing user would let this account's admin act in the user's other accounts.
+    const apiKey = user.created ? await this.issueUserKey(user.userId, 'default', access.actor, access.accountId) : null;
+    return { user: { id: user.userId, email: user.email, role }, apiKey };
+  }
+
+  async removeUser(access: Access, userId: string): Promise<void> {
+    const user = await this.readModels.user(userId);
+    const role = user?.memberships[access.accountId];
+    if (!user || role === undefined) throw new NotFoundError(`User ${userId} is not a member of this account`);
+    let allowOwner = false;
+    if (role === 'OWNER') {
+      if (access.role !== 'OWNER') throw new ForbiddenError('Only an OWNER can remove an OWNER');
+      const owners = (await this.readModels.members(access.accountId)).filter((member) => member.memberships[access.accountId] === 'OWNER');
+      if (owners.length < 2) throw new ConflictError('An account needs at least one OWNER; add another before removing this one');
+      allowOwner = true;
+    }
+    await this.commands.run(
+      userDecider,
+      streamNames.user(userId),
+      (): UserCommand => ({ type: 'RemoveUserFromAccount', userId, accountId: access.accountId, allowOwner, now: this.commands.now(), actor: access.actor }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+  }
+
+  async issueUserKey(userId: string, name: string, actor: string, accountId: string | null): Promise<IssuedKey> {
+    return this.issueKey({ keyType: 'user', userId, accountId: null, role: null, name, actor, metaAccountId: accountId });
+  }
+
+  async createKey(access: Access, input: { name: string; type: 'user' | 'service'; role?: Role | undefined }): Promise<IssuedKey> {
+    if (input.type === 'user') {
+      if (!access.userId) throw new ForbiddenError('A service key cannot create user keys; use a user key');
+      if (input.role !== undefined) throw new ValidationError('role: applies to service keys only; a user key carries its user\'s roles');
+      return this.issueUserKey(access.userId, input.name, access.actor, access.accountId);
+    }
+    if (!input.role) throw new ValidationError('role: required for a service key');
+    return this.issueKey({
+      keyType: 'service',
+      userId: null,
+      accountId: access.accountId,
+      role: input.role,
+      name: input.name,
+      actor: access.actor,
+      metaAccountId: access.accountId,
+      actorRole: access.role,
+      accountPlan: access.account.plan,
+    });
+  }
+
+  async revokeKey(access: Access, keyId: string): Promise<void> {
+    const key = await this.readModels.apiKey(keyId);
+    const visible = key && key.status === 'active' && (key.type === 'service' ? key.accountId === access.accountId : true);
+    if (!key || !visible) throw new NotFoundError(`API key ${keyId} not found`);
+    if (key.type === 'user' && key.userId !== access.userId) throw new ForbiddenError('Only the user who owns a user key can delete it');
+    await this.commands.run(
+      apiKeyDecider,
+      streamNames.apiKey(keyId),
+      (): ApiKeyCommand => ({
+        type: 'RevokeApiKey',
+        keyId,
+        actorUserId: access.userId,
+        actorRole: access.role,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+  }
+
+  async listKeys(access: Access) {
+    const own = access.userId ? await this.readModels.userApiKeys(access.userId) : [];
+    const service = roleAtLeast(access.role, 'ADMIN') || access.principal.kind === 'service' ? await this.readModels.serviceApiKeys(access.accountId) : [];
+    return [...own, ...service].filter((key) => key.status === 'active');
+  }
+
+  private async issueKey(spec: {
+    keyType: 'user' | 'service';
+    userId: string | null;
+    accountId: string | null;
+    role: Role | null;
+    name: string;
+    actor: string;
+    metaAccountId: string | null;
+    actorRole?: Role;
+    accountPlan?: 'hobby' | 'team' | 'enterprise';
+  }): Promise<IssuedKey> {
+    const keyId = randomUUID();
+    const secret = generateApiKey();
+    await this.commands.run(
+      apiKeyDecider,
+      streamNames.apiKey(keyId),
+      (): ApiKeyCommand => ({
+        type: 'CreateApiKey',
+        keyId,
+        name: spec.name,
+        keyType: spec.keyType,
+        userId: spec.userId,
+        accountId: spec.accountId,
+        role: spec.role,
+        hash: sha256Hex(secret),
+        last4: secret.slice(-4),
+        actorRole: spec.actorRole ?? null,
+        accountPlan: spec.accountPlan ?? null,
+        now: this.commands.now(),
+        actor: spec.actor,
+      }),
+      { accountId: spec.metaAccountId, actor: spec.actor },
+    );
+    return { id: keyId, name: spec.name, type: spec.keyType, role: spec.role, key: secret };
+  }
+}

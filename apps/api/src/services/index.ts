@@ -1,0 +1,25 @@
+import type { SecretBox } from '#core';
+import type { ReadModels } from '#readmodels';
+import type { StateStore } from '#statestore';
+import type { CommandRunner } from '../commands.ts';
+import type { RuntimeCatalogue } from '../runtimes/catalogue.ts';
+import { IdentityService } from './identity.ts';
+import { VariableService } from './variables.ts';
+
+export interface ApiServices {
+  commands: CommandRunner;
+  readModels: ReadModels;
+  runtimes: RuntimeCatalogue;
+  identity: IdentityService;
+  variables: VariableService;
+  box: SecretBox;
+  stateStore: StateStore;
+}
+
+export function createServices(deps: { commands: CommandRunner; readModels: ReadModels; runtimes: RuntimeCatalogue; box: SecretBox; stateStore: StateStore }): ApiServices {
+  return {
+    ...deps,
+    identity: new IdentityService(deps.commands, deps.readModels, deps.runtimes),
+    variables: new VariableService(deps.commands, deps.readModels, deps.box),
+  };
+}

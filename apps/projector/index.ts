@@ -1,0 +1,1 @@
+export { startProjector, CONTROL_PLANE } from './src/projector.ts';

@@ -1,0 +1,35 @@
+import { createLogger, Lifecycle, type Logger } from '#core';
+import { createMetricsRegistry } from '#http';
+import { createPlatform, type Platform } from '#platform';
+import { startApi, type RunningApi } from '../../api/index.ts';
+import { startProjector } from '../../projector/index.ts';
+import type { StandaloneConfig } from './config.ts';
+import { ensureAdminKey, ensureEncryptionKey } from './local-secrets.ts';
+
+export interface RunningStandalone {
+  url: string;
+  api: RunningApi;
+  platform: Platform;
+  lifecycle: Lifecycle;
+  stop(): Promise<void>;
+}
+
+/**
+ * Every server app in one process on the embedded adapters (or on whichever distributed ones
+ * the environment names). `npm start` runs this; tests start it in-process.
+ */
+export async function startStandalone(loaded: StandaloneConfig, log: Logger = createLogger({ name: 'vigil', level: loaded.LOG_LEVEL })): Promise<RunningStandalone> {
+  const config = { ...loaded, VIGIL_ENCRYPTION_KEY: ensureEncryptionKey(loaded.DATA_DIR, loaded.VIGIL_ENCRYPTION_KEY, log) };
+  const lifecycle = new Lifecycle(log);
+  try {
+    const metrics = createMetricsRegistry();
+    const platform = await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-standalone' });
+    await ensureAdminKey(platform.stateStore, config.VIGIL_ADMIN_KEY, log);
+    const projector = startProjector({ platform, log, lifecycle, metrics });
+    const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics });
+    return { url: api.url, api, platform, lifecycle, stop: () => lifecycle.stop() };
+  } catch (error) {
+    await lifecycle.stop();
+    throw error;
+  }
+}

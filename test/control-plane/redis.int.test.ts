@@ -1,0 +1,5 @@
+import { services } from '#test-support';
+import { startVigil } from '#test-vigil';
+import { controlPlaneSuite } from './suite.ts';
+
+controlPlaneSuite('Redis state store', () => startVigil({ env: { REDIS_URL: services().REDIS_URL } }));
