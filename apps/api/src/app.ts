@@ -9,6 +9,7 @@ import { installIdempotency } from './plugins/idempotency.ts';
 import { createRateLimiter } from './plugins/rate-limit.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { checkRoutes } from './routes/checks.ts';
 import { runtimeRoutes } from './routes/runtimes.ts';
 import { userRoutes } from './routes/users.ts';
 import { variableRoutes } from './routes/variables.ts';
@@ -54,5 +55,6 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   apiKeyRoutes(app, deps.services);
   variableRoutes(app, deps.services);
   runtimeRoutes(app, deps.services);
+  checkRoutes(app, deps.services);
   return app;
 }

@@ -3,6 +3,7 @@ import type { ReadModels } from '#readmodels';
 import type { StateStore } from '#statestore';
 import type { CommandRunner } from '../commands.ts';
 import type { RuntimeCatalogue } from '../runtimes/catalogue.ts';
+import { CheckService } from './checks.ts';
 import { IdentityService } from './identity.ts';
 import { VariableService } from './variables.ts';
 
@@ -12,6 +13,7 @@ export interface ApiServices {
   runtimes: RuntimeCatalogue;
   identity: IdentityService;
   variables: VariableService;
+  checks: CheckService;
   box: SecretBox;
   stateStore: StateStore;
 }
@@ -21,5 +23,6 @@ export function createServices(deps: { commands: CommandRunner; readModels: Read
     ...deps,
     identity: new IdentityService(deps.commands, deps.readModels, deps.runtimes),
     variables: new VariableService(deps.commands, deps.readModels, deps.box),
+    checks: new CheckService(deps.commands, deps.readModels, deps.runtimes),
   };
 }

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { NotFoundError, ValidationError } from '#core';
+import {
+  checkDecider,
+  checkGroupDecider,
+  streamNames,
+  type CheckCommand,
+  type CheckGroupCommand,
+  type CheckGroupInput,
+  type CheckInput,
+} from '#domain';
+import type { CheckGroupView, CheckView, ReadModels } from '#readmodels';
+import type { Access } from '../access.ts';
+import type { CommandRunner } from '../commands.ts';
+import type { RuntimeCatalogue } from '../runtimes/catalogue.ts';
+
+export interface CheckFilter {
+  checkType?: string | undefined;
+  tag?: string | undefined;
+  limit: number;
+  page: number;
+}
+
+/** Checks and check groups: event-sourced like the rest of the control plane. */
+export class CheckService {
+  constructor(
+    private readonly commands: CommandRunner,
+    private readonly readModels: ReadModels,
+    private readonly runtimes: RuntimeCatalogue,
+  ) {}
+
+  async createCheck(access: Access, input: CheckInput) {
+    await this.assertReferences(access, input);
+    const checkId = randomUUID();
+    const outcome = await this.commands.run(
+      checkDecider,
+      streamNames.check(checkId),
+      (): CheckCommand => ({ type: 'CreateCheck', checkId, accountId: access.accountId, check: input, now: this.commands.now(), actor: access.actor }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+    return (outcome.state as CheckView).check;
+  }
+
+  async updateCheck(access: Access, checkId: string, input: CheckInput) {
+    await this.getCheck(access, checkId);
+    await this.assertReferences(access, input);
+    const outcome = await this.commands.run(
+      checkDecider,
+      streamNames.check(checkId),
+      (): CheckCommand => ({ type: 'UpdateCheck', checkId, accountId: access.accountId, check: input, now: this.commands.now(), actor: access.actor }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+    return (outcome.state as CheckView).check;
+  }
+
+  async deleteCheck(access: Access, checkId: string): Promise<void> {
+    await this.getCheck(access, checkId);
+    await this.commands.run(
+      checkDecider,
+      streamNames.check(checkId),
+      (): CheckCommand => ({ type: 'DeleteCheck', checkId, accountId: access.accountId, now: this.commands.now(), actor: access.actor }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+  }
+
+  /** 404 unless the check exists in the caller's account: ids never leak across accounts. */
+  async getCheck(access: Access, checkId: string): Promise<CheckView> {
+    const check = await this.readModels.check(checkId);
+    if (!check || check.accountId !== access.accountId) throw new NotFoundError(`Check ${checkId} not found`);
+    return check;
+  }
+
+  async listChecks(access: Access, filter: CheckFilter) {
+    const all = (await this.readModels.checks(access.accountId))
+      .map((view) => view.check)
+      .filter((check) => (filter.checkType ? check.checkType === filter.checkType : true))
+      .filter((check) => (filter.tag ? check.tags.includes(filter.tag) : true));
+    const start = (filter.page - 1) * filter.limit;
+    return { items: all.slice(start, start + filter.limit), total: all.length };
+  }
+
+  async createGroup(access: Access, input: CheckGroupInput) {
+    if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
+    const groupId = randomUUID();
+    const outcome = await this.commands.run(
+      checkGroupDecider,
+      streamNames.checkGroup(groupId),
+      (): CheckGroupCommand => ({ type: 'CreateCheckGroup', groupId, accountId: access.accountId, group: input, now: this.commands.now(), actor: access.actor }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+    return (outcome.state as CheckGroupView).group;
+  }
+
+  async updateGroup(access: Access, groupId: string, input: CheckGroupInput) {
+    await this.getGroup(access, groupId);
+    if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
+    const outcome = await this.commands.run(
+      checkGroupDecider,
+      streamNames.checkGroup(groupId),
+      (): CheckGroupCommand => ({ type: 'UpdateCheckGroup', groupId, accountId: access.accountId, group: input, now: this.commands.now(), actor: access.actor }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+    return (outcome.state as CheckGroupView).group;
+  }
+
+  async deleteGroup(access: Access, groupId: string): Promise<void> {
+    await this.getGroup(access, groupId);
+    const checkCount = await this.readModels.groupCheckCount(groupId);
+    await this.commands.run(
+      checkGroupDecider,
+      streamNames.checkGroup(groupId),
+      (): CheckGroupCommand => ({ type: 'DeleteCheckGroup', groupId, accountId: access.accountId, checkCount, now: this.commands.now(), actor: access.actor }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+  }
+
+  async getGroup(access: Access, groupId: string): Promise<CheckGroupView> {
+    const group = await this.readModels.checkGroup(groupId);
+    if (!group || group.accountId !== access.accountId) throw new NotFoundError(`Check group ${groupId} not found`);
+    return group;
+  }
+
+  async listGroups(access: Access, page: { limit: number; page: number }) {
+    const all = (await this.readModels.checkGroups(access.accountId)).map((view) => view.group);
+    const start = (page.page - 1) * page.limit;
+    return { items: all.slice(start, start + page.limit), total: all.length };
+  }
+
+  private async assertReferences(access: Access, input: CheckInput): Promise<void> {
+    if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
+    if (input.groupId) {
+      const group = await this.readModels.checkGroup(input.groupId);
+      if (!group || group.accountId !== access.accountId) throw new ValidationError(`groupId: check group ${input.groupId} not found in this account`);
+    }
+  }
+}

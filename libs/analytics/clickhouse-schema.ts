@@ -1,0 +1,82 @@
+import type { Migration } from './migrations.ts';
+
+/**
+ * ClickHouse schema. Every statement runs on ClickHouse 18.16 and on current releases, so:
+ * no LowCardinality, DateTime64, TTL or Bool; booleans are UInt8.
+ *
+ * Exactly once: ReplacingMergeTree collapses rows with the same sorting key, and the key ends
+ * with the result id. A redelivered result carries the same account, check and start time, so
+ * its copy has the same key. Merges run whenever the server likes, so readers select
+ * `FROM check_results FINAL`, which collapses the remaining copies at read time (works on
+ * 18.16; its cost is measured in the adapter's int test and the report that introduced it).
+ * The partition key uses started_at only, so copies always land in the same partition and
+ * FINAL can see them together.
+ *
+ * Retention: TTL does not exist on 18.16, so data is kept per month and dropped a month at a
+ * time: `ALTER TABLE check_results DROP PARTITION 202401` (the partition id is YYYYMM).
+ *
+ * Millisecond start times live in started_ms (UInt64 epoch ms) because DateTime64 is missing;
+ * started_at (whole seconds, UTC) is the one in the sorting key and the partition key. Time
+ * buckets use intDiv(toUInt32(started_at), seconds) * seconds, not toStartOfInterval.
+ *
+ * Per-page browser metrics are parallel arrays, one element per page in page order, so that
+ * `ARRAY JOIN page_index, page_url, page_lcp, …` gives one row per page to group by.
+ */
+export const clickHouseMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'create check_results',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS check_results (
+        id UUID,
+        account_id UUID,
+        check_id UUID,
+        check_type String,
+        started_at DateTime('UTC'),
+        started_ms UInt64,
+        run_location String,
+        has_failures UInt8,
+        is_degraded UInt8,
+        response_time Float64,
+        attempts UInt16,
+        error_message Nullable(String),
+        status_code Nullable(UInt16),
+        status_text Nullable(String),
+        timing_wait Nullable(Float64),
+        timing_dns Nullable(Float64),
+        timing_tcp Nullable(Float64),
+        timing_first_byte Nullable(Float64),
+        timing_download Nullable(Float64),
+        timing_total Nullable(Float64),
+        timing_connection Nullable(Float64),
+        timing_data Nullable(Float64),
+        heartbeat_status Nullable(String),
+        ssl_days_remaining Nullable(Int32),
+        ssl_domain Nullable(String),
+        page_index Array(UInt16),
+        page_url Array(String),
+        page_ttfb Array(Nullable(Float64)),
+        page_fcp Array(Nullable(Float64)),
+        page_lcp Array(Nullable(Float64)),
+        page_cls Array(Nullable(Float64)),
+        page_tbt Array(Nullable(Float64)),
+        page_console_errors Array(UInt32),
+        page_network_errors Array(UInt32),
+        page_user_script_errors Array(UInt32),
+        page_document_errors Array(UInt32)
+      )
+      ENGINE = ReplacingMergeTree()
+      PARTITION BY toYYYYMM(started_at)
+      ORDER BY (account_id, check_id, started_at, id)
+      SETTINGS index_granularity = 8192`,
+    ],
+  },
+];
+
+export const CLICKHOUSE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version UInt32,
+  name String,
+  applied_at DateTime('UTC')
+)
+ENGINE = ReplacingMergeTree()
+ORDER BY version`;

@@ -1,0 +1,161 @@
+import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ConfigError, InternalError, UnavailableError, isAppError, type AppError, type Logger } from '#core';
+import type { CheckResult } from '#domain';
+import { CLICKHOUSE_MIGRATIONS_TABLE, clickHouseMigrations } from './clickhouse-schema.ts';
+import { runMigrations, type Migration } from './migrations.ts';
+import type { AnalyticsStore, ResultFilter } from './port.ts';
+import { resultFilterSql } from './filter.ts';
+import { RESULTS_TABLE, assertStorable, toResultRow, uniqueById } from './row.ts';
+import { formatDateTime, sqlIdentifier, sqlNumber, sqlString } from './sql.ts';
+
+export interface ClickHouseAnalyticsOptions {
+  url: string;
+  database: string;
+  log: Logger;
+  /** Per request; inserts of 10,000 rows take well under a second locally. */
+  requestTimeoutMs?: number;
+}
+
+// Server errors that pass with time (overload, merges catching up), as opposed to bad SQL.
+const TRANSIENT_CODES = new Set([
+  159, // TIMEOUT_EXCEEDED
+  202, // TOO_MANY_SIMULTANEOUS_QUERIES
+  203, // NO_FREE_CONNECTION
+  209, // SOCKET_TIMEOUT
+  210, // NETWORK_ERROR
+  241, // MEMORY_LIMIT_EXCEEDED
+  242, // TABLE_IS_READ_ONLY
+  252, // TOO_MANY_PARTS
+  319, // UNKNOWN_STATUS_OF_INSERT
+]);
+
+/**
+ * ClickHouse through @clickhouse/client, checked against 18.16: it sends only settings 18.16
+ * knows (none by default), compression stays off, and JSONEachRow both ways. 64-bit integers
+ * come back unquoted so rows hold JS numbers.
+ */
+export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptions): AnalyticsStore {
+  const database = options.database;
+  sqlIdentifier(database); // refuses a name that would need quoting anywhere
+  const log = options.log.child({ component: 'analytics', engine: 'clickhouse', database });
+  const common = {
+    url: options.url,
+    request_timeout: options.requestTimeoutMs ?? 30_000,
+    compression: { request: false, response: false },
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    log: { level: ClickHouseLogLevel.OFF },
+    application: 'vigil',
+  } as const;
+  // The database may not exist yet, and the server refuses any request naming a missing one,
+  // so CREATE DATABASE goes through a client without it.
+  let server: ClickHouseClient;
+  let client: ClickHouseClient;
+  try {
+    server = createClient(common);
+    client = createClient({ ...common, database });
+  } catch (error) {
+    // The client checks the URL up front (protocol, shape).
+    throw new ConfigError(`invalid ClickHouse URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+
+  async function run<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw translate(error, operation, log);
+    }
+  }
+
+  async function exec(sql: string, target: ClickHouseClient = client): Promise<void> {
+    await run('command', () => target.command({ query: sql }));
+  }
+
+  async function select<T>(sql: string): Promise<T[]> {
+    const query = sql.trim().replace(/;+$/, '');
+    return run('query', async () => {
+      const result = await client.query({ query, format: 'JSONEachRow', clickhouse_settings: { readonly: '2' } });
+      return result.json<T>();
+    });
+  }
+
+  const migrationTarget = {
+    async applied(): Promise<number[]> {
+      await exec(CLICKHOUSE_MIGRATIONS_TABLE);
+      const rows = await select<{ version: number }>('SELECT DISTINCT version FROM schema_migrations');
+      return rows.map((row) => Number(row.version));
+    },
+    async apply(migration: Migration): Promise<void> {
+      for (const statement of migration.statements) await exec(statement);
+      const now = formatDateTime(new Date());
+      await exec(
+        `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${sqlNumber(migration.version)}, ${sqlString(migration.name, 'clickhouse')}, ${sqlString(now, 'clickhouse')})`,
+      );
+    },
+  };
+
+  return {
+    dialect: 'clickhouse',
+    source: `${RESULTS_TABLE} FINAL`,
+
+    async migrate() {
+      await exec(`CREATE DATABASE IF NOT EXISTS ${sqlIdentifier(database)}`, server);
+      await runMigrations(migrationTarget, clickHouseMigrations, log);
+    },
+
+    async insert(results: readonly CheckResult[]) {
+      if (results.length === 0) return;
+      assertStorable(results);
+      const rows = uniqueById(results).map((result) => {
+        const row = toResultRow(result);
+        return { ...row, started_at: formatDateTime(row.started_at) };
+      });
+      await run('insert', () => client.insert({ table: RESULTS_TABLE, values: rows, format: 'JSONEachRow' }));
+      log.debug({ rows: rows.length, received: results.length }, 'analytics rows inserted');
+    },
+
+    async countResults(filter: ResultFilter = {}) {
+      const rows = await select<{ n: number }>(`SELECT count() AS n FROM ${RESULTS_TABLE} FINAL${resultFilterSql(filter, 'clickhouse')}`);
+      return Number(rows[0]?.n ?? 0);
+    },
+
+    query: select,
+
+    async ping() {
+      const result = await server.ping();
+      if (!result.success) throw translate(result.error, 'ping', log);
+    },
+
+    async close() {
+      await Promise.all([client.close(), server.close()]);
+    },
+  };
+}
+
+function translate(error: unknown, operation: string, log: Logger): AppError {
+  if (isAppError(error)) return error;
+  const code = serverErrorCode(error);
+  if (code === undefined) {
+    // No ClickHouse answer at all: refused, reset, timed out, DNS.
+    const detail = error instanceof Error ? error.message : String(error);
+    log.warn({ operation, err: error }, 'ClickHouse unreachable');
+    return new UnavailableError(`ClickHouse is unreachable (${operation}): ${detail}`, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (TRANSIENT_CODES.has(code)) {
+    log.warn({ code, operation }, 'ClickHouse is overloaded');
+    return new UnavailableError(`ClickHouse ${operation} failed, retry later: ${message}`, { cause: error, details: { code } });
+  }
+  // The server understood and refused: bad SQL or a schema mismatch, a bug, not an outage.
+  return new InternalError(`ClickHouse ${operation} failed: ${message}`, { cause: error, details: { code } });
+}
+
+/**
+ * The server's error code, when the server answered. The client parses only the current text
+ * ("Code: 62. DB::Exception: …"); 18.16 writes "Code: 62, e.displayText() = DB::Exception: …",
+ * which reaches us as a plain Error.
+ */
+function serverErrorCode(error: unknown): number | undefined {
+  if (error instanceof ClickHouseError) return Number(error.code);
+  const match = error instanceof Error ? /^Code: (\d+)[.,]/.exec(error.message) : null;
+  return match ? Number(match[1]) : undefined;
+}

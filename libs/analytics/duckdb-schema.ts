@@ -1,0 +1,62 @@
+import type { Migration } from './migrations.ts';
+
+/**
+ * DuckDB schema: the same logical columns as ClickHouse (see clickhouse-schema.ts), so a query
+ * differs between the engines only in function names. The primary key on the result id makes
+ * `INSERT OR IGNORE` drop a redelivered copy, so every read sees each result once.
+ * started_at holds UTC (TIMESTAMP has no zone); per-page metrics are parallel LISTs that
+ * `UNNEST` side by side in one SELECT. There is no secondary index: DuckDB's ART indexes help
+ * point lookups only and slow every insert, while its per-block min/max already prune scans.
+ */
+export const duckDbMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'create check_results',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS check_results (
+        id UUID PRIMARY KEY,
+        account_id UUID NOT NULL,
+        check_id UUID NOT NULL,
+        check_type VARCHAR NOT NULL,
+        started_at TIMESTAMP NOT NULL,
+        started_ms BIGINT NOT NULL,
+        run_location VARCHAR NOT NULL,
+        has_failures UTINYINT NOT NULL,
+        is_degraded UTINYINT NOT NULL,
+        response_time DOUBLE NOT NULL,
+        attempts USMALLINT NOT NULL,
+        error_message VARCHAR,
+        status_code USMALLINT,
+        status_text VARCHAR,
+        timing_wait DOUBLE,
+        timing_dns DOUBLE,
+        timing_tcp DOUBLE,
+        timing_first_byte DOUBLE,
+        timing_download DOUBLE,
+        timing_total DOUBLE,
+        timing_connection DOUBLE,
+        timing_data DOUBLE,
+        heartbeat_status VARCHAR,
+        ssl_days_remaining INTEGER,
+        ssl_domain VARCHAR,
+        page_index USMALLINT[] NOT NULL,
+        page_url VARCHAR[] NOT NULL,
+        page_ttfb DOUBLE[] NOT NULL,
+        page_fcp DOUBLE[] NOT NULL,
+        page_lcp DOUBLE[] NOT NULL,
+        page_cls DOUBLE[] NOT NULL,
+        page_tbt DOUBLE[] NOT NULL,
+        page_console_errors UINTEGER[] NOT NULL,
+        page_network_errors UINTEGER[] NOT NULL,
+        page_user_script_errors UINTEGER[] NOT NULL,
+        page_document_errors UINTEGER[] NOT NULL
+      )`,
+    ],
+  },
+];
+
+export const DUCKDB_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name VARCHAR NOT NULL,
+  applied_at TIMESTAMP NOT NULL
+)`;

@@ -1,0 +1,206 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { DuckDBDataChunkWriter, DuckDBInstance, JSToDuckDBValueConverter, type DuckDBConnection, type JS } from '@duckdb/node-api';
+import { InternalError, UnavailableError, isAppError, type AppError, type Logger } from '#core';
+import type { CheckResult } from '#domain';
+import { DUCKDB_MIGRATIONS_TABLE, duckDbMigrations } from './duckdb-schema.ts';
+import { resultFilterSql } from './filter.ts';
+import { runMigrations, type Migration } from './migrations.ts';
+import type { AnalyticsStore, ResultFilter } from './port.ts';
+import { RESULTS_TABLE, RESULT_COLUMNS, assertStorable, toResultRow, uniqueById, type ResultRow } from './row.ts';
+import { formatDateTime, sqlNumber, sqlString } from './sql.ts';
+
+export interface DuckDbAnalyticsOptions {
+  /** A file path, or ':memory:'. */
+  path: string;
+  log: Logger;
+}
+
+const STAGING = 'check_results_staging';
+const STAGING_TABLE = `temp.main.${STAGING}`;
+
+interface Staging {
+  table: string;
+  columns: (keyof ResultRow)[];
+}
+
+interface Opened {
+  instance: DuckDBInstance;
+  connection: DuckDBConnection;
+}
+
+/**
+ * DuckDB in one file. One connection, and every call runs after the previous one finished: the
+ * engine allows one writer, and a queue keeps a reader from seeing half a batch. A batch is
+ * appended to a temporary staging table (the appender is the fast path, but it cannot skip
+ * duplicates) and then moved over with INSERT OR IGNORE, which the primary key on id turns
+ * into "exactly once".
+ */
+export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): AnalyticsStore {
+  const log = options.log.child({ component: 'analytics', engine: 'duckdb' });
+  let opened: Promise<Opened> | undefined;
+  let tail: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  let staging: Staging | undefined;
+
+  async function open(): Promise<Opened> {
+    if (options.path !== ':memory:') await mkdir(dirname(options.path), { recursive: true });
+    const instance = await DuckDBInstance.create(options.path);
+    return { instance, connection: await instance.connect() };
+  }
+
+  /** Runs work on the connection after everything queued before it. */
+  function serial<T>(operation: string, work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const next = tail.then(async () => {
+      if (closed) throw new UnavailableError('the DuckDB analytics store is closed');
+      try {
+        opened ??= open();
+        const { connection } = await opened.catch((error: unknown) => {
+          opened = undefined;
+          throw error;
+        });
+        return await work(connection);
+      } catch (error) {
+        throw translate(error, operation, log);
+      }
+    });
+    tail = next.catch(() => undefined);
+    return next;
+  }
+
+  async function rows<T>(connection: DuckDBConnection, sql: string): Promise<T[]> {
+    const reader = await connection.runAndReadAll(sql);
+    return reader.getRowObjectsJS().map((row) => plain(row) as T);
+  }
+
+  const migrationTarget = (connection: DuckDBConnection) => ({
+    async applied(): Promise<number[]> {
+      await connection.run(DUCKDB_MIGRATIONS_TABLE);
+      const found = await rows<{ version: number }>(connection, 'SELECT version FROM schema_migrations');
+      return found.map((row) => row.version);
+    },
+    async apply(migration: Migration): Promise<void> {
+      await connection.run('BEGIN TRANSACTION');
+      try {
+        for (const statement of migration.statements) await connection.run(statement);
+        const now = sqlString(formatDateTime(new Date()), 'duckdb');
+        await connection.run(
+          `INSERT OR IGNORE INTO schema_migrations VALUES (${sqlNumber(migration.version)}, ${sqlString(migration.name, 'duckdb')}, ${now})`,
+        );
+        await connection.run('COMMIT');
+      } catch (error) {
+        await connection.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    },
+  });
+
+  return {
+    dialect: 'duckdb',
+    source: RESULTS_TABLE,
+
+    migrate() {
+      return serial('migrate', async (connection) => {
+        await runMigrations(migrationTarget(connection), duckDbMigrations, log);
+        // The staging table copies the table's shape, which a migration may have changed.
+        await connection.run(`DROP TABLE IF EXISTS ${STAGING_TABLE}`);
+        staging = undefined;
+      });
+    },
+
+    async insert(results: readonly CheckResult[]) {
+      if (results.length === 0) return;
+      assertStorable(results);
+      const batch = uniqueById(results).map(toResultRow);
+      return serial('insert', async (connection) => {
+        staging ??= await createStaging(connection);
+        // Left over only when a previous insert failed half-way.
+        await connection.run(`DELETE FROM ${staging.table}`);
+        await appendRows(connection, staging.columns, batch);
+        await connection.run(`INSERT OR IGNORE INTO ${RESULTS_TABLE} SELECT * FROM ${staging.table}`);
+        await connection.run(`DELETE FROM ${staging.table}`);
+        log.debug({ rows: batch.length, received: results.length }, 'analytics rows inserted');
+      });
+    },
+
+    async countResults(filter: ResultFilter = {}) {
+      const where = resultFilterSql(filter, 'duckdb');
+      return serial('count', async (connection) => {
+        const found = await rows<{ n: number }>(connection, `SELECT count(*) AS n FROM ${RESULTS_TABLE}${where}`);
+        return found[0]?.n ?? 0;
+      });
+    },
+
+    query<T>(sql: string) {
+      return serial('query', (connection) => rows<T>(connection, sql));
+    },
+
+    ping() {
+      return serial('ping', async (connection) => {
+        await connection.run('SELECT 1');
+      });
+    },
+
+    async close() {
+      await tail;
+      closed = true;
+      const current = opened;
+      opened = undefined;
+      if (current === undefined) return;
+      const { instance, connection } = await current.catch(() => ({ instance: undefined, connection: undefined }));
+      connection?.closeSync();
+      instance?.closeSync();
+    },
+  };
+}
+
+/** A per-connection temporary table shaped like check_results: the appender's target. */
+async function createStaging(connection: DuckDBConnection): Promise<Staging> {
+  await connection.run(`CREATE OR REPLACE TEMP TABLE ${STAGING} AS SELECT * FROM ${RESULTS_TABLE} LIMIT 0`);
+  const shape = await connection.runAndReadAll(`SELECT * FROM ${STAGING_TABLE} LIMIT 0`);
+  const columns = shape.columnNames() as (keyof ResultRow)[];
+  const missing = columns.filter((name) => !(RESULT_COLUMNS as readonly string[]).includes(name));
+  if (missing.length > 0) throw new InternalError(`analytics rows lack columns ${missing.join(', ')}: the row mapping is behind the schema`);
+  return { table: STAGING_TABLE, columns };
+}
+
+async function appendRows(connection: DuckDBConnection, columns: readonly (keyof ResultRow)[], batch: readonly ResultRow[]): Promise<void> {
+  const appender = await connection.createAppender(STAGING, 'main', 'temp');
+  try {
+    // Whole data chunks, not value by value: about ten times faster for 10,000 rows.
+    const writer = DuckDBDataChunkWriter.forAppender<JS>(appender, { converter: JSToDuckDBValueConverter });
+    for (const row of batch) writer.appendRow(columns.map((name) => row[name]));
+    writer.flush();
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+}
+
+/** Converts DuckDB's JS values to what ClickHouse's JSON gives: numbers, strings, arrays. */
+function plain(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (value instanceof Date) return formatTimestamp(value);
+  if (Array.isArray(value)) return value.map(plain);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, plain(inner)]));
+  }
+  return value;
+}
+
+function formatTimestamp(date: Date): string {
+  const ms = date.getUTCMilliseconds();
+  return ms === 0 ? formatDateTime(date) : `${formatDateTime(date)}.${String(ms).padStart(3, '0')}`;
+}
+
+function translate(error: unknown, operation: string, log: Logger): AppError {
+  if (isAppError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  // Disk and lock problems pass (a full disk is freed, a second process exits); SQL errors do not.
+  if (/^(IO|Connection|Interrupt|Out of Memory) Error|lock on file|No space left/i.test(message)) {
+    log.warn({ operation, err: error }, 'DuckDB unavailable');
+    return new UnavailableError(`DuckDB analytics store unavailable (${operation}): ${message}`, { cause: error });
+  }
+  return new InternalError(`DuckDB ${operation} failed: ${message}`, { cause: error });
+}

@@ -1,0 +1,42 @@
+import type { CheckResult } from '#domain';
+import type { SqlDialect } from './sql.ts';
+
+export interface ResultFilter {
+  accountId?: string;
+  checkId?: string;
+}
+
+/**
+ * The analytics store: one wide table of check results (`check_results`, see the adapters'
+ * schema files), written by the ingestor and read by the analytics endpoints.
+ *
+ * Exactly-once counting: inserting a result id again, in the same batch or a later one (a
+ * redelivery after a crash), never makes it count twice in what `source` returns.
+ */
+export interface AnalyticsStore {
+  /** Which SQL the engine speaks; pass it to sqlString. */
+  readonly dialect: SqlDialect;
+  /**
+   * The FROM clause under which each result appears exactly once: `check_results FINAL` on
+   * ClickHouse (duplicates collapse at read time until merges remove them), `check_results` on
+   * DuckDB (the primary key refuses them). Readers must select from this, never the bare table.
+   */
+  readonly source: string;
+
+  /** Creates the database and tables; numbered, recorded in schema_migrations, safe to repeat. */
+  migrate(): Promise<void>;
+  /** Idempotent by result id. Throws UnavailableError when the engine cannot be reached. */
+  insert(results: readonly CheckResult[]): Promise<void>;
+  /** Distinct results, as analytics queries see them. */
+  countResults(filter?: ResultFilter): Promise<number>;
+  /**
+   * Runs a query built with the sql helpers, for the analytics reader and tests. ClickHouse runs
+   * it with readonly=2 (no writes, no DDL); DuckDB has no such switch, so callers send SELECTs
+   * only. Rows are plain objects, the same from both engines: integers and
+   * floats as JS numbers (NaN → null), timestamps as 'YYYY-MM-DD hh:mm:ss' UTC strings, UUIDs as
+   * strings, arrays as arrays.
+   */
+  query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
