@@ -17,6 +17,8 @@ export const platformEnv = {
   REDIS_KEY_PREFIX: z.string().max(64).default('vigil:'),
   KAFKA_BROKERS: env.list().optional(),
   KAFKA_TOPIC_PARTITIONS: env.int(12, 1, 1000),
+  /** Prefixes topic and consumer-group names, so several deployments (or test runs) can share one Kafka. */
+  KAFKA_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore only').max(100).default(''),
   CLICKHOUSE_URL: env.url(['http', 'https']).optional(),
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a plain identifier').default('vigil'),
   VIGIL_ENCRYPTION_KEY: z

@@ -6,12 +6,18 @@ import type { ReadinessCheck } from '#http';
 import { createStateStore, type StateStore } from '#statestore';
 import type { PlatformConfig } from './env.ts';
 
+export type Topics = { [K in keyof typeof topics]: string };
+
 export interface Platform {
   eventStore: EventStore;
   stateStore: StateStore;
   bus: MessageBus | undefined;
   analytics: AnalyticsStore | undefined;
   readiness: ReadinessCheck[];
+  /** Topic names, with the configured prefix. */
+  topics: Topics;
+  /** Consumer-group name with the configured prefix. */
+  group(name: string): string;
   /** Which adapter each port runs on, for logs and /ready. */
   adapters: Record<string, string>;
 }
@@ -35,21 +41,20 @@ export async function createPlatform(config: PlatformConfig, log: Logger, lifecy
   readiness.push({ name: 'eventStore', check: () => eventStore.ping() });
   adapters.eventStore = config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite';
 
-  const stateStore = await createStateStore({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, log });
+  const stateStore = await createStateStore({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, dataDir: config.DATA_DIR, log });
   lifecycle.add('state-store', () => stateStore.close());
   readiness.push({ name: 'stateStore', check: () => stateStore.ping() });
   adapters.stateStore = config.REDIS_URL ? 'redis' : 'sqlite';
+
+  const prefix = config.KAFKA_TOPIC_PREFIX;
+  const names: Topics = { checkResults: prefix + topics.checkResults, checkResultsDlq: prefix + topics.checkResultsDlq, alertEvents: prefix + topics.alertEvents };
 
   let bus: MessageBus | undefined;
   if (needs.bus) {
     bus = await createMessageBus({ kafkaBrokers: config.KAFKA_BROKERS, dataDir: config.DATA_DIR, clientId: needs.clientId, log });
     lifecycle.add('message-bus', () => bus?.close());
     const partitions = config.KAFKA_TOPIC_PARTITIONS;
-    await bus.ensureTopics([
-      { name: topics.checkResults, partitions },
-      { name: topics.checkResultsDlq, partitions },
-      { name: topics.alertEvents, partitions },
-    ]);
+    await bus.ensureTopics(Object.values(names).map((name) => ({ name, partitions })));
     readiness.push({ name: 'messageBus', check: () => bus!.ping() });
     adapters.messageBus = config.KAFKA_BROKERS ? 'kafka' : 'sqlite';
   }
@@ -64,5 +69,5 @@ export async function createPlatform(config: PlatformConfig, log: Logger, lifecy
   }
 
   log.info({ adapters }, 'adapters ready');
-  return { eventStore, stateStore, bus, analytics, readiness, adapters };
+  return { eventStore, stateStore, bus, analytics, readiness, adapters, topics: names, group: (name) => prefix + name };
 }

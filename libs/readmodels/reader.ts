@@ -103,6 +103,12 @@ export class ReadModels {
     return this.active<CheckView>('check', id);
   }
 
+  /** Active checks among ids, in one round trip. */
+  async checksByIds(ids: string[]): Promise<CheckView[]> {
+    const docs = await this.store.getMany(ids.map((id) => keys.doc('check', id)));
+    return docs.map(parse<CheckState>).filter((doc): doc is CheckView => doc?.status === 'active');
+  }
+
   /** Oldest first, in creation order. */
   async checks(accountId: string): Promise<CheckView[]> {
     return this.listed<CheckView>(keys.accountChecks(accountId), 'check');

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Logger } from '#core';
 import { createHttpServer } from '#http';
+import type { CheckLookup, ResultSink } from '#pipeline';
 import type { Platform } from '#platform';
 import type { ApiConfig } from './config.ts';
 import { installAuth } from './plugins/auth.ts';
@@ -10,6 +11,7 @@ import { createRateLimiter } from './plugins/rate-limit.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { checkRoutes } from './routes/checks.ts';
+import { checkResultRoutes } from './routes/check-results.ts';
 import { runtimeRoutes } from './routes/runtimes.ts';
 import { userRoutes } from './routes/users.ts';
 import { variableRoutes } from './routes/variables.ts';
@@ -24,6 +26,7 @@ export interface ApiDeps {
   services: ApiServices;
   adminKeyHash: () => Promise<string | null>;
   ingestKeyHash: string | null;
+  ingest: { lookup: CheckLookup; sink: ResultSink };
 }
 
 /** Rate-limit buckets with their own per-minute limits; the spec sets multistep analytics at 30. */
@@ -56,5 +59,6 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   variableRoutes(app, deps.services);
   runtimeRoutes(app, deps.services);
   checkRoutes(app, deps.services);
+  checkResultRoutes(app, deps.ingest);
   return app;
 }

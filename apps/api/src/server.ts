@@ -4,6 +4,7 @@ import { ConfigError, createLogger, createSecretBox, Lifecycle, parseEncryptionK
 import { createMetricsRegistry } from '#http';
 import { createPlatform, type Platform } from '#platform';
 import { createCheckpointWaiter } from '#projections';
+import { createBusSink, createCheckLookup, createDirectSink } from '#pipeline';
 import { ReadModels } from '#readmodels';
 import { buildApp } from './app.ts';
 import { CommandRunner, type ReadModelSync } from './commands.ts';
@@ -51,6 +52,11 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     let storedAdmin: string | null = null;
     const adminKeyHash = async () => configuredAdmin ?? (storedAdmin ??= await platform.stateStore.get(ADMIN_KEY_HASH_KEY));
 
+    const { bus, analytics } = platform;
+    if (!bus || !analytics) throw new ConfigError('the API needs the message bus and the analytics store');
+    // Embedded: straight into DuckDB. Distributed: Kafka first; the ingestor writes ClickHouse.
+    const topic = platform.topics.checkResults;
+    const sink = platform.adapters.messageBus === 'kafka' ? createBusSink(bus, topic) : createDirectSink(analytics, bus, topic);
     const app = await buildApp({
       config,
       log,
@@ -59,6 +65,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       services,
       adminKeyHash,
       ingestKeyHash: config.VIGIL_INGEST_KEY ? sha256Hex(config.VIGIL_INGEST_KEY) : null,
+      ingest: { lookup: createCheckLookup(readModels), sink },
     });
     // Added last so it closes first: stop taking requests and drain in-flight ones before adapters close.
     lifecycle.add('http', () => app.close());

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { parseConfig } from '#core';
 import { apiEnv } from '../../api/index.ts';
+import { ingestorEnv } from '../../ingestor/index.ts';
 
 /** The standalone process reads the API's variables plus those of the apps it embeds. */
 export const standaloneConfigSchema = z.object({
   ...apiEnv,
+  ...ingestorEnv,
   HOST: z.string().default('127.0.0.1'),
 });
 export type StandaloneConfig = z.output<typeof standaloneConfigSchema>;

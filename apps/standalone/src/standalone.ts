@@ -2,6 +2,7 @@ import { createLogger, Lifecycle, type Logger } from '#core';
 import { createMetricsRegistry } from '#http';
 import { createPlatform, type Platform } from '#platform';
 import { startApi, type RunningApi } from '../../api/index.ts';
+import { startIngestor } from '../../ingestor/index.ts';
 import { startProjector } from '../../projector/index.ts';
 import type { StandaloneConfig } from './config.ts';
 import { ensureAdminKey, ensureEncryptionKey } from './local-secrets.ts';
@@ -26,6 +27,8 @@ export async function startStandalone(loaded: StandaloneConfig, log: Logger = cr
     const platform = await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-standalone' });
     await ensureAdminKey(platform.stateStore, config.VIGIL_ADMIN_KEY, log);
     const projector = startProjector({ platform, log, lifecycle, metrics });
+    // On the embedded bus the API writes DuckDB itself; with Kafka the ingestor does it.
+    if (platform.adapters.messageBus === 'kafka') await startIngestor({ platform, log, lifecycle, metrics, batchSize: config.VIGIL_INGEST_BATCH_SIZE });
     const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics });
     return { url: api.url, api, platform, lifecycle, stop: () => lifecycle.stop() };
   } catch (error) {

@@ -1,0 +1,2 @@
+export { startIngestor, INGESTOR_GROUP } from './src/ingestor.ts';
+export { ingestorEnv } from './src/config.ts';

@@ -1,0 +1,51 @@
+import { Counter, type Registry } from 'prom-client';
+import type { AnalyticsStore } from '#analytics';
+import type { ConsumedMessage, MessageBus } from '#bus';
+import type { Logger } from '#core';
+import type { CheckLookup } from './check-lookup.ts';
+import { classifyResults, parseJson } from './classify.ts';
+
+export interface IngestDeps {
+  analytics: AnalyticsStore;
+  bus: MessageBus;
+  lookup: CheckLookup;
+  /** Where invalid records go, with the reason. */
+  dlqTopic: string;
+  log: Logger;
+  metrics?: Registry;
+}
+
+/**
+ * The ingestor's batch handler: invalid records go to the DLQ with the original payload and the
+ * reason; valid ones go to the analytics store in one insert. It resolves only after both, so
+ * the bus commits offsets only for work that is durable. Any failure (ClickHouse down) throws,
+ * and the bus redelivers the same batch after a backoff; the idempotent insert makes that safe.
+ */
+export function createIngestHandler(deps: IngestDeps) {
+  const counter = deps.metrics
+    ? new Counter({ name: 'vigil_ingest_results_total', help: 'Check results by outcome', labelNames: ['outcome'], registers: [deps.metrics] })
+    : undefined;
+  return async (batch: ConsumedMessage[]): Promise<void> => {
+    const { accepted, rejected } = await classifyResults(
+      batch.map((message) => parseJson(message.value)),
+      deps.lookup,
+    );
+    if (rejected.length > 0) {
+      await deps.bus.publish(
+        deps.dlqTopic,
+        rejected.map(({ index, message: reason }) => {
+          const source = batch[index]!;
+          return {
+            key: source.key || 'unkeyed',
+            value: source.value,
+            headers: { reason, 'source-topic': source.topic, 'source-partition': String(source.partition), 'source-offset': source.offset },
+          };
+        }),
+      );
+      deps.log.warn({ count: rejected.length, first: rejected[0]?.message }, 'invalid check results sent to the DLQ');
+    }
+    if (accepted.length > 0) await deps.analytics.insert(accepted);
+    counter?.inc({ outcome: 'stored' }, accepted.length);
+    counter?.inc({ outcome: 'dead-lettered' }, rejected.length);
+  };
+}

@@ -1,0 +1,33 @@
+import type { AnalyticsStore } from '#analytics';
+import type { MessageBus } from '#bus';
+import type { CheckResult } from '#domain';
+
+/** Where accepted results go; it resolves only once they are durable. */
+export interface ResultSink {
+  accept(results: CheckResult[]): Promise<void>;
+}
+
+export function toMessages(results: CheckResult[]) {
+  return results.map((result) => ({ key: result.checkId, value: JSON.stringify(result) }));
+}
+
+/**
+ * Distributed path: results are durable once Kafka acknowledges them; the ingestor then
+ * writes them to ClickHouse and the alerter reads them with its own consumer group.
+ */
+export function createBusSink(bus: MessageBus, topic: string): ResultSink {
+  return { accept: (results) => bus.publish(topic, toMessages(results)) };
+}
+
+/**
+ * Embedded path: results go straight into DuckDB, then onto the embedded (SQLite) bus for the
+ * alerter. The insert is idempotent, so a client retrying after a failed publish is safe.
+ */
+export function createDirectSink(analytics: AnalyticsStore, bus: MessageBus, topic: string): ResultSink {
+  return {
+    async accept(results) {
+      await analytics.insert(results);
+      await bus.publish(topic, toMessages(results));
+    },
+  };
+}
