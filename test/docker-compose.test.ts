@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { z } from 'zod';
+import { apiConfigSchema } from '../apps/api/index.ts';
+import { ingestorConfigSchema } from '../apps/ingestor/src/config.ts';
+import { projectorConfigSchema } from '../apps/projector/src/config.ts';
+
+/** Each app's environment in docker-compose.yml must use exactly the names its config schema reads. */
+const apps: Record<string, z.ZodObject> = {
+  api: apiConfigSchema,
+  projector: projectorConfigSchema,
+  ingestor: ingestorConfigSchema,
+};
+
+const compose = parse(readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as {
+  services: Record<string, { environment?: Record<string, string | number>; command?: string[] }>;
+};
+
+// Compose substitutes ${NAME:?message} from the operator's shell; give each a valid sample.
+const samples: Record<string, string> = {
+  VIGIL_ENCRYPTION_KEY: 'ab'.repeat(32),
+  VIGIL_ADMIN_KEY: 'vgl_' + 'a'.repeat(43),
+  VIGIL_INGEST_KEY: 'vgl_' + 'b'.repeat(43),
+};
+const interpolate = (value: string | number) => String(value).replace(/\$\{(\w+)(:?[?-][^}]*)?\}/g, (_, name: string) => samples[name] ?? '');
+
+describe('docker-compose.yml', () => {
+  it('describes the infrastructure and every server app', () => {
+    expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['kafka', 'clickhouse', 'eventstoredb', 'redis', 'api', 'projector', 'ingestor', 'alerter', 'dispatcher']));
+  });
+
+  for (const [app, schema] of Object.entries(apps)) {
+    it(`gives ${app} only variables its config reads, and a valid set of them`, () => {
+      const environment = compose.services[app]?.environment ?? {};
+      const known = Object.keys(schema.shape);
+      for (const name of Object.keys(environment)) expect(known, `${app}: ${name} is not read by its config`).toContain(name);
+      const env = Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, interpolate(v)]));
+      const parsed = schema.safeParse(env);
+      expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+      expect(compose.services[app]?.command?.join(' ')).toContain(`apps/${app}/src/main.ts`);
+    });
+  }
+});
