@@ -2,6 +2,8 @@
  * The state store holds read models, projection checkpoints, counters, sorted queues and
  * caches. Values are strings (callers encode JSON and validate what they read back).
  * Sorted sets order by score, then by member (byte order), like Redis.
+ * A key holds one kind of value (string, hash or sorted set), as in Redis: writing it as
+ * another kind (e.g. hset on a string) rejects with InternalError; set and del replace any kind.
  */
 export type WriteOp =
   | { op: 'set'; key: string; value: string; ttlMs?: number }
@@ -45,6 +47,7 @@ export interface StateStore {
    * Leases due members of a sorted-set queue: atomically takes up to limit members with
    * score <= now, moves each to score now + leaseMs and returns them. Only one caller gets
    * a given member; one that is not completed (zrem) before the lease ends becomes due again.
+   * Each returned score is the one the member had when claimed (its due time).
    */
   claimDue(key: string, now: number, leaseMs: number, limit: number): Promise<ScoredMember[]>;
 

@@ -1,0 +1,262 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { AppError, InternalError, UnavailableError, createLogger, type Logger } from '#core';
+import type { ScoredMember, StateStore, WriteOp } from './port.ts';
+import { checkBound, checkInteger, checkOps, checkScore, checkTtl } from './validate.ts';
+
+/**
+ * Applies a batch atomically. MULTI/EXEC would isolate the batch too, but it keeps the ops
+ * before a failing one (Redis never rolls back). The only error a validated op can meet is
+ * a key holding another type, so the script first checks every key's type, following the
+ * types the batch itself creates, and only then writes: a batch applies fully or not at all.
+ * KEYS[i] is op i's key; ARGV holds three strings per op: name, then two operands.
+ */
+const WRITE_LUA = `
+local types = {}
+for i = 1, #KEYS do
+  local op = ARGV[i * 3 - 2]
+  local key = KEYS[i]
+  local t = types[key]
+  if t == nil then t = redis.call('TYPE', key)['ok'] end
+  if op == 'set' then t = 'string'
+  elseif op == 'del' then t = 'none'
+  else
+    local want = (op == 'hset' or op == 'hdel') and 'hash' or 'zset'
+    if t ~= 'none' and t ~= want then
+      return redis.error_reply('WRONGTYPE ops[' .. (i - 1) .. '] ' .. op .. ' on a key holding a ' .. t)
+    end
+    if op == 'hset' or op == 'zadd' then t = want end
+  end
+  types[key] = t
+end
+for i = 1, #KEYS do
+  local op, a, b, key = ARGV[i * 3 - 2], ARGV[i * 3 - 1], ARGV[i * 3], KEYS[i]
+  if op == 'set' then
+    if b == '' then redis.call('SET', key, a) else redis.call('SET', key, a, 'PX', b) end
+  elseif op == 'del' then redis.call('DEL', key)
+  elseif op == 'hset' then redis.call('HSET', key, a, b)
+  elseif op == 'hdel' then redis.call('HDEL', key, a)
+  elseif op == 'zadd' then redis.call('ZADD', key, b, a)
+  elseif op == 'zrem' then redis.call('ZREM', key, a)
+  end
+end
+return #KEYS
+`;
+
+/** Leases due members: ARGV = now, lease end, limit. Runs atomically, so no member goes to two callers. */
+const CLAIM_LUA = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
+for i = 1, #due, 2 do redis.call('ZADD', KEYS[1], ARGV[2], due[i]) end
+return due
+`;
+
+interface ScriptCommands {
+  vigilWrite(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
+  vigilClaim(key: string, now: string, leaseEnd: string, limit: string): Promise<string[]>;
+}
+
+export interface RedisStateStoreOptions {
+  url: string;
+  /** Prepended to every key, including the keys the Lua scripts touch. */
+  keyPrefix?: string;
+  log?: Logger;
+  /** A command without a reply after this long fails as unavailable. */
+  commandTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|READONLY|OOM|NOREPLICAS|TRYAGAIN|CLUSTERDOWN)\b/;
+
+function translate(error: unknown, what: string): AppError {
+  if (error instanceof AppError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof Error && error.name === 'ReplyError') {
+    if (message.startsWith('WRONGTYPE')) {
+      return new InternalError(`State store key holds a different type of value: ${what}: ${message}`, { cause: error });
+    }
+    if (UNAVAILABLE_REPLIES.test(message)) return new UnavailableError(`Redis cannot serve ${what} now: ${message}`, { cause: error });
+    return new InternalError(`Redis rejected ${what}: ${message}`, { cause: error });
+  }
+  // Everything else is the connection: refused, reset, timed out, retries exhausted, closed.
+  return new UnavailableError(`Redis is unavailable (${what}): ${message}`, { cause: error });
+}
+
+function formatBound(bound: number): string {
+  if (bound === Infinity) return '+inf';
+  if (bound === -Infinity) return '-inf';
+  return String(bound);
+}
+
+function parseScore(raw: string): number {
+  if (raw === 'inf' || raw === '+inf') return Infinity;
+  if (raw === '-inf') return -Infinity;
+  return Number(raw);
+}
+
+function pairs(flat: string[]): ScoredMember[] {
+  const members: ScoredMember[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) members.push({ member: flat[i] as string, score: parseScore(flat[i + 1] as string) });
+  return members;
+}
+
+function opArgs(op: WriteOp): [string, string, string] {
+  switch (op.op) {
+    case 'set':
+      return ['set', op.value, op.ttlMs === undefined ? '' : String(checkTtl(op.ttlMs))];
+    case 'del':
+      return ['del', '', ''];
+    case 'hset':
+      return ['hset', op.field, op.value];
+    case 'hdel':
+      return ['hdel', op.field, ''];
+    case 'zadd':
+      return ['zadd', op.member, String(op.score)];
+    case 'zrem':
+      return ['zrem', op.member, ''];
+  }
+}
+
+export function createRedisStateStore(options: RedisStateStoreOptions): StateStore {
+  const log = options.log ?? createLogger({ level: 'silent' });
+  const redisOptions: RedisOptions = {
+    // Queue commands only while the first connection is being made; once it is lost,
+    // run() fails fast, and one failed reconnect flushes whatever was queued.
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(times * 100, 2000),
+    connectTimeout: options.connectTimeoutMs ?? 5000,
+    commandTimeout: options.commandTimeoutMs ?? 5000,
+  };
+  if (options.keyPrefix) redisOptions.keyPrefix = options.keyPrefix;
+  const client = new Redis(options.url, redisOptions);
+  client.defineCommand('vigilWrite', { lua: WRITE_LUA });
+  client.defineCommand('vigilClaim', { lua: CLAIM_LUA, numberOfKeys: 1 });
+  const scripts = client as unknown as ScriptCommands;
+
+  let closed = false;
+  let healthy = true;
+  let lastError = 'not connected';
+  // Without a listener ioredis prints every failed reconnect; log each outage once instead.
+  client.on('error', (error: Error) => {
+    lastError = error.message;
+    if (healthy) log.warn({ err: error }, 'redis state store connection failed');
+    healthy = false;
+  });
+  client.on('ready', () => {
+    if (!healthy) log.info('redis state store connection restored');
+    healthy = true;
+  });
+
+  async function run<T>(what: string, command: () => Promise<T>): Promise<T> {
+    if (closed) throw new UnavailableError('The state store is closed');
+    const status = client.status;
+    if (status === 'reconnecting' || status === 'close' || status === 'end') {
+      throw new UnavailableError(`Redis is unavailable (${what}): ${lastError}`);
+    }
+    try {
+      return await command();
+    } catch (error) {
+      throw translate(error, what);
+    }
+  }
+
+  return {
+    async write(ops) {
+      checkOps(ops);
+      if (ops.length === 0) return;
+      const keys = ops.map((op) => op.key);
+      const args = ops.flatMap(opArgs);
+      await run('write', () => scripts.vigilWrite(ops.length, ...keys, ...args));
+    },
+
+    get: (key) => run('get', () => client.get(key)),
+
+    async getMany(keys) {
+      if (keys.length === 0) return [];
+      return run('getMany', () => client.mget(...keys));
+    },
+
+    async set(key, value, setOptions) {
+      const ttl = checkTtl(setOptions?.ttlMs);
+      await run('set', () => (ttl === undefined ? client.set(key, value) : client.set(key, value, 'PX', ttl)));
+    },
+
+    async setIfAbsent(key, value, setOptions) {
+      const ttl = checkTtl(setOptions?.ttlMs);
+      const reply = await run('setIfAbsent', () =>
+        ttl === undefined ? client.set(key, value, 'NX') : client.set(key, value, 'PX', ttl, 'NX'),
+      );
+      return reply === 'OK';
+    },
+
+    async del(key) {
+      await run('del', () => client.del(key));
+    },
+
+    hget: (key, field) => run('hget', () => client.hget(key, field)),
+
+    hgetall: (key) => run('hgetall', () => client.hgetall(key)),
+
+    async incr(key, by = 1, incrOptions) {
+      checkInteger(by, 'by');
+      const ttl = checkTtl(incrOptions?.ttlMs);
+      if (ttl === undefined) return run('incr', () => client.incrby(key, by));
+      // SET NX PX creates the counter at 0 with its TTL only when absent; INCRBY keeps the TTL.
+      const results = await run('incr', () => client.multi().set(key, '0', 'PX', ttl, 'NX').incrby(key, by).exec());
+      if (!results) throw new UnavailableError('Redis aborted the incr transaction');
+      for (const [error] of results) if (error) throw translate(error, 'incr');
+      return Number(results[1]?.[1]);
+    },
+
+    async ttlMs(key) {
+      const remaining = await run('ttlMs', () => client.pttl(key));
+      return remaining < 0 ? null : remaining;
+    },
+
+    zcard: (key) => run('zcard', () => client.zcard(key)),
+
+    async zscore(key, member) {
+      const score = await run('zscore', () => client.zscore(key, member));
+      return score === null ? null : parseScore(score);
+    },
+
+    async zrange(key, start, stop) {
+      checkInteger(start, 'start');
+      checkInteger(stop, 'stop');
+      return pairs(await run('zrange', () => client.zrange(key, String(start), String(stop), 'WITHSCORES')));
+    },
+
+    async zrangeByScore(key, min, max, limit) {
+      const low = formatBound(checkBound(min, 'min'));
+      const high = formatBound(checkBound(max, 'max'));
+      if (limit === undefined) return pairs(await run('zrangeByScore', () => client.zrangebyscore(key, low, high, 'WITHSCORES')));
+      if (checkInteger(limit, 'limit', 0) === 0) return [];
+      return pairs(await run('zrangeByScore', () => client.zrangebyscore(key, low, high, 'WITHSCORES', 'LIMIT', 0, limit)));
+    },
+
+    async claimDue(key, now, leaseMs, limit) {
+      checkScore(now, 'now');
+      checkScore(leaseMs, 'leaseMs');
+      if (checkInteger(limit, 'limit', 0) === 0) return [];
+      const leaseEnd = String(checkScore(now + leaseMs, 'now + leaseMs'));
+      return pairs(await run('claimDue', () => scripts.vigilClaim(key, String(now), leaseEnd, String(limit))));
+    },
+
+    async ping() {
+      await run('ping', () => client.ping());
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (client.status !== 'ready') {
+        client.disconnect();
+        return;
+      }
+      try {
+        await client.quit();
+      } catch {
+        client.disconnect();
+      }
+    },
+  };
+}

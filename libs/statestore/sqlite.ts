@@ -1,0 +1,255 @@
+import Database from 'better-sqlite3';
+import { AppError, InternalError, UnavailableError, createLogger, type Logger } from '#core';
+import type { ScoredMember, StateStore, WriteOp } from './port.ts';
+import { checkBound, checkInteger, checkOps, checkScore, checkTtl, rankWindow, wrongType } from './validate.ts';
+
+export interface SqliteStateStoreOptions {
+  /** A file path, or ':memory:' for a store that lives only as long as the process. */
+  path: string;
+  log?: Logger;
+  /** How often expired keys are deleted; reads ignore them in between. */
+  purgeIntervalMs?: number;
+}
+
+// A key holds one kind of value, as in Redis: a live string in kv, or rows in hashes or zsets.
+// Only kv rows expire (the port gives TTLs to strings and counters only). Text compares with
+// the default BINARY collation, i.e. UTF-8 byte order, which is Redis's member order.
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
+CREATE INDEX IF NOT EXISTS kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS hashes (key TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (key, field));
+CREATE TABLE IF NOT EXISTS zsets (key TEXT NOT NULL, member TEXT NOT NULL, score REAL NOT NULL, PRIMARY KEY (key, member));
+CREATE INDEX IF NOT EXISTS zsets_by_score ON zsets (key, score, member);
+`;
+
+const LIVE = '(expires_at IS NULL OR expires_at > ?)';
+const INTEGER = /^-?\d+$/;
+
+function translate(error: unknown, what: string): AppError {
+  if (error instanceof AppError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY)/.test(code)) {
+    return new UnavailableError(`The state store cannot serve ${what} now: ${message}`, { cause: error });
+  }
+  return new InternalError(`The state store failed (${what}): ${message}`, { cause: error });
+}
+
+export function createSqliteStateStore(options: SqliteStateStoreOptions): StateStore {
+  const log = options.log ?? createLogger({ level: 'silent' });
+  let db: Database.Database;
+  try {
+    db = new Database(options.path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    // WAL + NORMAL survives a process crash; only an OS crash may lose the last commits.
+    db.pragma('synchronous = NORMAL');
+    db.exec(SCHEMA);
+  } catch (error) {
+    throw translate(error, 'open');
+  }
+
+  const sql = {
+    get: db.prepare<[string, number], { value: string }>(`SELECT value FROM kv WHERE key = ? AND ${LIVE}`),
+    getRow: db.prepare<[string, number], { value: string; expires_at: number | null }>(
+      `SELECT value, expires_at FROM kv WHERE key = ? AND ${LIVE}`,
+    ),
+    upsert: db.prepare<[string, string, number | null]>(
+      'INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+    ),
+    updateValue: db.prepare<[string, string]>('UPDATE kv SET value = ? WHERE key = ?'),
+    delKv: db.prepare<[string]>('DELETE FROM kv WHERE key = ?'),
+    delExpiredKv: db.prepare<[string, number]>('DELETE FROM kv WHERE key = ? AND expires_at <= ?'),
+    delHash: db.prepare<[string]>('DELETE FROM hashes WHERE key = ?'),
+    delZset: db.prepare<[string]>('DELETE FROM zsets WHERE key = ?'),
+    hasHash: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM hashes WHERE key = ? LIMIT 1'),
+    hasZset: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM zsets WHERE key = ? LIMIT 1'),
+    hget: db.prepare<[string, string], { value: string }>('SELECT value FROM hashes WHERE key = ? AND field = ?'),
+    hgetall: db.prepare<[string], { field: string; value: string }>('SELECT field, value FROM hashes WHERE key = ?'),
+    hset: db.prepare<[string, string, string]>(
+      'INSERT INTO hashes (key, field, value) VALUES (?, ?, ?) ON CONFLICT (key, field) DO UPDATE SET value = excluded.value',
+    ),
+    hdel: db.prepare<[string, string]>('DELETE FROM hashes WHERE key = ? AND field = ?'),
+    zadd: db.prepare<[string, string, number]>(
+      'INSERT INTO zsets (key, member, score) VALUES (?, ?, ?) ON CONFLICT (key, member) DO UPDATE SET score = excluded.score',
+    ),
+    zrem: db.prepare<[string, string]>('DELETE FROM zsets WHERE key = ? AND member = ?'),
+    zcard: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM zsets WHERE key = ?'),
+    zscore: db.prepare<[string, string], { score: number }>('SELECT score FROM zsets WHERE key = ? AND member = ?'),
+    zrange: db.prepare<[string, number, number], ScoredMember>(
+      'SELECT member, score FROM zsets WHERE key = ? ORDER BY score, member LIMIT ? OFFSET ?',
+    ),
+    zrangeByScore: db.prepare<[string, number, number, number], ScoredMember>(
+      'SELECT member, score FROM zsets WHERE key = ? AND score >= ? AND score <= ? ORDER BY score, member LIMIT ?',
+    ),
+    purge: db.prepare<[number]>(
+      'DELETE FROM kv WHERE rowid IN (SELECT rowid FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000)',
+    ),
+    ping: db.prepare('SELECT 1'),
+  };
+
+  function typeOf(key: string, now: number): 'string' | 'hash' | 'zset' | 'none' {
+    if (sql.get.get(key, now)) return 'string';
+    if (sql.hasHash.get(key)) return 'hash';
+    if (sql.hasZset.get(key)) return 'zset';
+    return 'none';
+  }
+
+  /** Lets a hash or zset op through only when the key is absent or already of that kind. */
+  function expectType(key: string, want: 'hash' | 'zset', op: string, now: number): void {
+    const type = typeOf(key, now);
+    if (type !== 'none' && type !== want) throw wrongType(key, `${op} on a key holding a ${type}`);
+    if (type === 'none') sql.delExpiredKv.run(key, now);
+  }
+
+  function setString(key: string, value: string, ttl: number | undefined, now: number): void {
+    // SET replaces a value of any kind, as in Redis.
+    sql.delHash.run(key);
+    sql.delZset.run(key);
+    sql.upsert.run(key, value, ttl === undefined ? null : now + ttl);
+  }
+
+  function apply(op: WriteOp, now: number): void {
+    switch (op.op) {
+      case 'set':
+        return setString(op.key, op.value, checkTtl(op.ttlMs), now);
+      case 'del':
+        sql.delKv.run(op.key);
+        sql.delHash.run(op.key);
+        sql.delZset.run(op.key);
+        return;
+      case 'hset':
+        expectType(op.key, 'hash', 'hset', now);
+        sql.hset.run(op.key, op.field, op.value);
+        return;
+      case 'hdel':
+        expectType(op.key, 'hash', 'hdel', now);
+        sql.hdel.run(op.key, op.field);
+        return;
+      case 'zadd':
+        expectType(op.key, 'zset', 'zadd', now);
+        sql.zadd.run(op.key, op.member, op.score);
+        return;
+      case 'zrem':
+        expectType(op.key, 'zset', 'zrem', now);
+        sql.zrem.run(op.key, op.member);
+        return;
+    }
+  }
+
+  // IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout)
+  // instead of failing when it tries to upgrade a read lock.
+  const writeBatch = db.transaction((ops: WriteOp[], now: number) => {
+    for (const op of ops) apply(op, now);
+  });
+  const getMany = db.transaction((keys: string[], now: number) => keys.map((key) => sql.get.get(key, now)?.value ?? null));
+  const setIfAbsent = db.transaction((key: string, value: string, ttl: number | undefined, now: number) => {
+    if (typeOf(key, now) !== 'none') return false;
+    setString(key, value, ttl, now);
+    return true;
+  });
+  const incr = db.transaction((key: string, by: number, ttl: number | undefined, now: number) => {
+    const type = typeOf(key, now);
+    if (type === 'hash' || type === 'zset') throw wrongType(key, `incr on a key holding a ${type}`);
+    const row = sql.getRow.get(key, now);
+    if (!row) {
+      sql.upsert.run(key, String(by), ttl === undefined ? null : now + ttl);
+      return by;
+    }
+    const next = INTEGER.test(row.value) ? Number(row.value) + by : NaN;
+    if (!Number.isSafeInteger(next)) throw new InternalError('State store counter is not an integer or would overflow', { details: { key } });
+    sql.updateValue.run(String(next), key);
+    return next;
+  });
+  const zrange = db.transaction((key: string, start: number, stop: number) => {
+    const window = rankWindow(sql.zcard.get(key)?.n ?? 0, start, stop);
+    return window ? sql.zrange.all(key, window[1], window[0]) : [];
+  });
+  const claimDue = db.transaction((key: string, now: number, leaseEnd: number, limit: number) => {
+    const due = sql.zrangeByScore.all(key, -Infinity, now, limit);
+    for (const { member } of due) sql.zadd.run(key, member, leaseEnd);
+    return due;
+  });
+
+  let closed = false;
+  function run<T>(what: string, action: () => T): Promise<T> {
+    if (closed) return Promise.reject(new UnavailableError('The state store is closed'));
+    try {
+      return Promise.resolve(action());
+    } catch (error) {
+      return Promise.reject(translate(error, what));
+    }
+  }
+
+  function purge(): void {
+    try {
+      // Bounded batches keep each write lock short; stop after a few so a backlog never blocks the loop.
+      for (let round = 0; round < 10 && sql.purge.run(Date.now()).changes > 0; round++);
+    } catch (error) {
+      log.warn({ err: error }, 'purging expired state-store keys failed');
+    }
+  }
+  const purgeTimer = setInterval(purge, options.purgeIntervalMs ?? 60_000);
+  purgeTimer.unref();
+
+  return {
+    async write(ops) {
+      checkOps(ops);
+      if (ops.length === 0) return;
+      return run('write', () => writeBatch.immediate(ops, Date.now()));
+    },
+    get: (key) => run('get', () => sql.get.get(key, Date.now())?.value ?? null),
+    getMany: (keys) => run('getMany', () => getMany(keys, Date.now())),
+    async set(key, value, setOptions) {
+      const ttl = checkTtl(setOptions?.ttlMs);
+      return run('set', () => writeBatch.immediate([{ op: 'set', key, value, ttlMs: ttl }], Date.now()));
+    },
+    async setIfAbsent(key, value, setOptions) {
+      const ttl = checkTtl(setOptions?.ttlMs);
+      return run('setIfAbsent', () => setIfAbsent.immediate(key, value, ttl, Date.now()));
+    },
+    del: (key) => run('del', () => writeBatch.immediate([{ op: 'del', key }], Date.now())),
+    hget: (key, field) => run('hget', () => sql.hget.get(key, field)?.value ?? null),
+    hgetall: (key) => run('hgetall', () => Object.fromEntries(sql.hgetall.all(key).map((row) => [row.field, row.value]))),
+    async incr(key, by = 1, incrOptions) {
+      checkInteger(by, 'by');
+      const ttl = checkTtl(incrOptions?.ttlMs);
+      return run('incr', () => incr.immediate(key, by, ttl, Date.now()));
+    },
+    ttlMs: (key) =>
+      run('ttlMs', () => {
+        const now = Date.now();
+        const expiresAt = sql.getRow.get(key, now)?.expires_at;
+        return expiresAt === undefined || expiresAt === null ? null : expiresAt - now;
+      }),
+    zcard: (key) => run('zcard', () => sql.zcard.get(key)?.n ?? 0),
+    zscore: (key, member) => run('zscore', () => sql.zscore.get(key, member)?.score ?? null),
+    async zrange(key, start, stop) {
+      checkInteger(start, 'start');
+      checkInteger(stop, 'stop');
+      return run('zrange', () => zrange(key, start, stop));
+    },
+    async zrangeByScore(key, min, max, limit) {
+      checkBound(min, 'min');
+      checkBound(max, 'max');
+      // SQLite reads LIMIT -1 as "no limit".
+      const count = limit === undefined ? -1 : checkInteger(limit, 'limit', 0);
+      if (count === 0) return [];
+      return run('zrangeByScore', () => sql.zrangeByScore.all(key, min, max, count));
+    },
+    async claimDue(key, now, leaseMs, limit) {
+      checkScore(now, 'now');
+      checkScore(leaseMs, 'leaseMs');
+      if (checkInteger(limit, 'limit', 0) === 0) return [];
+      const leaseEnd = checkScore(now + leaseMs, 'now + leaseMs');
+      return run('claimDue', () => claimDue.immediate(key, now, leaseEnd, limit));
+    },
+    ping: () => run('ping', () => void sql.ping.get()),
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(purgeTimer);
+      db.close();
+    },
+  };
+}
