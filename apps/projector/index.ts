@@ -1,1 +1,2 @@
 export { startProjector, CONTROL_PLANE } from './src/projector.ts';
+export { rebuildReadModels } from './src/rebuild.ts';

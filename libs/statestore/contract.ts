@@ -43,6 +43,26 @@ export function stateStoreContract(name: string, factory: () => Promise<StateSto
     writeCases(ctx);
     sortedSetCases(ctx);
 
+    describe('deletePrefix', () => {
+      it('deletes strings, hashes and sorted sets under the prefix and nothing else, with wildcards taken literally', async () => {
+        const base = ctx.key('prefix');
+        await ctx.store.write([
+          { op: 'set', key: `${base}:a`, value: '1' },
+          { op: 'hset', key: `${base}:h`, field: 'f', value: 'v' },
+          { op: 'zadd', key: `${base}:z`, member: 'm', score: 1 },
+          { op: 'set', key: `${base}X`, value: 'sibling' },
+          { op: 'set', key: `${base}*:literal`, value: 'star' },
+        ]);
+        expect(await ctx.store.deletePrefix(`${base}:`)).toBe(3);
+        expect(await ctx.store.get(`${base}:a`)).toBeNull();
+        expect(await ctx.store.hgetall(`${base}:h`)).toEqual({});
+        expect(await ctx.store.zcard(`${base}:z`)).toBe(0);
+        expect(await ctx.store.get(`${base}X`)).toBe('sibling');
+        expect(await ctx.store.deletePrefix(`${base}*`)).toBe(1);
+        expect(await ctx.store.get(`${base}X`)).toBe('sibling');
+      });
+    });
+
     describe('lifecycle', () => {
       it('ping answers while open; calls after close fail as unavailable', async () => {
         await ctx.store.ping();

@@ -51,6 +51,9 @@ export interface StateStore {
    */
   claimDue(key: string, now: number, leaseMs: number, limit: number): Promise<ScoredMember[]>;
 
+  /** Deletes every key (of any kind) starting with prefix; returns how many. For rebuilds, not hot paths. */
+  deletePrefix(prefix: string): Promise<number>;
+
   ping(): Promise<void>;
   close(): Promise<void>;
 }

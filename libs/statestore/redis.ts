@@ -241,6 +241,20 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       return pairs(await run('claimDue', () => scripts.vigilClaim(key, String(now), leaseEnd, String(limit))));
     },
 
+    async deletePrefix(prefix) {
+      // SCAN matches raw key names: ioredis applies keyPrefix to commands, not to the MATCH pattern.
+      const own = options.keyPrefix ?? '';
+      const pattern = (own + prefix).replace(/[*?[\]\\]/g, '\\$&') + '*';
+      let cursor = '0';
+      let deleted = 0;
+      do {
+        const [next, found] = await run('deletePrefix', () => client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000));
+        cursor = next;
+        if (found.length > 0) deleted += await run('deletePrefix', () => client.unlink(...found.map((key) => key.slice(own.length))));
+      } while (cursor !== '0');
+      return deleted;
+    },
+
     async ping() {
       await run('ping', () => client.ping());
     },

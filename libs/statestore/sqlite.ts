@@ -244,6 +244,19 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): StateS
       const leaseEnd = checkScore(now + leaseMs, 'now + leaseMs');
       return run('claimDue', () => claimDue.immediate(key, now, leaseEnd, limit));
     },
+    deletePrefix: (prefix) =>
+      run('deletePrefix', () =>
+        db.transaction(() => {
+          // substr compares bytes exactly, where LIKE and GLOB would treat % _ * ? as wildcards.
+          let deleted = 0;
+          for (const table of ['kv', 'hashes', 'zsets']) {
+            const keys = db.prepare(`SELECT DISTINCT key FROM ${table} WHERE substr(key, 1, length(?)) = ?`).all(prefix, prefix).length;
+            db.prepare(`DELETE FROM ${table} WHERE substr(key, 1, length(?)) = ?`).run(prefix, prefix);
+            deleted += keys;
+          }
+          return deleted;
+        })(),
+      ),
     ping: () => run('ping', () => void sql.ping.get()),
     async close() {
       if (closed) return;

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/**
+ * The shapes of the API answers the CLI relies on. Loose objects: the CLI reads these fields and
+ * passes everything else through to --json untouched, so a new server field never breaks it.
+ */
+
+export const errorBodySchema = z.looseObject({ statusCode: z.number(), error: z.string().optional(), message: z.string() });
+
+export const accountSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  runtimeId: z.string().nullable().optional(),
+  plan: z.string().optional(),
+});
+export type Account = z.infer<typeof accountSchema>;
+
+export const createdAccountSchema = z.looseObject({
+  account: accountSchema,
+  owner: z.looseObject({ id: z.string(), email: z.string() }),
+  apiKey: z.looseObject({ id: z.string(), name: z.string(), key: z.string() }),
+});
+
+export const apiKeySchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  role: z.string().nullable(),
+  last4: z.string(),
+});
+
+export const variableSchema = z.looseObject({ key: z.string(), value: z.string(), locked: z.boolean(), secret: z.boolean() });
+export type Variable = z.infer<typeof variableSchema>;
+
+export const runtimeSchema = z.looseObject({
+  name: z.string(),
+  multiStepSupport: z.boolean(),
+  nodeJsVersion: z.string(),
+  dependencies: z.record(z.string(), z.string()),
+  stage: z.string(),
+  runtimeEndOfLife: z.string(),
+  description: z.string(),
+});
+
+export const checkSchema = z.looseObject({ id: z.string(), name: z.string(), checkType: z.string() });
+export const checkGroupSchema = z.looseObject({ id: z.string(), name: z.string() });
+
+export const alertChannelSchema = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  config: z.looseObject({ name: z.string(), url: z.string(), method: z.string().optional() }),
+});
+
+export const deliverySchema = z.looseObject({});
+
+export const testMessageSchema = z.looseObject({
+  statusCode: z.number().nullable().optional(),
+  durationMs: z.number().nullable().optional(),
+  responseBody: z.unknown().optional(),
+  error: z.string().nullable().optional(),
+});
+
+export const ingestAnswerSchema = z.looseObject({
+  accepted: z.number(),
+  rejected: z.array(z.looseObject({ index: z.number(), message: z.string() })),
+});
+
+const seriesEntrySchema = z.looseObject({ data: z.array(z.record(z.string(), z.unknown())) });
+export const analyticsSchema = z.looseObject({
+  checkId: z.string(),
+  name: z.string(),
+  checkType: z.string(),
+  from: z.string(),
+  to: z.string(),
+  series: z.array(seriesEntrySchema),
+  metadata: z.record(z.string(), z.looseObject({ unit: z.string().optional(), label: z.string().optional(), aggregation: z.string().optional() })),
+});
+export type Analytics = z.infer<typeof analyticsSchema>;
+
+const metricSchema = z.looseObject({ name: z.string(), displayName: z.string().optional(), description: z.string().optional(), unit: z.string().optional() });
+export const metricsCatalogueSchema = z.looseObject({
+  data: z.record(z.string(), z.array(metricSchema)),
+  meta: z.looseObject({}).optional(),
+});
