@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+const include = ['apps/**/*.test.ts', 'libs/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'];
+const disruptive = '**/*.disruptive.test.ts';
+
 export default defineConfig({
   test: {
     globalSetup: ['./test/support/global-setup.ts'],
@@ -8,6 +11,10 @@ export default defineConfig({
     pool: 'forks',
     // Integration suites share real Redis, ClickHouse and Kafka; two cores limit useful parallelism.
     maxWorkers: 2,
-    include: ['apps/**/*.test.ts', 'libs/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'],
+    projects: [
+      { extends: true, test: { name: 'main', include, exclude: [disruptive, '**/node_modules/**'], sequence: { groupOrder: 0 } } },
+      // Suites that stop a shared service run last, one file at a time, after everything else finished.
+      { extends: true, test: { name: 'disruptive', include: [disruptive], fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

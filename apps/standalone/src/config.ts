@@ -8,6 +8,12 @@ export const standaloneConfigSchema = z.object({
   ...apiEnv,
   ...ingestorEnv,
   HOST: z.string().default('127.0.0.1'),
+  /** Which apps this process runs; run an app elsewhere by leaving it out here. */
+  VIGIL_STANDALONE_APPS: z
+    .string()
+    .default('api,projector,ingestor,alerter,dispatcher')
+    .transform((value) => value.split(',').map((app) => app.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['api', 'projector', 'ingestor', 'alerter', 'dispatcher']))),
 });
 export type StandaloneConfig = z.output<typeof standaloneConfigSchema>;
 

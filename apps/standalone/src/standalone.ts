@@ -26,9 +26,12 @@ export async function startStandalone(loaded: StandaloneConfig, log: Logger = cr
     const metrics = createMetricsRegistry();
     const platform = await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-standalone' });
     await ensureAdminKey(platform.stateStore, config.VIGIL_ADMIN_KEY, log);
-    const projector = startProjector({ platform, log, lifecycle, metrics });
+    const apps = new Set(config.VIGIL_STANDALONE_APPS);
+    const projector = apps.has('projector') ? startProjector({ platform, log, lifecycle, metrics }) : undefined;
     // On the embedded bus the API writes DuckDB itself; with Kafka the ingestor does it.
-    if (platform.adapters.messageBus === 'kafka') await startIngestor({ platform, log, lifecycle, metrics, batchSize: config.VIGIL_INGEST_BATCH_SIZE });
+    if (apps.has('ingestor') && platform.adapters.messageBus === 'kafka') {
+      await startIngestor({ platform, log, lifecycle, metrics, batchSize: config.VIGIL_INGEST_BATCH_SIZE });
+    }
     const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics });
     return { url: api.url, api, platform, lifecycle, stop: () => lifecycle.stop() };
   } catch (error) {
