@@ -1,0 +1,195 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { StringDecoder } from 'node:string_decoder';
+import { checkAddress } from './address-policy.ts';
+import { SERVICE_HEADER_NAMES } from './headers.ts';
+import { isJsonBody } from './render.ts';
+import { signatureHeaders } from './signing.ts';
+
+export const RESPONSE_BODY_LIMIT = 4096;
+
+export interface WebhookRequest {
+  url: string;
+  method: string;
+  headers: Readonly<Record<string, string>>;
+  body: string;
+}
+
+/** Resolves a host name to every address, like dns.lookup with `all: true`. */
+export type Resolver = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+export interface DeliveryOptions {
+  timeoutMs: number;
+  /** Lifts the address policy (VIGIL_WEBHOOK_ALLOW_PRIVATE): for tests and self-hosting. */
+  allowPrivate: boolean;
+  userAgent: string;
+  /** Sent as `webhook-id`; the same on every retry so receivers can de-duplicate. */
+  deliveryId: string;
+  secret?: string | null;
+  /** The time of this attempt; `x-service-timestamp` and the signatures use it. */
+  now?: Date;
+  signal?: AbortSignal;
+  /** Name resolution; dns.lookup by default. The address policy applies to whatever it returns. */
+  resolve?: Resolver;
+}
+
+export type DeliveryOutcome = 'delivered' | 'failed' | 'refused';
+
+export interface DeliveryResult {
+  outcome: DeliveryOutcome;
+  statusCode?: number;
+  error?: string;
+  durationMs: number;
+  /** The first 4 KiB of the response, as text. */
+  responseBody: string;
+  /** What was sent (or would have been, when refused); the caller masks what must not be shown. */
+  requestHeaders: Record<string, string>;
+}
+
+const BODYLESS = new Set(['GET', 'HEAD']);
+
+/**
+ * The headers and body one attempt sends: the channel's headers (less those the service owns),
+ * then Content-Type, User-Agent, x-service-timestamp, webhook-id and the signatures.
+ */
+export function prepareRequest(request: WebhookRequest, options: DeliveryOptions): { method: string; headers: Record<string, string>; body: string } {
+  const method = request.method.toUpperCase();
+  const body = BODYLESS.has(method) ? '' : request.body;
+  const timestamp = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (!SERVICE_HEADER_NAMES.has(name.toLowerCase())) headers[name] = value;
+  }
+  const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  if (body !== '' && !hasContentType) headers['content-type'] = isJsonBody(body) ? 'application/json' : 'text/plain; charset=utf-8';
+  headers['user-agent'] = options.userAgent;
+  headers['x-service-timestamp'] = String(timestamp);
+  headers['webhook-id'] = options.deliveryId;
+  Object.assign(headers, signatureHeaders({ body, secret: options.secret, deliveryId: options.deliveryId, timestamp }));
+  return { method, headers, body };
+}
+
+/** Raised from the connect-time lookup when a resolved address is not allowed. */
+class AddressRefused extends Error {}
+class AttemptTimedOut extends Error {}
+class AttemptAborted extends Error {}
+
+/**
+ * A lookup for http.request that resolves the name and, when guarded, refuses it if any address
+ * is in a blocked range. It runs as the socket connects, on the addresses it will connect to, so
+ * a name that re-resolves to a private address (DNS rebinding) is caught too.
+ */
+function connectLookup(resolve: Resolver, guarded: boolean) {
+  return (hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error);
+      for (const { address } of guarded ? addresses : []) {
+        const verdict = checkAddress(address);
+        if (!verdict.allowed) return callback(new AddressRefused(`refused: ${hostname} resolves to a blocked address: ${verdict.reason}`));
+      }
+      const [first] = addresses;
+      if (options.all) return callback(null, addresses);
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+// Node sends header values as Latin-1; UTF-8 text goes out as its bytes, as receivers expect.
+const wireValue = (value: string): string => (/[\u0080-\uffff]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value);
+
+function describe(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' && message !== '' ? message : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}
+
+/** Sends one attempt. Never throws: every way it can end is a result. Redirects are not followed. */
+export async function deliverWebhook(request: WebhookRequest, options: DeliveryOptions): Promise<DeliveryResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let prepared: ReturnType<typeof prepareRequest>;
+  try {
+    prepared = prepareRequest(request, options);
+  } catch (error) {
+    // A secret that cannot sign (a malformed whsec_) would fail on every retry too.
+    const message = error instanceof Error ? error.message : String(error);
+    return { outcome: 'refused', error: `refused: ${message}`, durationMs: elapsed(), responseBody: '', requestHeaders: {} };
+  }
+  const refuse = (error: string): DeliveryResult => ({ outcome: 'refused', error, durationMs: elapsed(), responseBody: '', requestHeaders: prepared.headers });
+
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return refuse(`refused: ${JSON.stringify(request.url)} is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(`refused: only http and https URLs are delivered, not ${url.protocol}`);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && isIP(host) !== 0) {
+    // A literal address never goes through the lookup, so it is judged here.
+    const verdict = checkAddress(host);
+    if (!verdict.allowed) return refuse(`refused: ${verdict.reason}`);
+  }
+  let req: http.ClientRequest;
+  try {
+    req = (url.protocol === 'https:' ? https : http).request(url, {
+      method: prepared.method,
+      headers: Object.fromEntries(Object.entries(prepared.headers).map(([name, value]) => [name, wireValue(value)])),
+      agent: false,
+      lookup: connectLookup(options.resolve ?? (dnsLookup as unknown as Resolver), !options.allowPrivate) as unknown as http.RequestOptions['lookup'],
+    });
+  } catch (error) {
+    // Node refuses a header name or value it cannot send; no retry changes that.
+    return refuse(`refused: ${describe(error)}`);
+  }
+  return send(req, prepared, options, elapsed);
+}
+
+function send(req: http.ClientRequest, prepared: ReturnType<typeof prepareRequest>, options: DeliveryOptions, elapsed: () => number): Promise<DeliveryResult> {
+  return new Promise<DeliveryResult>((done) => {
+    let settled = false;
+    let statusCode: number | undefined;
+    const chunks: Buffer[] = [];
+    let received = 0;
+
+    const finish = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      req.destroy();
+      const responseBody = new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
+      const base = { durationMs: elapsed(), responseBody, requestHeaders: prepared.headers };
+      if (statusCode !== undefined) {
+        // The receiver answered: its status decides, even if the body was cut short.
+        if (statusCode <= 399) return done({ outcome: 'delivered', statusCode, ...base });
+        return done({ outcome: 'failed', statusCode, error: `receiver answered ${statusCode}`, ...base });
+      }
+      if (error instanceof AddressRefused) return done({ outcome: 'refused', error: error.message, ...base });
+      done({ outcome: 'failed', error: describe(error), ...base });
+    };
+
+    const timer = setTimeout(() => req.destroy(new AttemptTimedOut(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    const onAbort = () => req.destroy(new AttemptAborted('aborted'));
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    req.on('error', finish);
+    req.on('response', (res) => {
+      statusCode = res.statusCode;
+      res.on('data', (chunk: Buffer) => {
+        if (received < RESPONSE_BODY_LIMIT) chunks.push(chunk);
+        received += chunk.length;
+        if (received >= RESPONSE_BODY_LIMIT) finish();
+      });
+      res.on('end', () => finish());
+      res.on('error', finish);
+      res.on('close', () => finish());
+    });
+    req.end(BODYLESS.has(prepared.method) ? undefined : prepared.body);
+  });
+}

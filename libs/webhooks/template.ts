@@ -1,0 +1,184 @@
+import Handlebars from 'handlebars';
+import { ValidationError, sha256Hex } from '#core';
+import { collectVariables, findIssue, firstLiteralCharacter, routeThroughHelpers, type TemplateIssue, type VariableReference } from './ast.ts';
+import { HELPER_NAMES, registerHelpers, renderHelpers, type RenderOptions } from './helpers.ts';
+import { parseErrorPosition } from './parse-error.ts';
+
+/** Where a template's output goes, which decides how `{{X}}` is encoded. */
+export type TemplateContext = 'url' | 'header' | 'query' | 'body-json' | 'body-text';
+
+export const TEMPLATE_MAX_BYTES = 64 * 1024;
+
+export type TemplateValidation = { ok: true } | ({ ok: false } & TemplateIssue);
+
+/** Renders a compiled template against a set of variables. */
+export type CompiledTemplate = (variables: Readonly<Record<string, unknown>>, options?: RenderOptions) => string;
+
+const ESCAPE_HELPER = '__vigilEscape';
+const RAW_HELPER = '__vigilRaw';
+
+// encodeURIComponent throws on a lone surrogate; a check name must never make a delivery throw.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const wellFormed = (value: string): string => value.replace(LONE_SURROGATE, '\uFFFD');
+
+const ESCAPERS: Record<TemplateContext, (value: string) => string> = {
+  url: (value) => encodeURIComponent(wellFormed(value)),
+  query: (value) => encodeURIComponent(wellFormed(value)),
+  header: (value) => value.replace(/[\r\n]/g, ''),
+  // The string's JSON form without its quotes: the template supplies them, as in "msg": "{{X}}".
+  'body-json': (value) => JSON.stringify(value).slice(1, -1),
+  'body-text': (value) => Handlebars.escapeExpression(value),
+};
+
+const asText = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
+
+/**
+ * `{{{X}}}` in a JSON body: a string goes in as it is, anything else as JSON, so that
+ * `"tags": {{{TAGS}}}` gives `"tags": ["a","b"]`. (`{{TAGS}}` gives the escaped text `a,b`.)
+ */
+function rawJson(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+// Not strict: a variable that is missing renders as empty rather than failing the delivery.
+const COMPILE_OPTIONS = { strict: false, knownHelpersOnly: false, data: true, compat: false } as const;
+
+// Handlebars' defaults, stated so that no upgrade or global setting can loosen them.
+const RUNTIME_OPTIONS = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false } as const;
+
+type Env = typeof Handlebars;
+const environments = new Map<TemplateContext, Env>();
+
+/** One isolated Handlebars instance per context, so no helper or escaper leaks between them or into other code. */
+function environment(context: TemplateContext): Env {
+  let env = environments.get(context);
+  if (!env) {
+    env = Handlebars.create();
+    registerHelpers(env);
+    const escape = ESCAPERS[context];
+    env.registerHelper(ESCAPE_HELPER, (value: unknown) => escape(asText(value)));
+    env.registerHelper(RAW_HELPER, rawJson);
+    environments.set(context, env);
+  }
+  return env;
+}
+
+/**
+ * A template whose literal text starts with `{` or `[` is a JSON body; anything else is text.
+ * Literal text, so that `{{X}} is down` is text while `{{#if A}}{"a": 1}{{/if}}` is JSON.
+ */
+export function bodyContext(template: string): 'body-json' | 'body-text' {
+  return remember(bodyContextCache, sha256Hex(template), () => {
+    const parsed = parse(template);
+    const start = parsed.ok ? firstLiteralCharacter(parsed.program) : template.trimStart()[0];
+    return start === '{' || start === '[' ? 'body-json' : 'body-text';
+  });
+}
+
+function sizeIssue(source: string): TemplateIssue | undefined {
+  if (Buffer.byteLength(source, 'utf8') <= TEMPLATE_MAX_BYTES) return undefined;
+  // Point at the first character past the limit.
+  let bytes = 0;
+  let index = 0;
+  for (const char of source) {
+    bytes += Buffer.byteLength(char, 'utf8');
+    if (bytes > TEMPLATE_MAX_BYTES) break;
+    index += char.length;
+  }
+  const before = source.slice(0, index);
+  const line = before.split('\n').length;
+  return { message: `template is larger than ${TEMPLATE_MAX_BYTES} bytes (64 KiB)`, line, column: index - before.lastIndexOf('\n') };
+}
+
+function issueFromError(source: string, error: unknown): TemplateIssue {
+  const message = error instanceof Error ? error.message : String(error);
+  const parsed = parseErrorPosition(source, message);
+  if (parsed) return parsed;
+  const located = error as { lineNumber?: unknown; column?: unknown };
+  const line = typeof located.lineNumber === 'number' ? located.lineNumber : 1;
+  const column = typeof located.column === 'number' ? located.column + 1 : 1;
+  // Handlebars appends " - line:column" to its own messages; the position is returned separately.
+  return { message: message.replace(/ - \d+:\d+$/, ''), line, column };
+}
+
+type Parsed = { ok: true; program: hbs.AST.Program } | { ok: false; issue: TemplateIssue };
+
+function parse(source: string): Parsed {
+  const tooLarge = sizeIssue(source);
+  if (tooLarge) return { ok: false, issue: tooLarge };
+  const env = environment('body-text');
+  let program: hbs.AST.Program;
+  try {
+    program = env.parse(source);
+  } catch (error) {
+    return { ok: false, issue: issueFromError(source, error) };
+  }
+  const issue = findIssue(program, HELPER_NAMES);
+  if (issue) return { ok: false, issue };
+  try {
+    // Compiling to code finds what only the compiler checks, such as "foo/../bar" paths.
+    env.precompile(program, COMPILE_OPTIONS);
+  } catch (error) {
+    return { ok: false, issue: issueFromError(source, error) };
+  }
+  return { ok: true, program };
+}
+
+/** Checks a template without rendering it. Line and column are 1-based; the message does not repeat them. */
+export function validateTemplate(source: string): TemplateValidation {
+  const parsed = parse(source);
+  return parsed.ok ? { ok: true } : { ok: false, ...parsed.issue };
+}
+
+// Channels render the same few templates over and over; parsing and compiling once is enough.
+const CACHE_LIMIT = 500;
+const compiledCache = new Map<string, CompiledTemplate>();
+const variablesCache = new Map<string, VariableReference[]>();
+const bodyContextCache = new Map<string, 'body-json' | 'body-text'>();
+
+function remember<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
+  const value = make();
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+  return value;
+}
+
+/** The top-level variables a template reads (empty when it does not parse). */
+export function templateVariables(source: string): VariableReference[] {
+  return remember(variablesCache, sha256Hex(source), () => {
+    const parsed = parse(source);
+    return parsed.ok ? collectVariables(parsed.program, HELPER_NAMES) : [];
+  });
+}
+
+/**
+ * Compiles a template for one context. Throws ValidationError when it is not valid, or when it
+ * fails while rendering; the message starts with `field` and names the line and column.
+ */
+export function compileTemplate(source: string, context: TemplateContext, field = 'template'): CompiledTemplate {
+  return remember(compiledCache, `${context}:${field}:${sha256Hex(source)}`, () => compile(source, context, field));
+}
+
+function compile(source: string, context: TemplateContext, field: string): CompiledTemplate {
+  const parsed = parse(source);
+  if (!parsed.ok) {
+    const { message, line, column } = parsed.issue;
+    throw new ValidationError(`${field}: line ${line}, column ${column}: ${message}`, { details: { line, column } });
+  }
+  const env = environment(context);
+  routeThroughHelpers(parsed.program, HELPER_NAMES, ESCAPE_HELPER, context === 'body-json' ? RAW_HELPER : undefined);
+  const template = env.compile(parsed.program, COMPILE_OPTIONS);
+  return (variables, options = {}) => {
+    // A null-prototype copy: nothing inherited is there to be looked up.
+    const data = Object.assign(Object.create(null) as Record<string, unknown>, variables);
+    try {
+      return template(data, { ...RUNTIME_OPTIONS, helpers: renderHelpers(options) });
+    } catch (error) {
+      const { message, line, column } = issueFromError(source, error);
+      throw new ValidationError(`${field}: line ${line}, column ${column}: ${message}`, { cause: error, details: { line, column } });
+    }
+  };
+}
