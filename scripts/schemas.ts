@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alertEventJsonSchema } from '#alerting';
 import { checkResultJsonSchema, eventSchemas } from '#domain';
 
 /**
@@ -13,6 +14,12 @@ export function generateSchemas(): Record<string, unknown> {
       description: 'A check result on topic vigil.check-results.v1 (key = checkId) and in POST /v1/check-results.',
       ...checkResultJsonSchema(),
     },
+  };
+  files['alert-event.v1.json'] = {
+    $id: 'https://vigil.dev/schemas/alert-event.v1.json',
+    title: 'Alert event v1',
+    description: 'An alert decided by the alerter, on topic vigil.alert-events.v1 (key = checkId).',
+    ...alertEventJsonSchema(),
   };
   for (const [type, schema] of Object.entries(eventSchemas).sort(([a], [b]) => a.localeCompare(b))) {
     files[`events/${type}.v1.json`] = {

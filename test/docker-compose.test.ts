@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { z } from 'zod';
+import { alerterConfigSchema } from '../apps/alerter/index.ts';
 import { apiConfigSchema } from '../apps/api/index.ts';
+import { dispatcherConfigSchema } from '../apps/dispatcher/index.ts';
 import { ingestorConfigSchema } from '../apps/ingestor/src/config.ts';
 import { projectorConfigSchema } from '../apps/projector/src/config.ts';
 
@@ -11,6 +13,8 @@ const apps: Record<string, z.ZodObject> = {
   api: apiConfigSchema,
   projector: projectorConfigSchema,
   ingestor: ingestorConfigSchema,
+  alerter: alerterConfigSchema,
+  dispatcher: dispatcherConfigSchema,
 };
 
 const compose = parse(readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as {

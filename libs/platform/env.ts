@@ -27,5 +27,20 @@ export const platformEnv = {
     .optional(),
 };
 
+/** Webhook delivery settings: read by the dispatcher, and by the API for test messages. */
+export const webhookEnv = {
+  VIGIL_WEBHOOK_TIMEOUT_MS: env.int(30_000, 100, 120_000),
+  VIGIL_WEBHOOK_MAX_RETRIES: env.int(5, 0, 20),
+  VIGIL_WEBHOOK_RETRY_DELAY_MS: env.int(20_000, 10, 3_600_000),
+  /** Lifts the SSRF block on private, loopback and metadata addresses: for tests and self-hosting. */
+  VIGIL_WEBHOOK_ALLOW_PRIVATE: env.bool(false),
+  /** Deliveries attempted at once per process. */
+  VIGIL_WEBHOOK_CONCURRENCY: env.int(32, 1, 1000),
+  /** What {{REGION}} renders. */
+  VIGIL_REGION: z.string().min(1).max(64).default('local'),
+  /** Base of RESULT_LINK in alerts. */
+  VIGIL_PUBLIC_URL: env.url(['http', 'https']).default('http://localhost:3000'),
+};
+
 const platformSchema = z.object(platformEnv);
 export type PlatformConfig = z.output<typeof platformSchema>;

@@ -1,2 +1,2 @@
-export { platformEnv, type PlatformConfig } from './env.ts';
+export { platformEnv, webhookEnv, type PlatformConfig } from './env.ts';
 export { createPlatform, type Platform, type PlatformNeeds, type Topics } from './platform.ts';

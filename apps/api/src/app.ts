@@ -9,6 +9,8 @@ import { installAuth } from './plugins/auth.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { createRateLimiter } from './plugins/rate-limit.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { alertChannelRoutes, type ChannelRouteDeps } from './routes/alert-channels.ts';
+import { analyticsRoutes } from './routes/analytics.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { checkRoutes } from './routes/checks.ts';
 import { checkResultRoutes } from './routes/check-results.ts';
@@ -27,6 +29,7 @@ export interface ApiDeps {
   adminKeyHash: () => Promise<string | null>;
   ingestKeyHash: string | null;
   ingest: { lookup: CheckLookup; sink: ResultSink };
+  alerting: Omit<ChannelRouteDeps, 'services'>;
 }
 
 /** Rate-limit buckets with their own per-minute limits; the spec sets multistep analytics at 30. */
@@ -59,6 +62,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   variableRoutes(app, deps.services);
   runtimeRoutes(app, deps.services);
   checkRoutes(app, deps.services);
+  if (deps.platform.analytics) analyticsRoutes(app, { readModels: deps.services.readModels, analytics: deps.platform.analytics, stateStore: deps.platform.stateStore });
   checkResultRoutes(app, deps.ingest);
+  alertChannelRoutes(app, { services: deps.services, ...deps.alerting });
   return app;
 }

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { env, parseConfig } from '#core';
-import { platformEnv } from '#platform';
+import { platformEnv, webhookEnv } from '#platform';
 
 export const apiEnv = {
   ...platformEnv,
+  ...webhookEnv,
   PORT: env.port(3000),
   HOST: z.string().default('0.0.0.0'),
   /** Largest JSON body on ordinary routes; ingestion has its own, larger limit. */
@@ -16,7 +17,6 @@ export const apiEnv = {
   VIGIL_RATE_LIMIT_PER_MINUTE: env.int(600, 1, 1_000_000),
   /** How long a write waits for its read models before answering (read your writes). */
   VIGIL_READ_YOUR_WRITES_TIMEOUT_MS: env.int(3000, 0, 60_000),
-  VIGIL_PUBLIC_URL: env.url(['http', 'https']).optional(),
 };
 
 export const apiConfigSchema = z.object(apiEnv);

@@ -1,16 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import { ConfigError, createLogger, createSecretBox, Lifecycle, parseEncryptionKey, sha256Hex, type Logger } from '#core';
+import { ConfigError, createLogger, createSecretBox, Lifecycle, parseEncryptionKey, sha256Hex, type Logger, type SecretBox } from '#core';
 import { createMetricsRegistry } from '#http';
 import { createPlatform, type Platform } from '#platform';
 import { createCheckpointWaiter } from '#projections';
+import { DeliveryStore, Dispatcher } from '#notify';
 import { createBusSink, createCheckLookup, createDirectSink } from '#pipeline';
 import { ReadModels } from '#readmodels';
 import { buildApp } from './app.ts';
 import { CommandRunner, type ReadModelSync } from './commands.ts';
 import type { ApiConfig } from './config.ts';
 import { loadRuntimes, RuntimeCatalogue } from './runtimes/catalogue.ts';
+import { ChannelService } from './services/channels.ts';
 import { createServices } from './services/index.ts';
+import { version } from './version.ts';
 
 /** Where the platform admin key's hash is kept when it was generated rather than configured. */
 export const ADMIN_KEY_HASH_KEY = 'platform:admin-key-sha256';
@@ -66,6 +69,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       adminKeyHash,
       ingestKeyHash: config.VIGIL_INGEST_KEY ? sha256Hex(config.VIGIL_INGEST_KEY) : null,
       ingest: { lookup: createCheckLookup(readModels), sink },
+      alerting: createAlerting(config, readModels, platform, box, commands, log),
     });
     // Added last so it closes first: stop taking requests and drain in-flight ones before adapters close.
     lifecycle.add('http', () => app.close());
@@ -76,4 +80,23 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     if (!options.lifecycle) await lifecycle.stop();
     throw error;
   }
+}
+
+/** Channel routes and the dispatcher they use for test messages (its retry loop runs in the dispatcher app). */
+function createAlerting(config: ApiConfig, readModels: ReadModels, platform: Platform, box: SecretBox, commands: CommandRunner, log: Logger) {
+  const deliveries = new DeliveryStore(platform.stateStore);
+  const userAgent = `Vigil/${version}`;
+  const dispatcher = new Dispatcher({
+    readModels,
+    store: deliveries,
+    box,
+    log,
+    timeoutMs: config.VIGIL_WEBHOOK_TIMEOUT_MS,
+    retry: { maxRetries: config.VIGIL_WEBHOOK_MAX_RETRIES, delayMs: config.VIGIL_WEBHOOK_RETRY_DELAY_MS },
+    allowPrivate: config.VIGIL_WEBHOOK_ALLOW_PRIVATE,
+    userAgent,
+    publicUrl: config.VIGIL_PUBLIC_URL,
+    region: config.VIGIL_REGION,
+  });
+  return { channels: new ChannelService(commands, readModels, box), dispatcher, deliveries, userAgent, region: config.VIGIL_REGION, publicUrl: config.VIGIL_PUBLIC_URL };
 }

@@ -1,7 +1,9 @@
 import { createLogger, Lifecycle, type Logger } from '#core';
 import { createMetricsRegistry } from '#http';
 import { createPlatform, type Platform } from '#platform';
-import { startApi, type RunningApi } from '../../api/index.ts';
+import { startApi, version, type RunningApi } from '../../api/index.ts';
+import { startAlerter } from '../../alerter/index.ts';
+import { startDispatcher } from '../../dispatcher/index.ts';
 import { startIngestor } from '../../ingestor/index.ts';
 import { startProjector } from '../../projector/index.ts';
 import type { StandaloneConfig } from './config.ts';
@@ -32,6 +34,8 @@ export async function startStandalone(loaded: StandaloneConfig, log: Logger = cr
     if (apps.has('ingestor') && platform.adapters.messageBus === 'kafka') {
       await startIngestor({ platform, log, lifecycle, metrics, batchSize: config.VIGIL_INGEST_BATCH_SIZE });
     }
+    if (apps.has('alerter')) await startAlerter({ platform, log, lifecycle, metrics });
+    if (apps.has('dispatcher')) await startDispatcher({ platform, config, log, lifecycle, metrics, userAgent: `Vigil/${version}` });
     const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics });
     return { url: api.url, api, platform, lifecycle, stop: () => lifecycle.stop() };
   } catch (error) {

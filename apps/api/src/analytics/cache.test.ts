@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { parseAnalyticsParams, type AnalyticsAnswer } from '#analytics';
+import { createLogger } from '#core';
+import { createSqliteStateStore } from '#statestore';
+import { analyticsCacheKey, createAnalyticsCache } from './cache.ts';
+
+const scope = { accountId: 'a1', checkId: 'c1', checkType: 'API' };
+const at = (iso: string) => new Date(iso);
+const request = (params: Record<string, string>, now: Date) => parseAnalyticsParams({ metrics: 'availability', ...params }, { checkType: 'API', now });
+const key = (params: Record<string, string>, now: Date, s = scope) => analyticsCacheKey(s, request(params, now), now, 30_000);
+
+describe('analytics cache key', () => {
+  it('starts with the account, so accounts never share an entry', () => {
+    const now = at('2024-01-01T10:00:00Z');
+    expect(key({}, now)).toMatch(/^analytics-cache:a1:c1:[0-9a-f]{64}$/);
+    expect(key({}, now, { ...scope, accountId: 'a2' })).not.toBe(key({}, now));
+  });
+
+  it('changes with anything that shapes the answer', () => {
+    const now = at('2024-01-01T10:00:00Z');
+    const variants: Record<string, string>[] = [{}, { limit: '11' }, { page: '2' }, { groupBy: 'runLocation' }, { filterByStatus: 'failure' }, { aggregationInterval: '5' }, { metrics: 'retries' }, { quickRange: 'last7Days' }, { from: '1704067200', to: '1704070800' }];
+    expect(new Set(variants.map((params) => key(params, now))).size).toBe(variants.length);
+  });
+
+  it('keeps a quick range for at most one 30 s slot, and never across a calendar boundary', () => {
+    expect(key({}, at('2024-01-01T10:00:00.000Z'))).toBe(key({}, at('2024-01-01T10:00:29.999Z')));
+    expect(key({}, at('2024-01-01T10:00:29.999Z'))).not.toBe(key({}, at('2024-01-01T10:00:30.000Z')));
+    const sunday = at('2024-01-07T23:59:59.999Z');
+    const monday = at('2024-01-08T00:00:00.000Z');
+    expect(key({ quickRange: 'lastWeek' }, sunday)).not.toBe(key({ quickRange: 'lastWeek' }, monday));
+    // A fixed window does not move, so its key does not depend on the clock.
+    expect(key({ from: '1704067200', to: '1704070800' }, sunday)).toBe(key({ from: '1704067200', to: '1704070800' }, monday));
+  });
+});
+
+describe('analytics cache', () => {
+  const answer = (from: string): AnalyticsAnswer => ({ from, to: from, series: [], pagination: { page: 1, limit: 10 }, metadata: {} });
+  const log = createLogger({ level: 'silent' });
+
+  it('serves a stored answer until its ttl ends', async () => {
+    const store = createSqliteStateStore({ path: ':memory:' });
+    const cache = createAnalyticsCache(store, { ttlMs: 200, log });
+    let computed = 0;
+    const compute = async () => answer(`run ${++computed}`);
+    expect((await cache.answer('k', compute)).from).toBe('run 1');
+    expect((await cache.answer('k', compute)).from).toBe('run 1');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await cache.answer('k', compute)).from).toBe('run 2');
+    await store.close();
+  });
+
+  it('can be turned off, and refuses a ttl above 30 s', async () => {
+    const store = createSqliteStateStore({ path: ':memory:' });
+    const cache = createAnalyticsCache(store, { ttlMs: 0, log });
+    let computed = 0;
+    await cache.answer('k', async () => answer(String(++computed)));
+    await cache.answer('k', async () => answer(String(++computed)));
+    expect(computed).toBe(2);
+    expect(() => createAnalyticsCache(store, { ttlMs: 30_001, log })).toThrow(/^cacheTtlMs: /);
+    await store.close();
+  });
+});

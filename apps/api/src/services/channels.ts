@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { NotFoundError, ValidationError, type SecretBox } from '#core';
+import { alertChannelDecider, streamNames, type AlertChannelCommand, type AlertChannelInput } from '#domain';
+import type { AlertChannelView, ReadModels } from '#readmodels';
+import { validateTemplate } from '#webhooks';
+import type { Access } from '../access.ts';
+import type { CommandRunner } from '../commands.ts';
+import { MASK } from './variables.ts';
+
+export type ChannelJson = ReturnType<ChannelService['present']>;
+
+/** Webhook alert channels: event-sourced, templates checked when saved, the secret write-only. */
+export class ChannelService {
+  constructor(
+    private readonly commands: CommandRunner,
+    private readonly readModels: ReadModels,
+    private readonly box: SecretBox,
+  ) {}
+
+  async create(access: Access, input: AlertChannelInput) {
+    checkTemplates(input);
+    const channelId = randomUUID();
+    const secret = input.config.webhookSecret;
+    const outcome = await this.commands.run(
+      alertChannelDecider,
+      streamNames.alertChannel(channelId),
+      (): AlertChannelCommand => ({
+        type: 'CreateAlertChannel',
+        channelId,
+        accountId: access.accountId,
+        channel: input,
+        webhookSecretEncrypted: secret ? this.box.encrypt(secret) : null,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+    return this.present(outcome.state as AlertChannelView);
+  }
+
+  async update(access: Access, channelId: string, input: AlertChannelInput) {
+    await this.get(access, channelId);
+    checkTemplates(input);
+    const secret = input.config.webhookSecret;
+    const command: AlertChannelCommand = { type: 'UpdateAlertChannel', channelId, accountId: access.accountId, channel: input, now: this.commands.now(), actor: access.actor };
+    if (secret !== undefined) command.webhookSecretEncrypted = secret === null ? null : this.box.encrypt(secret);
+    const outcome = await this.commands.run(alertChannelDecider, streamNames.alertChannel(channelId), () => command, { accountId: access.accountId, actor: access.actor });
+    return this.present(outcome.state as AlertChannelView);
+  }
+
+  async delete(access: Access, channelId: string): Promise<void> {
+    await this.get(access, channelId);
+    await this.commands.run(
+      alertChannelDecider,
+      streamNames.alertChannel(channelId),
+      (): AlertChannelCommand => ({ type: 'DeleteAlertChannel', channelId, accountId: access.accountId, now: this.commands.now(), actor: access.actor }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+  }
+
+  async subscribe(access: Access, channelId: string, input: { checkId?: string | null | undefined; groupId?: string | null | undefined; activated: boolean }) {
+    await this.get(access, channelId);
+    const checkId = input.checkId ?? null;
+    const groupId = input.groupId ?? null;
+    if ((checkId === null) === (groupId === null)) throw new ValidationError('checkId, groupId: give exactly one of them');
+    if (checkId) {
+      const check = await this.readModels.check(checkId);
+      if (!check || check.accountId !== access.accountId) throw new NotFoundError(`Check ${checkId} not found`);
+    } else {
+      const group = await this.readModels.checkGroup(groupId!);
+      if (!group || group.accountId !== access.accountId) throw new NotFoundError(`Check group ${groupId} not found`);
+    }
+    const outcome = await this.commands.run(
+      alertChannelDecider,
+      streamNames.alertChannel(channelId),
+      (): AlertChannelCommand => ({ type: 'SetSubscription', channelId, accountId: access.accountId, checkId, groupId, activated: input.activated, now: this.commands.now(), actor: access.actor }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+    return this.present(outcome.state as AlertChannelView);
+  }
+
+  async get(access: Access, channelId: string): Promise<AlertChannelView> {
+    const channel = await this.readModels.alertChannel(channelId);
+    if (!channel || channel.channel.accountId !== access.accountId) throw new NotFoundError(`Alert channel ${channelId} not found`);
+    return channel;
+  }
+
+  async list(access: Access, page: { limit: number; page: number }) {
+    const all = await this.readModels.alertChannels(access.accountId);
+    const start = (page.page - 1) * page.limit;
+    return { items: all.slice(start, start + page.limit).map((view) => this.present(view)), total: all.length };
+  }
+
+  present(view: AlertChannelView) {
+    const { webhookSecretEncrypted, ...config } = view.channel.config;
+    return {
+      ...view.channel,
+      config: { ...config, webhookSecret: webhookSecretEncrypted ? MASK : null },
+      subscriptions: view.subscriptions,
+      createdAt: view.createdAt,
+      updatedAt: view.updatedAt,
+    };
+  }
+}
+
+/** Every templated field must parse; the error names the field, line and column. */
+export function checkTemplates(input: AlertChannelInput): void {
+  const fields: [string, string | null | undefined][] = [
+    ['config.url', input.config.url],
+    ['config.template', input.config.template],
+    ...(input.config.headers ?? []).map((h, i): [string, string] => [`config.headers[${i}].value`, h.value]),
+    ...(input.config.queryParameters ?? []).map((q, i): [string, string] => [`config.queryParameters[${i}].value`, q.value]),
+  ];
+  for (const [field, source] of fields) {
+    if (!source) continue;
+    const result = validateTemplate(source);
+    if (!result.ok) throw new ValidationError(`${field}: template does not parse at line ${result.line}, column ${result.column}: ${result.message}`);
+  }
+}

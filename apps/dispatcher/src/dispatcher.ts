@@ -1,0 +1,61 @@
+import type { Registry } from 'prom-client';
+import { parseAlertEvent, type AlertEvent } from '#alerting';
+import { ConfigError, createSecretBox, InternalError, parseEncryptionKey, type Lifecycle, type Logger } from '#core';
+import { DeliveryStore, Dispatcher } from '#notify';
+import type { Platform } from '#platform';
+import { ReadModels } from '#readmodels';
+import type { DispatcherConfig } from './config.ts';
+
+export const DISPATCHER_GROUP = 'vigil-dispatcher';
+
+/** Consumes alert events (fresh deliveries) and runs the durable retry loop. */
+export async function startDispatcher(deps: { platform: Platform; config: DispatcherConfig; log: Logger; lifecycle: Lifecycle; metrics?: Registry; userAgent: string }): Promise<Dispatcher> {
+  const { bus, stateStore } = deps.platform;
+  const { config } = deps;
+  if (!bus) throw new InternalError('the dispatcher needs the message bus');
+  if (!config.VIGIL_ENCRYPTION_KEY) throw new ConfigError('VIGIL_ENCRYPTION_KEY: required to decrypt webhook secrets');
+  const log = deps.log.child({ component: 'dispatcher' });
+  const dispatcher = new Dispatcher({
+    readModels: new ReadModels(stateStore),
+    store: new DeliveryStore(stateStore),
+    box: createSecretBox(parseEncryptionKey(config.VIGIL_ENCRYPTION_KEY)),
+    log,
+    metrics: deps.metrics,
+    timeoutMs: config.VIGIL_WEBHOOK_TIMEOUT_MS,
+    retry: { maxRetries: config.VIGIL_WEBHOOK_MAX_RETRIES, delayMs: config.VIGIL_WEBHOOK_RETRY_DELAY_MS },
+    allowPrivate: config.VIGIL_WEBHOOK_ALLOW_PRIVATE,
+    userAgent: deps.userAgent,
+    publicUrl: config.VIGIL_PUBLIC_URL,
+    region: config.VIGIL_REGION,
+    concurrency: config.VIGIL_WEBHOOK_CONCURRENCY,
+  });
+  dispatcher.start();
+  deps.lifecycle.add('dispatcher-retries', () => dispatcher.stop());
+  const consumer = await bus.consume({
+    groupId: deps.platform.group(DISPATCHER_GROUP),
+    topics: [deps.platform.topics.alertEvents],
+    fromBeginning: true,
+    maxBatchSize: 500,
+    retry: { initialMs: 500, maxMs: 30_000 },
+    handler: async (batch) => {
+      const events: AlertEvent[] = [];
+      for (const message of batch) {
+        const parsed = parseAlertEvent(safeJson(message.value));
+        if (parsed.ok) events.push(parsed.value);
+        else log.error({ partition: message.partition, offset: message.offset, reason: parsed.message }, 'invalid alert event skipped');
+      }
+      await dispatcher.handleAlerts(events);
+    },
+    onError: (error, attempt) => log.warn({ err: error, attempt }, 'alert event batch failed; retrying'),
+  });
+  deps.lifecycle.add('dispatcher-consumer', () => consumer.stop());
+  return dispatcher;
+}
+
+function safeJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}

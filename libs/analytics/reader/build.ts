@@ -1,0 +1,193 @@
+import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
+import type { Aggregation, BaseMetric, PageArray } from './metrics.ts';
+import type { AnalyticsQuery, GroupBy } from './params.ts';
+
+/**
+ * SQL for the analytics reader, one builder for both engines. Everything the two dialects share
+ * is written once; the differences are function names, the page unrolling (ARRAY JOIN on
+ * ClickHouse, UNNEST on DuckDB) and the percentile method.
+ *
+ * Percentiles (p50, p90, p95, p99, median = p50) are exact linear interpolation between the
+ * closest ranks, numpy's default: with the n samples sorted, h = (n - 1) * p, and the answer is
+ * s[floor(h)] + (h - floor(h)) * (s[floor(h) + 1] - s[floor(h)]) (0-based).
+ * - DuckDB: quantile_cont, which is that definition.
+ * - ClickHouse: 18.16 has no interpolating exact quantile (quantileExact picks one element,
+ *   quantile and quantileTDigest are approximate), so the reader sorts each group's samples
+ *   (arraySort(groupArray(v))) and interpolates with arrayElement, the formula above. That is
+ *   exact, costs one sort per metric and group (measured in bench/analytics), and agrees with
+ *   DuckDB to floating-point rounding, not just the 1% the issue allows.
+ * stddev is the population standard deviation (stddevPop / stddev_pop, numpy's default): it is
+ * 0 for a single run, where the sample deviation would be undefined.
+ * NULL samples (a timing a run did not report) are skipped by every aggregate.
+ */
+
+/** The columns an aggregate row carries, named so the reader can find them. */
+export type StatColumn = 'avg' | 'min' | 'max' | 'sum' | 'stddev' | 'p50' | 'p90' | 'p95' | 'p99';
+
+export function statColumn(aggregation: Aggregation): StatColumn {
+  return aggregation === 'median' ? 'p50' : aggregation;
+}
+
+const PERCENTILES: Partial<Record<StatColumn, number>> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
+
+export interface ValueColumn {
+  base: BaseMetric;
+  stats: ReadonlySet<StatColumn>;
+}
+
+export interface AggregatePlan {
+  /** 'page' unrolls the page arrays: one sample per page of each run. */
+  level: 'run' | 'page';
+  values: readonly ValueColumn[];
+}
+
+/** Row of an aggregate query: g (group key), b (bucket start ms), n (samples), failures, retries, url, v<i>_<stat>. */
+export type AggregateRow = Record<string, unknown>;
+
+export function valueAlias(index: number, stat: StatColumn): string {
+  return `v${index}_${stat}`;
+}
+
+export function whereSql(query: AnalyticsQuery, dialect: SqlDialect): string {
+  const from = query.window.from.getTime();
+  const to = query.window.to.getTime();
+  const conditions = [
+    `account_id = ${sqlString(query.accountId, dialect)}`,
+    `check_id = ${sqlString(query.checkId, dialect)}`,
+    // started_at is in the sorting key, so these two prune; started_ms makes the bounds exact.
+    `started_at >= ${sqlDateTime(query.window.from)}`,
+    `started_at <= ${sqlDateTime(query.window.to)}`,
+    `started_ms >= ${sqlNumber(from)}`,
+    `started_ms < ${sqlNumber(to)}`,
+  ];
+  const runStatuses = query.statuses.filter((status) => status === 'success' || status === 'failure');
+  if (runStatuses.length === 1) conditions.push(`has_failures = ${runStatuses[0] === 'failure' ? 1 : 0}`);
+  const beats = query.statuses.filter((status) => status !== 'success' && status !== 'failure');
+  if (beats.length > 0) conditions.push(`heartbeat_status IN (${beats.map((status) => sqlString(status, dialect)).join(', ')})`);
+  return conditions.join(' AND ');
+}
+
+const PAGE_ALIAS: Record<PageArray | 'page_index' | 'page_url', string> = {
+  page_index: 'pj_index',
+  page_url: 'pj_url',
+  page_ttfb: 'pj_ttfb',
+  page_fcp: 'pj_fcp',
+  page_lcp: 'pj_lcp',
+  page_cls: 'pj_cls',
+  page_tbt: 'pj_tbt',
+  page_console_errors: 'pj_console_errors',
+  page_network_errors: 'pj_network_errors',
+  page_user_script_errors: 'pj_user_script_errors',
+  page_document_errors: 'pj_document_errors',
+};
+
+function sampleExpr(base: BaseMetric, dialect: SqlDialect): string {
+  const inner = base.source.level === 'run' ? base.source.sql : PAGE_ALIAS[base.source.array];
+  return dialect === 'clickhouse' ? `toFloat64(${inner})` : `CAST(${inner} AS DOUBLE)`;
+}
+
+function groupExpr(groupBy: GroupBy | null): string {
+  if (groupBy === 'runLocation') return 'run_location';
+  if (groupBy === 'statusCode') return 'status_code';
+  if (groupBy === 'pageIndex') return PAGE_ALIAS.page_index;
+  return '0';
+}
+
+function bucketExpr(query: AnalyticsQuery, dialect: SqlDialect): string {
+  if (query.intervalMinutes === null) return '0';
+  const size = sqlNumber(query.intervalMinutes * 60_000);
+  // Epoch-aligned: intDiv on the unix time, never toStartOfInterval (missing on 18.16).
+  return dialect === 'clickhouse' ? `intDiv(started_ms, ${size}) * ${size}` : `(started_ms // ${size}) * ${size}`;
+}
+
+/** The arrays a page-level query unrolls: always the index and URL, plus those the values read. */
+function pageArrays(values: readonly BaseMetric[]): (PageArray | 'page_index' | 'page_url')[] {
+  const read = values.flatMap((base) => (base.source.level === 'page' ? [base.source.array] : []));
+  return ['page_index', 'page_url', ...new Set(read)];
+}
+
+/**
+ * FROM … WHERE … yielding one row per run, or per page of each run. ClickHouse unrolls with
+ * ARRAY JOIN under aliases no SELECT alias reuses (18.16 rejects that); DuckDB with UNNEST in a
+ * subquery (several UNNESTs in one select list advance together).
+ */
+function rowsFrom(query: AnalyticsQuery, dialect: SqlDialect, source: string, level: 'run' | 'page', bases: readonly BaseMetric[]): string {
+  const where = whereSql(query, dialect);
+  if (level === 'run') return `FROM ${source} WHERE ${where}`;
+  const arrays = pageArrays(bases);
+  if (dialect === 'clickhouse') {
+    return `FROM ${source} ARRAY JOIN ${arrays.map((array) => `${array} AS ${PAGE_ALIAS[array]}`).join(', ')} WHERE ${where}`;
+  }
+  const unnests = arrays.map((array) => `unnest(${array}) AS ${PAGE_ALIAS[array]}`).join(', ');
+  return `FROM (SELECT *, ${unnests} FROM ${source} WHERE ${where}) AS pages`;
+}
+
+export function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, source: string, plan: AggregatePlan): string {
+  const withUrl = query.groupBy === 'pageIndex';
+  const samples = [
+    `${groupExpr(query.groupBy)} AS g`,
+    `${bucketExpr(query, dialect)} AS b`,
+    'has_failures AS f',
+    'attempts AS a',
+    'started_ms AS ms',
+    ...(withUrl ? [`${PAGE_ALIAS.page_url} AS u`] : []),
+    ...plan.values.map((value, i) => `${sampleExpr(value.base, dialect)} AS v${i}`),
+  ];
+  const inner = `SELECT ${samples.join(', ')} ${rowsFrom(query, dialect, source, plan.level, plan.values.map((value) => value.base))}`;
+  const counts = ['g', 'b', `${dialect === 'clickhouse' ? 'count()' : 'count(*)'} AS n`, 'sum(f) AS failures', 'sum(a - 1) AS retries'];
+  if (withUrl) counts.push(dialect === 'clickhouse' ? 'argMax(u, ms) AS url' : 'arg_max(u, ms) AS url');
+  if (dialect === 'duckdb') {
+    const stats = plan.values.flatMap((value, i) => [...value.stats].map((stat) => `${duckDbStat(stat, `v${i}`)} AS ${valueAlias(i, stat)}`));
+    return `SELECT ${[...counts, ...stats].join(', ')} FROM (${inner}) AS samples GROUP BY g, b`;
+  }
+  // ClickHouse: aggregate (sorting each group's samples when a percentile is wanted), then interpolate.
+  const aggregated: string[] = [...counts];
+  const outer: string[] = ['g', 'b', 'n', 'failures', 'retries', ...(withUrl ? ['url'] : [])];
+  plan.values.forEach((value, i) => {
+    let sorted = false;
+    for (const stat of value.stats) {
+      const level = PERCENTILES[stat];
+      if (level === undefined) {
+        aggregated.push(`${clickHouseStat(stat, `v${i}`)} AS ${valueAlias(i, stat)}`);
+      } else {
+        sorted = true;
+        outer.push(`${interpolated(`s${i}`, level)} AS ${valueAlias(i, stat)}`);
+        continue;
+      }
+      outer.push(valueAlias(i, stat));
+    }
+    if (sorted) aggregated.push(`arraySort(groupArray(v${i})) AS s${i}`);
+  });
+  return `SELECT ${outer.join(', ')} FROM (SELECT ${aggregated.join(', ')} FROM (${inner}) AS samples GROUP BY g, b) AS grouped`;
+}
+
+function duckDbStat(stat: StatColumn, value: string): string {
+  const level = PERCENTILES[stat];
+  if (level !== undefined) return `quantile_cont(${value}, ${sqlNumber(level)})`;
+  return stat === 'stddev' ? `stddev_pop(${value})` : `${stat}(${value})`;
+}
+
+function clickHouseStat(stat: StatColumn, value: string): string {
+  return stat === 'stddev' ? `stddevPop(${value})` : `${stat}(${value})`;
+}
+
+/** Linear interpolation between closest ranks over a sorted array (1-based arrayElement). */
+function interpolated(sorted: string, level: number): string {
+  const n = `length(${sorted})`;
+  const h = `((${n} - 1) * ${sqlNumber(level)})`;
+  const lower = `arrayElement(${sorted}, toUInt64(floor(${h})) + 1)`;
+  const upper = `arrayElement(${sorted}, least(toUInt64(floor(${h})) + 2, ${n}))`;
+  return `if(${n} = 0, NULL, ${lower} + (${h} - floor(${h})) * (${upper} - ${lower}))`;
+}
+
+/** Row of a raw query: rid, ms (started_ms), loc, and for page metrics pidx and purl, then v<i>. */
+export function rawSql(query: AnalyticsQuery, dialect: SqlDialect, source: string, bases: readonly BaseMetric[]): string {
+  const level = bases.some((base) => base.source.level === 'page') ? 'page' : 'run';
+  const id = dialect === 'clickhouse' ? 'toString(id)' : 'CAST(id AS VARCHAR)';
+  const columns = [`${id} AS rid`, 'started_ms AS ms', 'run_location AS loc'];
+  if (level === 'page') columns.push(`${PAGE_ALIAS.page_index} AS pidx`, `${PAGE_ALIAS.page_url} AS purl`);
+  columns.push(...bases.map((base, i) => `${sampleExpr(base, dialect)} AS v${i}`));
+  const order = level === 'page' ? 'ms DESC, rid DESC, pidx ASC' : 'ms DESC, rid DESC';
+  const offset = (query.page - 1) * query.limit;
+  return `SELECT ${columns.join(', ')} ${rowsFrom(query, dialect, source, level, bases)} ORDER BY ${order} LIMIT ${sqlNumber(query.limit)} OFFSET ${sqlNumber(offset)}`;
+}

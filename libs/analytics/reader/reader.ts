@@ -1,0 +1,177 @@
+import type { AnalyticsStore } from '../port.ts';
+import { aggregateSql, rawSql, statColumn, valueAlias, type AggregatePlan, type AggregateRow, type StatColumn } from './build.ts';
+import { metricMetadata, type BaseMetric, type MetricMetadata, type RequestedMetric } from './metrics.ts';
+import type { AnalyticsQuery } from './params.ts';
+import { bucketStarts } from './window.ts';
+
+export type MetricValue = number | null;
+export type DataPoint = Record<string, string | number | null>;
+
+/** One series entry: the group's key (runLocation, statusCode or pageIndex, plus pageUrl) and its data. */
+export type SeriesEntry = Record<string, string | number | null | DataPoint[]> & { data: DataPoint[] };
+
+export interface AnalyticsAnswer {
+  from: string;
+  to: string;
+  series: SeriesEntry[];
+  pagination: { page: number; limit: number };
+  metadata: Record<string, MetricMetadata>;
+}
+
+export interface AnalyticsReader {
+  read(query: AnalyticsQuery): Promise<AnalyticsAnswer>;
+}
+
+/** A plan's query with where to find each base's columns in its rows. */
+interface Planned {
+  plan: AggregatePlan;
+  index: Map<string, number>;
+}
+
+/**
+ * Answers analytics queries from the store: aggregated series (per group, per time bucket) or
+ * raw runs. Browser page metrics (TTFB, FCP, LCP, CLS, TBT, *Errors) are aggregated over pages:
+ * ungrouped or grouped by runLocation, every page of every run in the window is one sample;
+ * grouped by pageIndex, the pages with that index. Run metrics (responseTime, availability,
+ * retries) are per run; grouped by pageIndex they cover the runs that loaded that page.
+ */
+export function createAnalyticsReader(store: AnalyticsStore): AnalyticsReader {
+  return {
+    async read(query) {
+      const metadata = Object.fromEntries(query.metrics.map((metric) => [metric.name, metricMetadata(metric)]));
+      const common = {
+        from: query.window.from.toISOString(),
+        to: query.window.to.toISOString(),
+        pagination: { page: query.page, limit: query.limit },
+        metadata,
+      };
+      const series = query.raw ? await readRaw(store, query) : await readAggregated(store, query);
+      return { ...common, series };
+    },
+  };
+}
+
+async function readRaw(store: AnalyticsStore, query: AnalyticsQuery): Promise<SeriesEntry[]> {
+  const metrics = query.metrics.filter((metric): metric is Extract<RequestedMetric, { kind: 'raw' }> => metric.kind === 'raw');
+  const rows = await store.query<AggregateRow>(rawSql(query, store.dialect, store.source, metrics.map((metric) => metric.base)));
+  const data = rows.map((row) => {
+    const point: DataPoint = { startedAt: new Date(Number(row.ms)).toISOString(), resultId: String(row.rid), runLocation: String(row.loc) };
+    if ('pidx' in row) {
+      point.pageIndex = Number(row.pidx);
+      point.pageUrl = String(row.purl);
+    }
+    metrics.forEach((metric, i) => {
+      point[metric.name] = numberOrNull(row[`v${i}`]);
+    });
+    return point;
+  });
+  return [{ data }];
+}
+
+async function readAggregated(store: AnalyticsStore, query: AnalyticsQuery): Promise<SeriesEntry[]> {
+  const bases = new Map<string, { base: BaseMetric; stats: Set<StatColumn> }>();
+  for (const metric of query.metrics) {
+    if (metric.kind !== 'aggregate') continue;
+    const entry = bases.get(metric.base.name) ?? { base: metric.base, stats: new Set<StatColumn>() };
+    entry.stats.add(statColumn(metric.aggregation));
+    bases.set(metric.base.name, entry);
+  }
+  const all = [...bases.values()];
+  // The run plan always runs: it counts runs (availability, retries) and finds the groups.
+  const plans: Planned[] =
+    query.groupBy === 'pageIndex'
+      ? [planned('page', all)]
+      : [planned('run', all.filter((value) => value.base.source.level === 'run'))];
+  const pageValues = all.filter((value) => value.base.source.level === 'page');
+  if (query.groupBy !== 'pageIndex' && pageValues.length > 0) plans.push(planned('page', pageValues));
+
+  const results = await Promise.all(plans.map(({ plan }) => store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan))));
+  const counts = results[0] ?? [];
+  const rowsByPlan = results.map((rows) => new Map(rows.map((row) => [cell(row.g, row.b), row])));
+
+  const groups = groupKeys(query, results.flat());
+  const first = (query.page - 1) * query.limit;
+  const buckets = query.intervalMinutes === null ? [0] : bucketStarts(query.window, query.intervalMinutes);
+  const countsByCell = new Map(counts.map((row) => [cell(row.g, row.b), row]));
+
+  return groups.slice(first, first + query.limit).map((group) => {
+    const data = buckets.map((bucket) => {
+      const point: DataPoint = query.intervalMinutes === null ? {} : { timestamp: new Date(bucket).toISOString() };
+      const key = cell(group, bucket);
+      const runs = countsByCell.get(key);
+      for (const metric of query.metrics) point[metric.name] = value(metric, key, runs, plans, rowsByPlan);
+      return point;
+    });
+    // The group key first, then data, so a reader of the JSON sees what the entry is about.
+    const head: Record<string, string | number | null> = {};
+    if (query.groupBy !== null) head[query.groupBy] = group as string | number | null;
+    if (query.groupBy === 'pageIndex') head.pageUrl = latestUrl(group, counts);
+    return { ...head, data } as SeriesEntry;
+  });
+}
+
+function planned(level: 'run' | 'page', values: { base: BaseMetric; stats: Set<StatColumn> }[]): Planned {
+  return { plan: { level, values }, index: new Map(values.map((value, i) => [value.base.name, i])) };
+}
+
+function value(metric: RequestedMetric, key: string, runs: AggregateRow | undefined, plans: Planned[], rowsByPlan: Map<string, AggregateRow>[]): MetricValue {
+  if (metric.kind === 'raw') return null;
+  const n = runs === undefined ? 0 : Number(runs.n);
+  if (metric.kind === 'availability') {
+    if (n === 0) return null;
+    // Two decimals, rounded here rather than in SQL so both engines round the same way.
+    return Math.round((10_000 * (n - Number(runs!.failures))) / n) / 100;
+  }
+  if (metric.kind === 'retries') return n === 0 ? null : Number(runs!.retries);
+  for (const [p, { index }] of plans.entries()) {
+    const i = index.get(metric.base.name);
+    if (i === undefined) continue;
+    const row = rowsByPlan[p]?.get(key);
+    return row === undefined ? null : numberOrNull(row[valueAlias(i, statColumn(metric.aggregation))]);
+  }
+  return null;
+}
+
+/** The groups present in the window, in key order (nulls last); ungrouped has the one group 0. */
+function groupKeys(query: AnalyticsQuery, rows: AggregateRow[]): unknown[] {
+  if (query.groupBy === null) return [0];
+  const keys = new Map<string, unknown>();
+  for (const row of rows) {
+    const key = normaliseGroup(query, row.g);
+    keys.set(JSON.stringify(key), key);
+  }
+  return [...keys.values()].sort(compareKeys);
+}
+
+function normaliseGroup(query: AnalyticsQuery, g: unknown): string | number | null {
+  if (g === null || g === undefined) return null;
+  return query.groupBy === 'runLocation' ? String(g) : Number(g);
+}
+
+function compareKeys(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return (a as number | string) < (b as number | string) ? -1 : 1;
+}
+
+function cell(group: unknown, bucket: unknown): string {
+  const g = group === null || group === undefined ? null : typeof group === 'string' ? group : Number(group);
+  return JSON.stringify([g, Number(bucket)]);
+}
+
+/** The URL the latest run loaded at this page index: the one in the latest bucket. */
+function latestUrl(group: unknown, rows: AggregateRow[]): string | null {
+  let best: AggregateRow | undefined;
+  for (const row of rows) {
+    if (Number(row.g) !== group) continue;
+    if (best === undefined || Number(row.b) > Number(best.b)) best = row;
+  }
+  return best === undefined ? null : String(best.url);
+}
+
+function numberOrNull(value: unknown): MetricValue {
+  if (value === null || value === undefined) return null;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : null;
+}

@@ -1,0 +1,188 @@
+import { Counter, type Registry } from 'prom-client';
+import type { AlertEvent } from '#alerting';
+import { sleep, type Logger, type SecretBox } from '#core';
+import type { AlertChannelView, ReadModels } from '#readmodels';
+import { deliverWebhook, nextAttemptAt, renderTemplates, type DeliveryResult, type RetryPolicy } from '#webhooks';
+import { channelWants } from './channels.ts';
+import { deterministicId, eachLimited } from './ids.ts';
+import type { Attempt, Delivery, DeliveryStore } from './store.ts';
+import { checkContext, templateVariablesFor, type CheckContext } from './variables.ts';
+
+export interface DispatcherOptions {
+  readModels: ReadModels;
+  store: DeliveryStore;
+  box: SecretBox;
+  log: Logger;
+  metrics?: Registry;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  allowPrivate: boolean;
+  userAgent: string;
+  publicUrl: string;
+  region: string;
+  /** Deliveries attempted at once (fresh and retries each). */
+  concurrency?: number;
+  /** Longest the retry loop sleeps when the queue is empty. */
+  idleMs?: number;
+}
+
+export interface AttemptOutcome {
+  delivery: Delivery;
+  attempt: Attempt;
+  result: DeliveryResult;
+  request: { url: string; method: string; body: string };
+}
+
+/**
+ * Renders, signs and delivers webhooks. Fresh alerts are attempted as they arrive; failed ones go
+ * to a durable, leased retry queue served by its own loop, so retries never delay fresh alerts
+ * and only one dispatcher attempts a delivery at a time.
+ */
+export class Dispatcher {
+  private readonly log: Logger;
+  private readonly leaseMs: number;
+  private abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  /** Ends the retry loop's current sleep: a retry was just scheduled, maybe sooner than it planned. */
+  private wake: () => void = () => undefined;
+  private readonly attemptsCounter: Counter | undefined;
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.log = options.log.child({ component: 'dispatcher' });
+    this.leaseMs = options.timeoutMs + 10_000;
+    this.attemptsCounter = options.metrics
+      ? new Counter({ name: 'vigil_webhook_attempts_total', help: 'Webhook attempts by outcome', labelNames: ['outcome'], registers: [options.metrics] })
+      : undefined;
+  }
+
+  /** The fresh path: one delivery per interested channel per alert, each created once. */
+  async handleAlerts(events: AlertEvent[]): Promise<void> {
+    const fresh: Delivery[] = [];
+    for (const event of events) {
+      const context = await checkContext(this.options.readModels, event.checkId);
+      if (!context) continue;
+      const channels = (await this.options.readModels.channelsFor(event.checkId, context.check.groupId)).filter(
+        (view) => view.channel.accountId === event.accountId && channelWants(view, event),
+      );
+      for (const view of channels) {
+        const now = Date.now();
+        const delivery: Delivery = {
+          id: deterministicId(event.alertId, view.channel.id),
+          channelId: view.channel.id,
+          accountId: event.accountId,
+          checkId: event.checkId,
+          alertType: event.alertType,
+          alert: event,
+          test: false,
+          attempts: 0,
+          status: 'pending',
+          nextAttemptAt: now,
+          createdAt: now,
+          updatedAt: now,
+          lastError: null,
+        };
+        if (await this.options.store.create(delivery, this.leaseMs)) fresh.push(delivery);
+      }
+    }
+    await eachLimited(fresh, this.options.concurrency ?? 32, async (delivery) => void (await this.attempt(delivery)));
+  }
+
+  /** One attempt, recorded with the delivery's next state in one write. */
+  async attempt(delivery: Delivery, channelOverride?: AlertChannelView, contextOverride?: CheckContext): Promise<AttemptOutcome> {
+    const started = new Date();
+    const channel = channelOverride ?? (await this.options.readModels.alertChannel(delivery.channelId));
+    const context = contextOverride ?? (await checkContext(this.options.readModels, delivery.checkId));
+    let result: DeliveryResult;
+    let request = { url: '', method: 'POST', body: '' };
+    if (!channel || !context) {
+      result = { outcome: 'refused', error: !channel ? 'the alert channel was deleted' : 'the check was deleted', durationMs: 0, responseBody: '', requestHeaders: {} };
+    } else {
+      try {
+        const variables = await templateVariablesFor(this.options.readModels, delivery.alert, context, this.options.publicUrl);
+        const rendered = renderTemplates(channel.channel.config, variables, { now: started, region: this.options.region });
+        const sealed = channel.channel.config.webhookSecretEncrypted;
+        request = { url: rendered.url, method: rendered.method, body: rendered.body };
+        result = await deliverWebhook(
+          { url: rendered.url, method: rendered.method, headers: rendered.headers, body: rendered.body },
+          {
+            timeoutMs: this.options.timeoutMs,
+            allowPrivate: this.options.allowPrivate,
+            userAgent: this.options.userAgent,
+            deliveryId: delivery.id,
+            secret: sealed ? this.options.box.decrypt(sealed) : null,
+            now: started,
+          },
+        );
+      } catch (error) {
+        result = { outcome: 'refused', error: `could not render: ${error instanceof Error ? error.message : String(error)}`, durationMs: 0, responseBody: '', requestHeaders: {} };
+      }
+    }
+    const number = delivery.attempts + 1;
+    const finished = Date.now();
+    const retryAt = result.outcome === 'failed' && !delivery.test ? nextAttemptAt(number, this.options.retry, new Date(finished)) : null;
+    const status = result.outcome === 'delivered' ? 'delivered' : result.outcome === 'refused' ? 'refused' : retryAt ? 'pending' : 'failed';
+    const next: Delivery = { ...delivery, attempts: number, status, nextAttemptAt: retryAt?.getTime() ?? null, updatedAt: finished, lastError: result.error ?? null };
+    const attempt: Attempt = {
+      deliveryId: delivery.id,
+      channelId: delivery.channelId,
+      checkId: delivery.checkId,
+      alertType: delivery.alertType,
+      attempt: number,
+      at: started.toISOString(),
+      durationMs: result.durationMs,
+      outcome: result.outcome,
+      statusCode: result.statusCode ?? null,
+      error: result.error ?? null,
+      responseBody: result.responseBody,
+      test: delivery.test,
+    };
+    await this.options.store.recordAttempt(next, attempt, finished);
+    if (status === 'pending') this.wake();
+    this.attemptsCounter?.inc({ outcome: result.outcome });
+    const entry = { deliveryId: delivery.id, channelId: delivery.channelId, attempt: number, outcome: result.outcome, statusCode: result.statusCode, error: result.error };
+    if (result.outcome === 'refused') this.log.warn(entry, 'webhook delivery refused');
+    else if (result.outcome === 'failed') this.log.info(entry, status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed; retry scheduled');
+    else this.log.debug(entry, 'webhook delivered');
+    return { delivery: next, attempt, result, request };
+  }
+
+  /** Starts the retry loop. */
+  start(): void {
+    if (this.loop) return;
+    this.abort = new AbortController();
+    this.loop = this.retryLoop(this.abort.signal);
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+    this.loop = undefined;
+  }
+
+  private async retryLoop(signal: AbortSignal): Promise<void> {
+    const idleMs = this.options.idleMs ?? 1000;
+    while (!signal.aborted) {
+      try {
+        const ids = await this.options.store.claimDue(Date.now(), this.leaseMs, this.options.concurrency ?? 32);
+        if (ids.length > 0) {
+          await eachLimited(ids, this.options.concurrency ?? 32, (id) => this.retry(id));
+          continue;
+        }
+        const due = await this.options.store.nextDue();
+        const wait = due === null ? idleMs : Math.min(idleMs, Math.max(5, due - Date.now()));
+        const woken = new AbortController();
+        this.wake = () => woken.abort();
+        await sleep(wait, AbortSignal.any([signal, woken.signal]));
+      } catch (error) {
+        this.log.error({ err: error }, 'retry loop failed; trying again');
+        await sleep(idleMs, signal);
+      }
+    }
+  }
+
+  private async retry(id: string): Promise<void> {
+    const delivery = await this.options.store.get(id);
+    if (!delivery || delivery.status !== 'pending') return this.options.store.dequeue(id);
+    await this.attempt(delivery);
+  }
+}

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { alertEventSchema } from '#alerting';
+import type { StateStore, WriteOp } from '#statestore';
+
+export const deliveryStatuses = ['pending', 'delivered', 'failed', 'refused'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+export const deliverySchema = z.object({
+  id: z.string(),
+  channelId: z.string(),
+  accountId: z.string(),
+  checkId: z.string(),
+  alertType: z.string(),
+  alert: alertEventSchema,
+  test: z.boolean().default(false),
+  attempts: z.number().int().min(0),
+  status: z.enum(deliveryStatuses),
+  nextAttemptAt: z.number().nullable(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  lastError: z.string().nullable().default(null),
+});
+export type Delivery = z.output<typeof deliverySchema>;
+
+export const attemptSchema = z.object({
+  deliveryId: z.string(),
+  channelId: z.string(),
+  checkId: z.string(),
+  alertType: z.string(),
+  attempt: z.number().int().min(1),
+  at: z.string(),
+  durationMs: z.number(),
+  outcome: z.enum(['delivered', 'failed', 'refused']),
+  statusCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+  responseBody: z.string(),
+  test: z.boolean().default(false),
+});
+export type Attempt = z.output<typeof attemptSchema>;
+
+const keys = {
+  delivery: (id: string) => `webhook:delivery:${id}`,
+  retryQueue: 'webhook:retry-queue',
+  attempt: (deliveryId: string, n: number) => `webhook:attempt:${deliveryId}:${n}`,
+  log: (channelId: string, outcome?: string) => (outcome ? `webhook:log:${channelId}:${outcome}` : `webhook:log:${channelId}`),
+};
+
+/**
+ * Deliveries, their retry queue and the delivery log, in the state store so a restarted
+ * dispatcher resumes every pending retry on schedule. Each change is one atomic write.
+ */
+export class DeliveryStore {
+  constructor(private readonly store: StateStore) {}
+
+  /** Creates the delivery once; false when it already exists (a redelivered alert event). */
+  async create(delivery: Delivery, safetyNetMs: number): Promise<boolean> {
+    const created = await this.store.setIfAbsent(keys.delivery(delivery.id), JSON.stringify(delivery));
+    if (created) {
+      // Queued before the first attempt: if this process dies mid-attempt, the retry loop takes over.
+      await this.store.write([{ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.createdAt + safetyNetMs }]);
+      return true;
+    }
+    const existing = await this.get(delivery.id);
+    if (existing?.status === 'pending' && (await this.store.zscore(keys.retryQueue, delivery.id)) === null) {
+      await this.store.write([{ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: Date.now() }]);
+    }
+    return false;
+  }
+
+  async get(id: string): Promise<Delivery | null> {
+    const raw = await this.store.get(keys.delivery(id));
+    return raw === null ? null : deliverySchema.parse(JSON.parse(raw));
+  }
+
+  /** Leases due retries to this dispatcher; another one gets them only after the lease ends. */
+  async claimDue(now: number, leaseMs: number, limit: number): Promise<string[]> {
+    return (await this.store.claimDue(keys.retryQueue, now, leaseMs, limit)).map((entry) => entry.member);
+  }
+
+  /** When the next retry is due, if any: the retry loop sleeps until then. */
+  async nextDue(): Promise<number | null> {
+    const [first] = await this.store.zrange(keys.retryQueue, 0, 0);
+    return first ? first.score : null;
+  }
+
+  /** Records an attempt and the delivery's new state (and its place in the queue) together. */
+  async recordAttempt(delivery: Delivery, attempt: Attempt, atMs: number): Promise<void> {
+    const ops: WriteOp[] = [
+      { op: 'set', key: keys.delivery(delivery.id), value: JSON.stringify(delivery) },
+      { op: 'set', key: keys.attempt(delivery.id, attempt.attempt), value: JSON.stringify(attempt) },
+      { op: 'zadd', key: keys.log(delivery.channelId), member: `${delivery.id}:${attempt.attempt}`, score: atMs },
+      { op: 'zadd', key: keys.log(delivery.channelId, attempt.outcome), member: `${delivery.id}:${attempt.attempt}`, score: atMs },
+      delivery.status === 'pending' && delivery.nextAttemptAt !== null
+        ? { op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.nextAttemptAt }
+        : { op: 'zrem', key: keys.retryQueue, member: delivery.id },
+    ];
+    await this.store.write(ops);
+  }
+
+  /** Drops a delivery from the queue (it was finished elsewhere, or its channel is gone). */
+  async dequeue(id: string): Promise<void> {
+    await this.store.write([{ op: 'zrem', key: keys.retryQueue, member: id }]);
+  }
+
+  /** Puts a finished delivery back in the queue for an attempt now (replay). */
+  async requeue(delivery: Delivery, now: number): Promise<void> {
+    const next = { ...delivery, status: 'pending' as const, nextAttemptAt: now, updatedAt: now };
+    await this.store.write([
+      { op: 'set', key: keys.delivery(delivery.id), value: JSON.stringify(next) },
+      { op: 'zadd', key: keys.retryQueue, member: delivery.id, score: now },
+    ]);
+  }
+
+  /** The channel's attempts, newest first, optionally only one outcome. */
+  async attempts(channelId: string, page: { limit: number; page: number }, outcome?: string): Promise<{ items: Attempt[]; total: number }> {
+    const index = keys.log(channelId, outcome);
+    const total = await this.store.zcard(index);
+    const stop = total - 1 - (page.page - 1) * page.limit;
+    const start = Math.max(0, stop - page.limit + 1);
+    if (stop < 0) return { items: [], total };
+    const members = (await this.store.zrange(index, start, stop)).reverse();
+    const raws = await this.store.getMany(
+      members.map((m) => {
+        const split = m.member.lastIndexOf(':');
+        return keys.attempt(m.member.slice(0, split), Number(m.member.slice(split + 1)));
+      }),
+    );
+    return { items: raws.filter((raw): raw is string => raw !== null).map((raw) => attemptSchema.parse(JSON.parse(raw))), total };
+  }
+}

@@ -1,0 +1,67 @@
+import type { AlertEvent } from '#alerting';
+import type { CheckGroupView, CheckView, ReadModels } from '#readmodels';
+import type { AlertEventVariables, TemplateVariables } from '#webhooks';
+
+const titles: Record<AlertEvent['alertType'], (name: string, event: AlertEvent) => string> = {
+  ALERT_FAILURE: (name, event) => (event.isReminder ? `Reminder ${event.reminderSequence}: check "${name}" is still failing` : `Check "${name}" is failing`),
+  ALERT_RECOVERY: (name) => `Check "${name}" has recovered`,
+  ALERT_DEGRADED: (name) => `Check "${name}" is degraded`,
+  ALERT_DEGRADED_RECOVERY: (name) => `Check "${name}" is no longer degraded`,
+  ALERT_SSL: (name, event) => `SSL certificate for ${event.ssl?.domain ?? 'the domain'} of check "${name}" expires in ${event.ssl?.daysRemaining ?? '?'} days`,
+};
+
+export interface CheckContext {
+  check: CheckView['check'];
+  group: CheckGroupView['group'] | null;
+}
+
+/** The spec's event variables for one alert. */
+export function eventVariables(event: AlertEvent, context: CheckContext, publicUrl: string): AlertEventVariables {
+  const { check, group } = context;
+  const isApi = check.checkType === 'API';
+  return {
+    CHECK_NAME: check.name,
+    CHECK_ID: check.id,
+    CHECK_TYPE: check.checkType,
+    ALERT_TITLE: titles[event.alertType](check.name, event),
+    ALERT_TYPE: event.alertType,
+    CHECK_RESULT_ID: event.resultId,
+    CHECK_ERROR_MESSAGE: event.errorMessage,
+    RESPONSE_TIME: event.responseTime,
+    API_CHECK_RESPONSE_STATUS_CODE: isApi ? event.statusCode : null,
+    API_CHECK_RESPONSE_STATUS_TEXT: isApi ? event.statusText : null,
+    RUN_LOCATION: event.runLocation,
+    RESULT_LINK: `${publicUrl.replace(/\/$/, '')}/checks/${check.id}/results/${event.resultId}`,
+    SSL_DAYS_REMAINING: event.ssl?.daysRemaining ?? null,
+    SSL_CHECK_DOMAIN: event.ssl?.domain ?? check.sslCheckDomain ?? null,
+    STARTED_AT: event.startedAt,
+    TAGS: check.tags,
+    GROUP_NAME: group?.name ?? null,
+    IS_REMINDER: event.isReminder,
+    REMINDER_SEQUENCE: event.reminderSequence,
+  };
+}
+
+/**
+ * Everything a template may read for an alert on this check: the event, the account's
+ * non-secret variables and the group's variables (which override the account's).
+ */
+export async function templateVariablesFor(readModels: ReadModels, event: AlertEvent, context: CheckContext, publicUrl: string): Promise<TemplateVariables> {
+  const { items } = await readModels.variables(event.accountId);
+  const account: Record<string, string> = {};
+  const secretKeys: string[] = [];
+  for (const variable of items) {
+    if (variable.secret) secretKeys.push(variable.key);
+    else account[variable.key] = variable.value;
+  }
+  const group = Object.fromEntries((context.group?.environmentVariables ?? []).map((v) => [v.key, v.value]));
+  return { event: eventVariables(event, context, publicUrl), account, group, secretKeys };
+}
+
+/** Loads the check and its group; null when the check is gone. */
+export async function checkContext(readModels: ReadModels, checkId: string): Promise<CheckContext | null> {
+  const view = await readModels.check(checkId);
+  if (!view) return null;
+  const group = view.check.groupId ? ((await readModels.checkGroup(view.check.groupId))?.group ?? null) : null;
+  return { check: view.check, group };
+}

@@ -1,0 +1,3 @@
+import { alertingSuite } from './flows.ts';
+
+alertingSuite('embedded adapters', () => ({}));
