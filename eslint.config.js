@@ -21,6 +21,11 @@ export default tseslint.config(
     },
   },
   {
+    // Tests read untyped JSON bodies freely; the assertions are what type them.
+    files: ['test/**/*.ts', '**/*.test.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
     // Only config modules may read the environment.
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: ['**/config.ts', '**/*.test.ts'],

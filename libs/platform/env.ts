@@ -42,5 +42,4 @@ export const webhookEnv = {
   VIGIL_PUBLIC_URL: env.url(['http', 'https']).default('http://localhost:3000'),
 };
 
-const platformSchema = z.object(platformEnv);
-export type PlatformConfig = z.output<typeof platformSchema>;
+export type PlatformConfig = z.output<z.ZodObject<typeof platformEnv>>;

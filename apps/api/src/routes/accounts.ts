@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ForbiddenError, NotFoundError } from '#core';
-import { accountDecider, accountUpdateInputSchema, planSchema, roleSchema, streamNames, type AccountCommand } from '#domain';
+import { accountDecider, accountUpdateInputSchema, planSchema, streamNames, type AccountCommand } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
+import type { Principal } from '../access.ts';
 import type { ApiServices } from '../services/index.ts';
 import { accountJson, accountJsonSchema } from './schemas.ts';
 
@@ -79,7 +80,7 @@ export function accountRoutes(app: FastifyInstance, services: ApiServices): void
   });
 }
 
-async function accessibleAccountIds(principal: import('../access.ts').Principal | null, services: ApiServices): Promise<string[]> {
+async function accessibleAccountIds(principal: Principal | null, services: ApiServices): Promise<string[]> {
   if (principal?.kind === 'service') return [principal.accountId];
   if (principal?.kind === 'user') return Object.keys((await services.readModels.user(principal.userId))?.memberships ?? {});
   return [];
