@@ -64,4 +64,11 @@ describe('simulator options', () => {
     expect(parseOptions([], readEnv({ VIGIL_API_KEY: 'k' }), quiet)).toMatch(/ingest key/);
     expect(parseOptions(['--transport', 'kafka'], readEnv({ VIGIL_API_KEY: 'k' }), quiet)).toMatch(/brokers/);
   });
+
+  it('never prints a key from the environment in its help', () => {
+    let help = '';
+    expect(() => parseOptions(['--help'], env, { writeOut: (text) => (help += text), writeErr: () => undefined })).toThrow();
+    expect(help).toMatch(/--ingest-key/);
+    expect(help).not.toMatch(/vk_user|ingest"/);
+  });
 });

@@ -65,27 +65,29 @@ function locationList(value: string): string[] {
   return [...new Set(locations)];
 }
 
-export function buildProgram(env: SimulatorEnv): Command {
+// Environment values are merged in resolveOptions, not given to commander as defaults, which
+// --help would print: they include keys.
+export function buildProgram(): Command {
   return new Command('simulate')
     .description('Register demo checks and send them realistic results at a target rate, over HTTP or Kafka')
     .option('--checks <n>', 'how many checks to register', integer(1, 10_000), 10)
     .option('--rate <n>', 'results per second (0: as fast as the receiver takes them)', positiveOrZero, 100)
-    .option('--duration <seconds>', `how long to send (default ${DEFAULT_DURATION_SECONDS}; a backfill runs until its history is sent)`, positive(7 * 86_400))
+    .option('--duration <seconds>', `how long to send (default: ${DEFAULT_DURATION_SECONDS}; a backfill runs until its history is sent)`, positive(7 * 86_400))
     .addOption(new Option('--transport <transport>', 'send over the HTTP API or straight to Kafka').choices(['http', 'kafka']).default('http'))
-    .option('--api-url <url>', 'API address (default: VIGIL_API_URL, then http://127.0.0.1:3000)', env.apiUrl)
-    .option('--api-key <key>', 'user or service key (READ_WRITE) that registers the checks (default: VIGIL_API_KEY)', env.apiKey)
-    .option('--account-id <id>', 'account of the checks, sent as X-Service-Account (default: VIGIL_ACCOUNT_ID, else the key\'s account)', env.accountId)
-    .option('--ingest-key <key>', 'platform ingest key for POST /v1/check-results (default: VIGIL_INGEST_KEY, then VIGIL_ADMIN_KEY)', env.ingestKey)
-    .option('--kafka-brokers <list>', 'Kafka brokers, comma-separated (default: KAFKA_BROKERS)', env.kafkaBrokers)
-    .option('--topic-prefix <prefix>', 'prefix of the topic names, as the ingestor\'s KAFKA_TOPIC_PREFIX (default: KAFKA_TOPIC_PREFIX)', env.topicPrefix ?? '')
+    .option('--api-url <url>', `API address (default: VIGIL_API_URL, then ${DEFAULT_API_URL})`)
+    .option('--api-key <key>', 'user or service key (READ_WRITE) that registers the checks (default: VIGIL_API_KEY)')
+    .option('--account-id <id>', 'account of the checks, sent as X-Service-Account (default: VIGIL_ACCOUNT_ID, else the key\'s account)')
+    .option('--ingest-key <key>', 'platform ingest key for POST /v1/check-results (default: VIGIL_INGEST_KEY, then VIGIL_ADMIN_KEY)')
+    .option('--kafka-brokers <list>', 'Kafka brokers, comma-separated (default: KAFKA_BROKERS)')
+    .option('--topic-prefix <prefix>', 'prefix of the topic names, like the ingestor\'s (default: KAFKA_TOPIC_PREFIX, else none)')
     .option('--types <list>', `check types to register, comma-separated (default: a realistic mix of ${checkTypes.join(', ')})`, typeList)
-    .option('--locations <list>', 'run locations, comma-separated', locationList, [...defaultLocations])
+    .addOption(new Option('--locations <list>', 'run locations, comma-separated').argParser(locationList).default([...defaultLocations], defaultLocations.join(',')))
     .option('--seed <seed>', 'makes checks and results reproducible (default: random, printed in the summary)')
     .option('--batch-size <n>', 'results per request or Kafka publish', integer(1, MAX_BATCH), 1000)
     .option('--concurrency <n>', 'batches in flight at once', integer(1, 64), 4)
     .option('--backfill-days <n>', 'send N days of history at each check\'s frequency instead of real time', positive(400))
-    .option('--json', 'print the summary as JSON (progress goes to stderr)', false)
-    .option('--quiet', 'no progress lines', false)
+    .option('--json', 'print the summary as JSON (progress goes to stderr)')
+    .option('--quiet', 'no progress lines')
     .allowExcessArguments(false);
 }
 
@@ -105,19 +107,28 @@ interface RawOptions {
   accountId?: string;
   ingestKey?: string;
   kafkaBrokers?: string;
-  topicPrefix: string;
+  topicPrefix?: string;
   types?: CheckType[];
   locations: string[];
   seed?: string;
   batchSize: number;
   concurrency: number;
   backfillDays?: number;
-  json: boolean;
-  quiet: boolean;
+  json?: boolean;
+  quiet?: boolean;
 }
 
 /** Checks what the flags cannot check one by one; returns a message for the user, or the options. */
-export function resolveOptions(raw: RawOptions): SimulatorOptions | string {
+export function resolveOptions(flags: RawOptions, env: SimulatorEnv): SimulatorOptions | string {
+  const raw = {
+    ...flags,
+    apiUrl: flags.apiUrl ?? env.apiUrl,
+    apiKey: flags.apiKey ?? env.apiKey,
+    accountId: flags.accountId ?? env.accountId,
+    ingestKey: flags.ingestKey ?? env.ingestKey,
+    kafkaBrokers: flags.kafkaBrokers ?? env.kafkaBrokers,
+    topicPrefix: flags.topicPrefix ?? env.topicPrefix ?? '',
+  };
   if (!raw.apiKey) return 'An API key is needed to register the checks: pass --api-key or set VIGIL_API_KEY (vigil simulate passes the logged-in one)';
   const kafkaBrokers = list(raw.kafkaBrokers ?? '');
   if (raw.transport === 'kafka' && kafkaBrokers.length === 0) return '--transport kafka needs brokers: pass --kafka-brokers or set KAFKA_BROKERS';
@@ -141,15 +152,15 @@ export function resolveOptions(raw: RawOptions): SimulatorOptions | string {
     batchSize: raw.batchSize,
     concurrency: raw.concurrency,
     backfillDays,
-    json: raw.json,
-    quiet: raw.quiet,
+    json: raw.json === true,
+    quiet: raw.quiet === true,
   };
 }
 
 /** Parses argv (without node and the script) into options, or a message explaining what is wrong. */
 export function parseOptions(argv: readonly string[], env: SimulatorEnv, output?: { writeOut?: (text: string) => void; writeErr?: (text: string) => void }): SimulatorOptions | string {
-  const program = buildProgram(env).exitOverride();
+  const program = buildProgram().exitOverride();
   if (output) program.configureOutput(output);
   program.parse([...argv], { from: 'user' });
-  return resolveOptions(program.opts<RawOptions>());
+  return resolveOptions(program.opts<RawOptions>(), env);
 }

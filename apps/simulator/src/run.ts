@@ -40,9 +40,9 @@ export async function simulate(options: SimulatorOptions, io: SimulateIo): Promi
     ? kafkaSender({ brokers: options.kafkaBrokers, topicPrefix: options.topicPrefix })
     : httpSender({ apiUrl: options.apiUrl, ingestKey: options.ingestKey ?? '' });
   const tally = new Tally();
-  const rate = options.rate === 0 ? 'as fast as possible' : `${options.rate}/s`;
-  const span = mode === 'backfill' ? `${source.total} results of ${options.backfillDays} days of history` : `${options.durationSeconds} s`;
-  io.log(`Sending ${span} at ${rate} over ${sender.name}`);
+  const rate = options.rate === 0 ? 'as fast as the receiver takes them' : `at ${options.rate}/s`;
+  const span = mode === 'backfill' ? `${source.total} results (${options.backfillDays} days of history)` : `results for ${options.durationSeconds} s`;
+  io.log(`Sending ${span} ${rate} over ${sender.name}`);
 
   const progressMs = io.progressMs ?? 5_000;
   const progress = progressMs > 0
