@@ -21,6 +21,8 @@ export interface SendSummary {
   sent: number;
   accepted: number;
   rejected: Rejection[];
+  /** Requests made: one a batch. */
+  batches: number;
 }
 
 // The API takes 16 MiB a request; half leaves room for lines longer than the average.
@@ -35,6 +37,7 @@ export async function sendBatches(client: ApiClient, input: NodeJS.ReadableStrea
   const state: SendState = { bytes: 0, sent: 0, rejected: 0 };
   const rejected: Rejection[] = [];
   let accepted = 0;
+  let batches = 0;
   let batch: unknown[] = [];
   let batchLines: number[] = [];
   let batchBytes = 0;
@@ -44,6 +47,7 @@ export async function sendBatches(client: ApiClient, input: NodeJS.ReadableStrea
     const response = await client.send('POST', '/v1/check-results', { body: batch, timeoutMs: INGEST_TIMEOUT_MS });
     const answer = expectShape(ingestAnswerSchema, response.body, 'POST /v1/check-results');
     accepted += answer.accepted;
+    batches++;
     for (const { index, message } of answer.rejected) rejected.push({ line: batchLines[index] ?? -1, message });
     state.sent += batch.length;
     state.rejected = rejected.length;
@@ -78,5 +82,5 @@ export async function sendBatches(client: ApiClient, input: NodeJS.ReadableStrea
   }
   await flush();
   rejected.sort((a, b) => a.line - b.line);
-  return { read, sent: state.sent, accepted, rejected };
+  return { read, sent: state.sent, accepted, rejected, batches };
 }

@@ -51,13 +51,33 @@ export const alertChannelSchema = z.looseObject({
   config: z.looseObject({ name: z.string(), url: z.string(), method: z.string().optional() }),
 });
 
-export const deliverySchema = z.looseObject({});
+export const DELIVERY_OUTCOMES = ['delivered', 'failed', 'refused'] as const;
 
+/** One attempt of the delivery log (GET /v1/alert-channels/{id}/deliveries). */
+export const deliverySchema = z.looseObject({
+  deliveryId: z.string(),
+  channelId: z.string(),
+  checkId: z.string(),
+  alertType: z.string(),
+  attempt: z.number(),
+  at: z.string(),
+  durationMs: z.number(),
+  outcome: z.string(),
+  statusCode: z.number().nullable(),
+  error: z.string().nullable(),
+  responseBody: z.string(),
+  test: z.boolean(),
+});
+export type Delivery = z.infer<typeof deliverySchema>;
+
+/** The answer of POST /v1/alert-channels/{id}/test. */
 export const testMessageSchema = z.looseObject({
-  statusCode: z.number().nullable().optional(),
-  durationMs: z.number().nullable().optional(),
-  responseBody: z.unknown().optional(),
-  error: z.string().nullable().optional(),
+  outcome: z.string(),
+  statusCode: z.number().nullable(),
+  durationMs: z.number(),
+  responseBody: z.string(),
+  error: z.string().nullable(),
+  request: z.looseObject({ url: z.string(), headers: z.record(z.string(), z.string()), body: z.string() }),
 });
 
 export const ingestAnswerSchema = z.looseObject({

@@ -5,10 +5,9 @@ import { CliError, UsageError } from '../errors.ts';
 import { defined, integer, pairs, readJsonObject, readText } from '../input.ts';
 import { example, pageOptions, type PageOptions } from '../kit.ts';
 import { fetchList } from '../paging.ts';
-import { alertChannelSchema, deliverySchema, testMessageSchema } from '../schemas.ts';
+import { alertChannelSchema, DELIVERY_OUTCOMES, deliverySchema, testMessageSchema, type Delivery } from '../schemas.ts';
 
 type Channel = z.infer<typeof alertChannelSchema> & Record<string, unknown>;
-type Delivery = Record<string, unknown>;
 const path = (id: string) => `/v1/alert-channels/${encodeURIComponent(id)}`;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'DELETE'];
 
@@ -118,42 +117,48 @@ export function registerAlertChannels(program: Command): void {
 
   const test = channels
     .command('test')
-    .description("send a sample ALERT_FAILURE to the channel now and show the receiver's answer")
+    .description("send a sample ALERT_FAILURE to the channel now and show the receiver's answer (exit 1 unless it was delivered)")
     .argument('<channelId>', 'channel id')
     .action(async (id: string, _options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const answer = await ctx.client().json(testMessageSchema, 'POST', `${path(id)}/test`);
       ctx.out.result(answer, () =>
         ctx.out.record([
-          ['Status', answer.statusCode ?? answer.error ?? null],
-          ['Duration', typeof answer.durationMs === 'number' ? `${answer.durationMs} ms` : null],
-          ['Response', typeof answer.responseBody === 'string' ? answer.responseBody.slice(0, 500) : answer.responseBody],
+          ['Outcome', answer.outcome],
+          ['Status', answer.statusCode],
+          ['Duration', `${answer.durationMs} ms`],
+          ['Error', answer.error],
+          ['URL', answer.request.url],
+          ['Response', answer.responseBody.slice(0, 500)],
         ]),
       );
       // The API call worked, but a receiver that refused the message is a failure worth an exit code.
-      const status = answer.statusCode;
-      if (typeof status !== 'number' || status > 399) throw new CliError(`The receiver did not accept the test message (${status ?? answer.error ?? 'no answer'})`);
+      if (answer.outcome !== 'delivered') {
+        const why = answer.statusCode !== null ? `HTTP ${answer.statusCode}` : (answer.error ?? 'no answer');
+        throw new CliError(`The test message was not delivered (${answer.outcome}: ${why})`);
+      }
     });
   example(test, 'vigil alert-channels test 7e2f…');
 
   const deliveries = pageOptions(
     channels
       .command('deliveries')
-      .description('the delivery log of a channel, newest first: one line per attempt')
+      .description('the delivery log of a channel, newest first: one line per attempt (default: the last 20)')
       .argument('<channelId>', 'channel id')
-      .option('--outcome <outcome>', 'only attempts with this outcome, e.g. delivered or failed'),
+      .addOption(new Option('--outcome <outcome>', 'only attempts with this outcome').choices(DELIVERY_OUTCOMES)),
   ).action(async (id: string, options: PageOptions & { outcome?: string }, command: Command) => {
     const ctx = contextOf(command);
     const list = await ctx.client().get(z.array(deliverySchema), `${path(id)}/deliveries`, { limit: options.limit ?? 20, page: options.page, outcome: options.outcome });
     ctx.out.result(list, () =>
-      ctx.out.table(list as Delivery[], [
-        { header: 'AT', value: (d) => d.at ?? d.attemptedAt ?? d.createdAt },
-        { header: 'DELIVERY', value: (d) => d.deliveryId ?? d.id },
-        { header: 'ALERT', value: (d) => d.alertType },
+      ctx.out.table<Delivery>(list, [
+        { header: 'AT', value: (d) => d.at },
+        { header: 'DELIVERY', value: (d) => d.deliveryId },
+        { header: 'ALERT', value: (d) => (d.test ? `${d.alertType} (test)` : d.alertType) },
         { header: 'ATTEMPT', value: (d) => d.attempt },
-        { header: 'STATUS', value: (d) => d.statusCode ?? d.error },
+        { header: 'OUTCOME', value: (d) => d.outcome },
+        { header: 'STATUS', value: (d) => d.statusCode },
         { header: 'MS', value: (d) => d.durationMs },
-        { header: 'OUTCOME', value: (d) => d.outcome ?? d.status },
+        { header: 'ERROR', value: (d) => d.error },
       ]),
     );
   });

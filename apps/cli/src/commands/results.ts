@@ -37,9 +37,9 @@ export function registerResults(program: Command): void {
       } finally {
         progress?.stop();
       }
-      const { read, sent, accepted, rejected } = summary;
-      ctx.out.result({ read, sent, accepted, rejected }, () => {
-        ctx.out.print(`Read ${read} result${read === 1 ? '' : 's'}: ${accepted} accepted, ${rejected.length} rejected`);
+      const { read, sent, accepted, rejected, batches } = summary;
+      ctx.out.result({ read, sent, accepted, rejected, batches }, () => {
+        ctx.out.print(`Read ${read} result${read === 1 ? '' : 's'}: ${accepted} accepted, ${rejected.length} rejected (${batches} request${batches === 1 ? '' : 's'})`);
         rejected.slice(0, SHOWN_REJECTIONS).forEach((rejection: Rejection) => ctx.out.warn(`line ${rejection.line}: ${rejection.message}`));
         if (rejected.length > SHOWN_REJECTIONS) ctx.out.warn(`… and ${rejected.length - SHOWN_REJECTIONS} more (--json lists them all)`);
       });

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import { childEnv } from '../config.ts';
 import { contextOf } from '../context.ts';
-import { CliError } from '../errors.ts';
+import { CliError, UsageError } from '../errors.ts';
 import { example } from '../kit.ts';
 
 // The simulator belongs to the pipeline (apps/simulator); the CLI only starts it, with its credentials.
@@ -32,18 +32,24 @@ export function registerSimulate(program: Command): void {
       if (!existsSync(SIMULATOR)) {
         throw new CliError(`The simulator is not part of this installation (${SIMULATOR} is missing); it comes with the pipeline (apps/simulator)`);
       }
+      const credentials = ctx.credentials();
+      if (!credentials.apiKey && !args.some((arg) => arg === '--api-key' || arg.startsWith('--api-key='))) {
+        throw new UsageError('Not logged in: run `vigil login` or set VIGIL_API_KEY (the simulator registers its checks with that key)');
+      }
       const forwarded = [
         ...(['checks', 'rate', 'duration', 'transport'] as const).flatMap((name) => (options[name] === undefined ? [] : [`--${name}`, String(options[name])])),
+        // --json is a global option of vigil, so commander keeps it; the simulator has its own.
+        ...(ctx.out.json ? ['--json'] : []),
         ...args,
       ];
-      const credentials = ctx.credentials();
       const env = childEnv({
         VIGIL_API_URL: credentials.apiUrl,
         VIGIL_API_KEY: credentials.apiKey,
         VIGIL_ACCOUNT_ID: credentials.accountId,
       });
       const code = await new Promise<number>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', SIMULATOR, ...forwarded], { stdio: 'inherit', env });
+        // tsx resolved from here, not from the working directory, where it may not be installed.
+        const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), SIMULATOR, ...forwarded], { stdio: 'inherit', env });
         child.on('error', reject);
         child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
       });
