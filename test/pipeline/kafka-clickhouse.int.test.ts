@@ -56,7 +56,8 @@ describe('Kafka → ingestor → ClickHouse, exactly once in effect', () => {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(await stored()).toBe(unique);
 
-    const dlq = await readTopic(fx.bus, fx.topics.checkResultsDlq, invalid.length);
+    const source = (m: { headers?: Record<string, string> }) => `${m.headers?.['source-partition']}:${m.headers?.['source-offset']}`;
+    const dlq = await readTopic(fx.bus, fx.topics.checkResultsDlq, invalid.length, 60_000, source);
     expect(dlq).toHaveLength(invalid.length);
     const reasons = dlq.map((m) => m.headers?.reason ?? '');
     expect(reasons.filter((r) => /JSON/.test(r))).toHaveLength(200);

@@ -69,14 +69,27 @@ export async function startDistributed(options: { checks?: number; apps?: string
   };
 }
 
-/** Reads a whole topic from the beginning with a fresh group until `count` messages arrived. */
-export async function readTopic(bus: MessageBus, topic: string, count: number, timeoutMs = 60_000) {
-  const seen: { key: string; value: string; headers?: Record<string, string> }[] = [];
-  const consumer = await bus.consume({ groupId: `reader-${randomUUID()}`, topics: [topic], fromBeginning: true, handler: async (batch) => void seen.push(...batch) });
+type Message = { key: string; value: string; headers?: Record<string, string> };
+
+/**
+ * Reads a topic from the beginning with a fresh group until `count` distinct messages arrived,
+ * distinct by `identity` (the DLQ is at-least-once: a record dead-lettered just before a crash
+ * is dead-lettered again on replay, with the same source coordinates).
+ */
+export async function readTopic(bus: MessageBus, topic: string, count: number, timeoutMs = 60_000, identity: (m: Message) => string = (m) => JSON.stringify(m)) {
+  const seen = new Map<string, Message>();
+  const consumer = await bus.consume({
+    groupId: `reader-${randomUUID()}`,
+    topics: [topic],
+    fromBeginning: true,
+    handler: async (batch) => {
+      for (const message of batch) seen.set(identity(message), message);
+    },
+  });
   const deadline = Date.now() + timeoutMs;
-  while (seen.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  while (seen.size < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
   await consumer.stop();
-  return seen;
+  return [...seen.values()];
 }
 
 export async function servicesScript(...args: string[]): Promise<void> {
