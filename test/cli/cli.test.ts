@@ -282,10 +282,4 @@ describe.concurrent('usage', () => {
     }
     expect(runs[2]!.stdout).toContain('--metrics <list>');
   });
-
-  it('simulate without apps/simulator: a clear error and exit 1', async ({ expect }) => {
-    const run = await vigil(['simulate', '--checks', '5'], { env: userEnv(server.url, tempDir()) });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('apps/simulator');
-  });
 });

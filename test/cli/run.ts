@@ -53,3 +53,10 @@ export async function ownerEnv(server: TestVigil, extra: Record<string, string> 
   const account = await createAccount(server);
   return { account, env: userEnv(server.url, tempDir(), { VIGIL_API_KEY: account.ownerKey, ...extra }) };
 }
+
+/** Results stored in the analytics store for an account: what a `results send` or a simulation left behind. */
+export async function storedResults(server: TestVigil, accountId: string): Promise<number> {
+  const analytics = server.running.platform.analytics;
+  if (!analytics) throw new Error('this Vigil runs without an analytics store');
+  return analytics.countResults({ accountId });
+}
