@@ -5,8 +5,8 @@ import type { z } from 'zod';
 import { alerterConfigSchema } from '../apps/alerter/index.ts';
 import { apiConfigSchema } from '../apps/api/index.ts';
 import { dispatcherConfigSchema } from '../apps/dispatcher/index.ts';
-import { ingestorConfigSchema } from '../apps/ingestor/src/config.ts';
-import { projectorConfigSchema } from '../apps/projector/src/config.ts';
+import { ingestorConfigSchema } from '../apps/ingestor/index.ts';
+import { projectorConfigSchema } from '../apps/projector/index.ts';
 
 /** Each app's environment in docker-compose.yml must use exactly the names its config schema reads. */
 const apps: Record<string, z.ZodObject> = {

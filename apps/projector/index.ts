@@ -1,2 +1,3 @@
 export { startProjector, CONTROL_PLANE } from './src/projector.ts';
 export { rebuildReadModels } from './src/rebuild.ts';
+export { projectorConfigSchema } from './src/config.ts';
