@@ -2,7 +2,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { AlertEvent } from '#alerting';
 import { sleep, type Logger, type SecretBox } from '#core';
 import type { AlertChannelView, ReadModels } from '#readmodels';
-import { deliverWebhook, nextAttemptAt, renderTemplates, type DeliveryResult, type RetryPolicy } from '#webhooks';
+import { deliverWebhook, nextAttemptAt, renderTemplates, type DeliveryResult, type RetryPolicy, type TemplateVariables } from '#webhooks';
 import { channelWants } from './channels.ts';
 import { deterministicId, eachLimited } from './ids.ts';
 import type { Attempt, Delivery, DeliveryStore } from './store.ts';
@@ -57,9 +57,13 @@ export class Dispatcher {
 
   /** The fresh path: one delivery per interested channel per alert, each created once. */
   async handleAlerts(events: AlertEvent[]): Promise<void> {
-    const fresh: Delivery[] = [];
+    // One look-up per check and per account for the whole batch, not one per delivery.
+    const contexts = new Map<string, Promise<CheckContext | null>>();
+    const variables = new Map<string, Promise<TemplateVariables>>();
+    const fresh: { delivery: Delivery; view: AlertChannelView; context: CheckContext; variables: Promise<TemplateVariables> }[] = [];
     for (const event of events) {
-      const context = await checkContext(this.options.readModels, event.checkId);
+      if (!contexts.has(event.checkId)) contexts.set(event.checkId, checkContext(this.options.readModels, event.checkId));
+      const context = await contexts.get(event.checkId)!;
       if (!context) continue;
       const channels = (await this.options.readModels.channelsFor(event.checkId, context.check.groupId)).filter(
         (view) => view.channel.accountId === event.accountId && channelWants(view, event),
@@ -81,14 +85,17 @@ export class Dispatcher {
           updatedAt: now,
           lastError: null,
         };
-        if (await this.options.store.create(delivery, this.leaseMs)) fresh.push(delivery);
+        if (!(await this.options.store.create(delivery, this.leaseMs))) continue;
+        const key = `${event.alertId}`;
+        if (!variables.has(key)) variables.set(key, templateVariablesFor(this.options.readModels, event, context, this.options.publicUrl));
+        fresh.push({ delivery, view, context, variables: variables.get(key)! });
       }
     }
-    await eachLimited(fresh, this.options.concurrency ?? 32, async (delivery) => void (await this.attempt(delivery)));
+    await eachLimited(fresh, this.options.concurrency ?? 32, async (item) => void (await this.attempt(item.delivery, item.view, item.context, await item.variables)));
   }
 
   /** One attempt, recorded with the delivery's next state in one write. */
-  async attempt(delivery: Delivery, channelOverride?: AlertChannelView, contextOverride?: CheckContext): Promise<AttemptOutcome> {
+  async attempt(delivery: Delivery, channelOverride?: AlertChannelView, contextOverride?: CheckContext, variablesOverride?: TemplateVariables): Promise<AttemptOutcome> {
     const started = new Date();
     const channel = channelOverride ?? (await this.options.readModels.alertChannel(delivery.channelId));
     const context = contextOverride ?? (await checkContext(this.options.readModels, delivery.checkId));
@@ -98,7 +105,7 @@ export class Dispatcher {
       result = { outcome: 'refused', error: !channel ? 'the alert channel was deleted' : 'the check was deleted', durationMs: 0, responseBody: '', requestHeaders: {} };
     } else {
       try {
-        const variables = await templateVariablesFor(this.options.readModels, delivery.alert, context, this.options.publicUrl);
+        const variables = variablesOverride ?? (await templateVariablesFor(this.options.readModels, delivery.alert, context, this.options.publicUrl));
         const rendered = renderTemplates(channel.channel.config, variables, { now: started, region: this.options.region });
         const sealed = channel.channel.config.webhookSecretEncrypted;
         request = { url: rendered.url, method: rendered.method, body: rendered.body };
