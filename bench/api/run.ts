@@ -1,0 +1,100 @@
+/**
+ * API throughput: autocannon (50 connections, 20 s) against GET /v1/variables/{key} and
+ * GET /v1/accounts/me with a real owner key, on the standalone process (its own process;
+ * embedded adapters, or Redis with --redis). Baselines in the same run, same load generator:
+ * a bare node:http hello endpoint and a bare fastify one, each in its own process.
+ *
+ *   npm run bench -- api [--duration 20] [--connections 50] [--redis] [--cpu-prof]
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { benchConfig } from '../config.ts';
+import { freePort, repoRoot, spawnTs, waitForHttp } from '../support/processes.ts';
+import { log, printMachine, printTable, writeResults } from '../support/report.ts';
+import { cleanUp, runSuffix } from '../support/services.ts';
+import { ratio, round } from '../support/stats.ts';
+import { createAccount, spawnVigil } from '../support/vigil.ts';
+
+interface Row {
+  target: string;
+  reqPerSec: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function cannon(target: string, url: string, headers: Record<string, string>, duration: number, connections: number): Promise<Row> {
+  log(`autocannon ${target}: ${connections} connections, ${duration} s`);
+  const result = await autocannon({ url, headers, duration, connections });
+  return {
+    target,
+    reqPerSec: Math.round(result['2xx'] / result.duration),
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+async function baseline(kind: 'http' | 'fastify', duration: number, connections: number): Promise<Row> {
+  const port = await freePort();
+  const server = spawnTs('bench/api/hello.ts', {}, [], [kind, String(port)]);
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/hello`, server);
+    return await cannon(`baseline: bare ${kind === 'http' ? 'node:http' : 'fastify'} GET /hello`, `http://127.0.0.1:${port}/hello`, {}, duration, connections);
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: '20' },
+      connections: { type: 'string', default: '50' },
+      redis: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+    },
+  });
+  const duration = Number(values.duration);
+  const connections = Number(values.connections);
+  printMachine();
+  const rows: Row[] = [await baseline('http', duration, connections), await baseline('fastify', duration, connections)];
+
+  const suffix = runSuffix();
+  const redisPrefix = `vigil-bench-${suffix}:`;
+  const env: Record<string, string> = values.redis ? { REDIS_URL: benchConfig.redisUrl, REDIS_KEY_PREFIX: redisPrefix } : {};
+  const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles')}`] : [];
+  const vigil = await spawnVigil({ ...env, VIGIL_STANDALONE_APPS: 'api,projector' }, nodeArgs);
+  try {
+    const account = await createAccount(vigil.url, vigil.adminKey);
+    const created = await account.owner.request('POST', '/v1/variables', { key: 'BENCH_VARIABLE', value: 'some value' });
+    if (created.status !== 201) throw new Error(`variable: ${created.status} ${JSON.stringify(created.body)}`);
+    const headers = { authorization: `Bearer ${account.key}`, 'x-service-account': account.accountId };
+    for (const path of ['/v1/variables/BENCH_VARIABLE', '/v1/accounts/me']) {
+      const check = await account.owner.request('GET', path);
+      if (check.status !== 200) throw new Error(`${path}: ${check.status} ${JSON.stringify(check.body)}`);
+      rows.push(await cannon(`Vigil GET ${path}`, vigil.url + path, headers, duration, connections));
+    }
+  } finally {
+    await vigil.stop();
+    if (values.redis) await cleanUp({ redisPrefix });
+  }
+
+  const bare = rows[0]!.reqPerSec;
+  printTable(
+    `api: ${connections} connections × ${duration} s, state store ${values.redis ? 'Redis' : 'SQLite (embedded)'}`,
+    ['target', 'req/s (2xx)', 'vs node:http', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors'],
+    rows.map((r) => [r.target, r.reqPerSec, ratio(r.reqPerSec, bare), r.p50, r.p90, r.p99, r.max, r.non2xx, r.errors]),
+  );
+  writeResults('api', { options: { duration, connections, stateStore: values.redis ? 'redis' : 'sqlite' }, rows: rows.map((r) => ({ ...r, vsNodeHttp: round(r.reqPerSec / bare, 3) })) });
+}

@@ -1,0 +1,253 @@
+/**
+ * Ingestion: N results through POST /v1/check-results (batches of 10,000, a few concurrent
+ * clients), on two paths:
+ * - kafka: the API (standalone process, apps api+projector, Redis state) publishes to Kafka; the
+ *   ingestor runs as its own process (apps/ingestor/src/main.ts, as in production) into ClickHouse.
+ *   End to end = first send → last row visible in ClickHouse; lag = per batch, send → all its
+ *   rows visible (polled every 100 ms, so ±100 ms).
+ * - embedded: the standalone process on its embedded adapters (SQLite, DuckDB): the API writes
+ *   DuckDB before answering 202, so visible = answered.
+ * Ceiling, same run: the same rows straight into ClickHouse over HTTP, 100,000 per INSERT
+ * (JSONEachRow), sequential, no Vigil code in the way.
+ *
+ *   npm run bench -- ingest [--n 1000000] [--batch 10000] [--clients 4] [--checks 100]
+ *                           [--paths ceiling,kafka,embedded] [--partitions 12] [--ingest-batch 5000] [--cpu-prof]
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createDuckDbAnalyticsStore, createClickHouseAnalyticsStore, formatDateTime, toResultRow } from '#analytics';
+import { createLogger } from '#core';
+import { benchConfig } from '../config.ts';
+import { freePort, repoRoot, spawnTs, waitForHttp } from '../support/processes.ts';
+import { log, printMachine, printTable, writeResults } from '../support/report.ts';
+import { makeResults, randomHex8, type Shape } from '../support/results.ts';
+import { cleanUp, clickhouse, clickhouseRows, runSuffix } from '../support/services.ts';
+import { ratio, round, sleep, summarise, type Summary } from '../support/stats.ts';
+import { createAccount, createChecks, ENCRYPTION_KEY, spawnVigil } from '../support/vigil.ts';
+
+const HOUR = 3_600_000;
+const BASE_MS = Date.UTC(2026, 0, 5);
+const silent = createLogger({ level: 'silent' });
+
+interface Options {
+  n: number;
+  batch: number;
+  clients: number;
+  checks: number;
+  nodeArgs: string[];
+  /** KAFKA_TOPIC_PARTITIONS and VIGIL_INGEST_BATCH_SIZE for the kafka path; empty = the apps' defaults. */
+  partitions: string;
+  ingestBatch: string;
+}
+
+interface PathResult {
+  path: string;
+  results: number;
+  acceptRate: number;
+  endToEndRate: number;
+  seconds: number;
+  lag: Summary;
+  accept: Summary;
+  stored: number;
+}
+
+/** Batch b holds results b*batch … and starts in hour b after BASE_MS: its rows can be counted apart. */
+function shapeFor(o: Options, accountId: string, checkIds: string[]): Shape {
+  const step = Math.floor(HOUR / o.batch);
+  return { accountId, checkIds, idPrefix: randomHex8(), startedMs: (i) => BASE_MS + Math.floor(i / o.batch) * HOUR + (i % o.batch) * step };
+}
+
+/** Sends every batch with `clients` concurrent senders; returns per batch when it was sent and answered. */
+async function send(o: Options, url: string, ingestKey: string, shape: Shape) {
+  const batches = Math.ceil(o.n / o.batch);
+  const sentAt: number[] = new Array(batches);
+  const ackedAt: number[] = new Array(batches);
+  let next = 0;
+  const sender = async () => {
+    while (next < batches) {
+      const b = next++;
+      const count = Math.min(o.batch, o.n - b * o.batch);
+      const body = JSON.stringify(makeResults(shape, b * o.batch, count));
+      sentAt[b] = performance.now();
+      const response = await fetch(`${url}/v1/check-results`, { method: 'POST', headers: { authorization: `Bearer ${ingestKey}`, 'content-type': 'application/json' }, body });
+      const answer = (await response.json()) as { accepted?: number; rejected?: { message: string }[] };
+      ackedAt[b] = performance.now();
+      if (response.status !== 202 || answer.accepted !== count) throw new Error(`batch ${b}: ${response.status} ${JSON.stringify(answer).slice(0, 400)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: o.clients }, sender));
+  return { sentAt, ackedAt };
+}
+
+function summary(path: string, o: Options, sentAt: number[], ackedAt: number[], visibleAt: number[], stored: number): PathResult {
+  const first = Math.min(...sentAt);
+  const seconds = (Math.max(...visibleAt) - first) / 1000;
+  return {
+    path,
+    results: o.n,
+    acceptRate: Math.round(o.n / ((Math.max(...ackedAt) - first) / 1000)),
+    endToEndRate: Math.round(o.n / seconds),
+    seconds: round(seconds, 2),
+    lag: summarise(visibleAt.map((at, b) => at - sentAt[b]!)),
+    accept: summarise(ackedAt.map((at, b) => at - sentAt[b]!)),
+    stored,
+  };
+}
+
+async function kafkaPath(o: Options): Promise<PathResult> {
+  const suffix = runSuffix();
+  const names = { database: `vigil_bench_ingest_${suffix}`, topicPrefix: `bench${suffix}.`, redisPrefix: `vigil-bench-${suffix}:` };
+  const env = {
+    REDIS_URL: benchConfig.redisUrl,
+    REDIS_KEY_PREFIX: names.redisPrefix,
+    KAFKA_BROKERS: benchConfig.kafkaBrokers,
+    KAFKA_TOPIC_PREFIX: names.topicPrefix,
+    CLICKHOUSE_URL: benchConfig.clickhouseUrl,
+    CLICKHOUSE_DATABASE: names.database,
+    ...(o.partitions ? { KAFKA_TOPIC_PARTITIONS: o.partitions } : {}),
+    ...(o.ingestBatch ? { VIGIL_INGEST_BATCH_SIZE: o.ingestBatch } : {}),
+  };
+  const vigil = await spawnVigil({ ...env, VIGIL_STANDALONE_APPS: 'api,projector' }, o.nodeArgs);
+  const opsPort = await freePort();
+  const ingestor = spawnTs('apps/ingestor/src/main.ts', { ...env, DATA_DIR: vigil.dataDir, PORT: String(opsPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY }, o.nodeArgs);
+  try {
+    await waitForHttp(`http://127.0.0.1:${opsPort}/ready`, ingestor);
+    const account = await createAccount(vigil.url, vigil.adminKey);
+    const shape = shapeFor(o, account.accountId, await createChecks(account.owner, o.checks, ['eu-west-1']));
+    log(`kafka: API pid ${vigil.process.pid}, ingestor pid ${ingestor.pid}; sending ${o.n} results`);
+
+    const batches = Math.ceil(o.n / o.batch);
+    const visibleAt: number[] = new Array(batches);
+    let sending = true;
+    const poll = (async () => {
+      const baseSec = BASE_MS / 1000;
+      let seen = 0;
+      let lastProgress = performance.now();
+      while (seen < batches) {
+        const rows = await clickhouseRows<{ b: number; n: number }>(
+          `SELECT intDiv(toUInt32(started_at) - ${baseSec}, 3600) AS b, count() AS n FROM ${names.database}.check_results GROUP BY b`,
+        ).catch(() => []);
+        const now = performance.now();
+        for (const row of rows) {
+          const b = Number(row.b);
+          const want = Math.min(o.batch, o.n - b * o.batch);
+          if (visibleAt[b] === undefined && Number(row.n) >= want) {
+            visibleAt[b] = now;
+            seen++;
+            lastProgress = now;
+          }
+        }
+        if (!sending && now - lastProgress > 120_000) throw new Error(`no progress for 2 minutes; ${seen}/${batches} batches visible\n${ingestor.output()}`);
+        await sleep(100);
+      }
+    })();
+    const { sentAt, ackedAt } = await send(o, vigil.url, vigil.ingestKey, shape);
+    sending = false;
+    log(`kafka: all accepted; waiting for ClickHouse`);
+    await poll;
+    const [final] = await clickhouseRows<{ n: number }>(`SELECT count() AS n FROM ${names.database}.check_results FINAL`);
+    return summary('HTTP → Kafka → ingestor → ClickHouse', o, sentAt, ackedAt, visibleAt, Number(final?.n));
+  } finally {
+    await ingestor.stop();
+    await vigil.stop();
+    await cleanUp(names);
+  }
+}
+
+async function embeddedPath(o: Options): Promise<PathResult> {
+  const vigil = await spawnVigil({ VIGIL_STANDALONE_APPS: 'api,projector' }, o.nodeArgs);
+  let stopped = false;
+  try {
+    const account = await createAccount(vigil.url, vigil.adminKey);
+    const shape = shapeFor(o, account.accountId, await createChecks(account.owner, o.checks, ['eu-west-1']));
+    log(`embedded: Vigil pid ${vigil.process.pid}; sending ${o.n} results`);
+    const { sentAt, ackedAt } = await send(o, vigil.url, vigil.ingestKey, shape);
+    await vigil.stop({ keepData: true });
+    stopped = true;
+    // The file is free once the process is gone: count what it stored.
+    const duck = createDuckDbAnalyticsStore({ path: join(vigil.dataDir, 'analytics.duckdb'), log: silent });
+    const stored = await duck.countResults();
+    await duck.close();
+    return summary('HTTP → DuckDB (embedded)', o, sentAt, ackedAt, ackedAt, stored);
+  } finally {
+    if (!stopped) await vigil.stop({ keepData: true });
+    const { rmSync } = await import('node:fs');
+    rmSync(vigil.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The same rows as the HTTP paths, straight into the same table schema, 100,000 per INSERT. */
+async function ceiling(o: Options, perInsert: number): Promise<PathResult> {
+  const database = `vigil_bench_ceiling_${runSuffix()}`;
+  const store = createClickHouseAnalyticsStore({ url: benchConfig.clickhouseUrl, database, log: silent });
+  await store.migrate(); // creates the very table Vigil writes
+  await store.close();
+  const shape = shapeFor(o, randomUUID(), Array.from({ length: o.checks }, () => randomUUID()));
+  try {
+    const started = performance.now();
+    const sentAt: number[] = [];
+    const doneAt: number[] = [];
+    for (let from = 0; from < o.n; from += perInsert) {
+      const rows = makeResults(shape, from, Math.min(perInsert, o.n - from));
+      const body = rows.map((result) => {
+        const row = toResultRow(result);
+        return JSON.stringify({ ...row, started_at: formatDateTime(row.started_at) });
+      });
+      sentAt.push(performance.now());
+      await clickhouse(`INSERT INTO ${database}.check_results FORMAT JSONEachRow`, body.join('\n'));
+      doneAt.push(performance.now());
+    }
+    const [final] = await clickhouseRows<{ n: number }>(`SELECT count() AS n FROM ${database}.check_results FINAL`);
+    const seconds = (performance.now() - started) / 1000;
+    const perInsertMs = summarise(doneAt.map((at, i) => at - sentAt[i]!));
+    return { path: `ceiling: ClickHouse HTTP INSERT, ${perInsert} rows each`, results: o.n, acceptRate: Math.round(o.n / seconds), endToEndRate: Math.round(o.n / seconds), seconds: round(seconds, 2), lag: perInsertMs, accept: perInsertMs, stored: Number(final?.n) };
+  } finally {
+    await cleanUp({ database });
+  }
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      n: { type: 'string', default: '1000000' },
+      batch: { type: 'string', default: '10000' },
+      clients: { type: 'string', default: '4' },
+      checks: { type: 'string', default: '100' },
+      'ceiling-batch': { type: 'string', default: '100000' },
+      paths: { type: 'string', default: 'ceiling,kafka,embedded' },
+      'cpu-prof': { type: 'boolean', default: false },
+      partitions: { type: 'string', default: '' },
+      'ingest-batch': { type: 'string', default: '' },
+    },
+  });
+  const profiles = join(repoRoot, 'bench', 'results', 'profiles');
+  const o: Options = {
+    n: Number(values.n),
+    batch: Number(values.batch),
+    clients: Number(values.clients),
+    checks: Number(values.checks),
+    nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [],
+    partitions: values.partitions,
+    ingestBatch: values['ingest-batch'],
+  };
+  printMachine();
+  const paths = values.paths.split(',');
+  const results: PathResult[] = [];
+  if (paths.includes('ceiling')) {
+    log(`ceiling: ${o.n} rows straight into ClickHouse`);
+    results.push(await ceiling(o, Number(values['ceiling-batch'])));
+  }
+  if (paths.includes('kafka')) results.push(await kafkaPath(o));
+  if (paths.includes('embedded')) results.push(await embeddedPath(o));
+
+  const top = results.find((r) => r.path.startsWith('ceiling'));
+  printTable(
+    `ingest: ${o.n} results, batches of ${o.batch}, ${o.clients} clients, ${o.checks} checks`,
+    ['path', 'stored', 'accepted/s', 'end-to-end/s', 'vs ceiling', 'lag p50 ms', 'lag p90', 'lag p99', 'lag max', 'answer p50 ms', 'answer p99'],
+    results.map((r) => [r.path, r.stored, r.acceptRate, r.endToEndRate, top ? ratio(r.endToEndRate, top.endToEndRate) : '', r.lag.p50, r.lag.p90, r.lag.p99, r.lag.max, r.accept.p50, r.accept.p99]),
+  );
+  for (const r of results) if (r.stored !== r.results) console.log(`WARNING: ${r.path} stored ${r.stored} of ${r.results}`);
+  writeResults('ingest', { options: { ...o, ceilingBatch: Number(values['ceiling-batch']) }, ceilingRate: top?.endToEndRate, results });
+}

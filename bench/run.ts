@@ -1,0 +1,43 @@
+/**
+ * Benchmarks: `npm run bench -- <name> [--flags]`. Each prints a table and writes JSON (with the
+ * machine it ran on) under bench/results/. Every figure stands beside a ceiling or baseline
+ * measured in the same run, as a ratio: these machines are shared and noisy.
+ *
+ *   ingest            HTTP → Kafka → ingestor → ClickHouse, and embedded into DuckDB, vs raw INSERTs
+ *   analytics         the query matrix through the API vs raw engine SQL, ClickHouse, DuckDB, PostgreSQL
+ *   analytics-reader  one check with 1M results through the reader, and ClickHouse percentile methods
+ *   api               autocannon on GET /v1/variables/{key} and /v1/accounts/me vs a bare node:http server
+ *   webhooks          alert events fanned out by the Dispatcher vs plain POSTs, with and without failures
+ *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+type Runner = (argv: string[]) => Promise<void>;
+
+const benches: Record<string, () => Promise<Runner>> = {
+  ingest: async () => (await import('./ingest/run.ts')).run,
+  analytics: async () => (await import('./analytics/matrix.ts')).run,
+  api: async () => (await import('./api/run.ts')).run,
+  webhooks: async () => (await import('./webhooks/run.ts')).run,
+  profile: async () => (await import('./support/profile.ts')).run,
+  // The first analytics bench parses its own argv and runs on import: start it as a child.
+  'analytics-reader': async () => (argv) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./analytics/run.ts', import.meta.url)), ...argv], { stdio: 'inherit' });
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`analytics-reader exited with ${code}`))));
+    }),
+};
+
+const [name, ...argv] = process.argv.slice(2);
+if (!name || !(name in benches)) {
+  console.error(`usage: npm run bench -- <${Object.keys(benches).join('|')}> [--flags]`);
+  process.exit(2);
+}
+try {
+  await (await benches[name]!())(argv);
+  process.exit(0);
+} catch (error) {
+  console.error(error);
+  process.exit(1);
+}

@@ -1,0 +1,201 @@
+/**
+ * Webhook delivery: alert events fanned out to 10 channels on a loopback receiver (its own
+ * process). Vigil (standalone: API + projector, embedded adapters or Redis with --redis) runs in
+ * this process; the bench drives the `Dispatcher` of #notify directly with alert events, in
+ * batches of 500 like the dispatcher app's consumer, with the durable retry loop running: render,
+ * sign, deliver, record, retry. The alerter and the bus are not in the path.
+ * Run 1: every endpoint answers 200. Run 2: 2 of the 10 endpoints fail each delivery's first
+ * attempt; the retry (short delay) must bring the delivered count to exactly events × channels.
+ * Baseline, same run: as many plain POSTs of the same size, same concurrency, from a tight loop
+ * (node:http, a new connection each like Vigil's delivery, and with keep-alive).
+ *
+ *   npm run bench -- webhooks [--events 10000] [--channels 10] [--concurrency 32] [--retry-ms 200] [--redis]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createLogger, createSecretBox, generateApiKey, parseEncryptionKey } from '#core';
+import { checkContext, DeliveryStore, Dispatcher, sampleAlert } from '#notify';
+import { ReadModels } from '#readmodels';
+import { loadStandaloneConfig, startStandalone } from '../../apps/standalone/index.ts';
+import { benchConfig } from '../config.ts';
+import { freePort, spawnTs, waitForHttp } from '../support/processes.ts';
+import { log, printMachine, printTable, writeResults } from '../support/report.ts';
+import { cleanUp, runSuffix } from '../support/services.ts';
+import { ratio, round, sleep } from '../support/stats.ts';
+import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts';
+
+interface Stats {
+  received: number;
+  ok: number;
+  failed: number;
+  duplicates: number;
+  distinct: number;
+  bytes: number;
+}
+
+interface Row {
+  run: string;
+  expected: number;
+  delivered: number;
+  attempts: number;
+  seconds: number;
+  perSecond: number;
+  exact: boolean | '';
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      events: { type: 'string', default: '10000' },
+      channels: { type: 'string', default: '10' },
+      concurrency: { type: 'string', default: '32' },
+      'retry-ms': { type: 'string', default: '200' },
+      redis: { type: 'boolean', default: false },
+    },
+  });
+  const events = Number(values.events);
+  const channels = Number(values.channels);
+  const concurrency = Number(values.concurrency);
+  const retryMs = Number(values['retry-ms']);
+  const failing = Math.round(channels * 0.2);
+  const expected = events * channels;
+  printMachine();
+
+  const port = await freePort();
+  const receiver = spawnTs('bench/webhooks/receiver.ts', {}, [], [String(port)]);
+  const base = `http://127.0.0.1:${port}`;
+  const stats = async () => (await (await fetch(`${base}/stats`)).json()) as Stats;
+  const reset = () => fetch(`${base}/reset`, { method: 'POST' });
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-webhooks-'));
+  const redisPrefix = `vigil-bench-${runSuffix()}:`;
+  const adminKey = generateApiKey();
+  const running = await startStandalone(
+    loadStandaloneConfig({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      VIGIL_ADMIN_KEY: adminKey,
+      VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
+      VIGIL_STANDALONE_APPS: 'api,projector',
+      VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
+      ...(values.redis ? { REDIS_URL: benchConfig.redisUrl, REDIS_KEY_PREFIX: redisPrefix } : {}),
+    }),
+    createLogger({ level: 'silent' }),
+  );
+  const rows: Row[] = [];
+  try {
+    await waitForHttp(`${base}/stats`, receiver);
+    const account = await createAccount(running.url, adminKey);
+    const [checkA, checkB] = await createChecks(account.owner, 2, ['eu-west-1']);
+    const channelIds: Record<string, string[]> = { [checkA!]: [], [checkB!]: [] };
+    for (const [checkId, failCount] of [[checkA!, 0], [checkB!, failing]] as const) {
+      for (let k = 0; k < channels; k++) {
+        const path = k < failCount ? `/fail/${k}` : `/ok/${k}`;
+        const created = await account.owner.request<{ id: string }>('POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: `bench ${k}`, url: base + path, webhookSecret: 'bench-secret' } });
+        if (created.status !== 201) throw new Error(`channel: ${created.status} ${JSON.stringify(created.body)}`);
+        const subscribed = await account.owner.request('PUT', `/v1/alert-channels/${created.body.id}/subscriptions`, { checkId, activated: true });
+        if (subscribed.status !== 200) throw new Error(`subscription: ${subscribed.status} ${JSON.stringify(subscribed.body)}`);
+        channelIds[checkId]!.push(created.body.id);
+      }
+    }
+
+    const stateStore = running.platform.stateStore;
+    const readModels = new ReadModels(stateStore);
+    const deliveries = new DeliveryStore(stateStore);
+    const dispatcher = new Dispatcher({
+      readModels,
+      store: deliveries,
+      box: createSecretBox(parseEncryptionKey(ENCRYPTION_KEY)),
+      log: createLogger({ level: 'silent' }),
+      timeoutMs: 10_000,
+      retry: { maxRetries: 5, delayMs: retryMs },
+      allowPrivate: true,
+      userAgent: 'Vigil/bench',
+      publicUrl: 'http://localhost:3000',
+      region: 'local',
+      concurrency,
+    });
+    dispatcher.start();
+
+    const fanOut = async (label: string, checkId: string): Promise<Row> => {
+      const context = await checkContext(readModels, checkId);
+      if (!context) throw new Error('check context missing');
+      const alerts = Array.from({ length: events }, () => sampleAlert(account.accountId, context, 'ALERT_FAILURE'));
+      await reset();
+      log(`${label}: ${events} alert events × ${channels} channels`);
+      const started = performance.now();
+      for (let i = 0; i < alerts.length; i += 500) await dispatcher.handleAlerts(alerts.slice(i, i + 500));
+      let seen = await stats();
+      const deadline = Date.now() + 600_000;
+      while (seen.distinct < expected && Date.now() < deadline) {
+        await sleep(20);
+        seen = await stats();
+      }
+      const seconds = (performance.now() - started) / 1000;
+      await sleep(retryMs * 3 + 1000); // anything late or doubled would show now
+      seen = await stats();
+      let logged = 0;
+      for (const id of channelIds[checkId]!) logged += (await deliveries.attempts(id, { limit: 1, page: 1 }, 'delivered')).total;
+      const exact = seen.distinct === expected && seen.ok === expected && seen.duplicates === 0 && logged === expected;
+      console.log(`${label}: receiver got ${seen.ok} deliveries (${seen.distinct} distinct ids, ${seen.duplicates} duplicates) and ${seen.failed} failed first attempts; Vigil's delivery log shows ${logged} delivered; expected ${expected}: ${exact ? 'EXACT' : 'MISMATCH'}`);
+      bodyBytes = Math.round(seen.bytes / Math.max(1, seen.received));
+      return { run: label, expected, delivered: seen.ok, attempts: seen.received, seconds: round(seconds, 2), perSecond: Math.round(expected / seconds), exact };
+    };
+    let bodyBytes = 1000;
+    rows.push(await fanOut('Vigil Dispatcher, all endpoints answer', checkA!));
+    rows.push(await fanOut(`Vigil Dispatcher, ${failing} of ${channels} endpoints fail the first attempt (retry after ${retryMs} ms)`, checkB!));
+    await dispatcher.stop();
+
+    for (const keepAlive of [false, true]) {
+      await reset();
+      const label = `baseline: plain POSTs, ${keepAlive ? 'keep-alive' : 'new connection each (as Vigil)'}`;
+      log(`${label}: ${expected} × ${bodyBytes} bytes, ${concurrency} at once`);
+      const seconds = await plainPosts(`${base}/ok/plain`, expected, concurrency, bodyBytes, keepAlive);
+      const seen = await stats();
+      rows.push({ run: label, expected, delivered: seen.ok, attempts: seen.received, seconds: round(seconds, 2), perSecond: Math.round(expected / seconds), exact: '' });
+    }
+  } finally {
+    await running.stop();
+    await receiver.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (values.redis) await cleanUp({ redisPrefix });
+  }
+
+  const baseline = rows.find((r) => r.run.includes('as Vigil'))!.perSecond;
+  printTable(
+    `webhooks: ${events} events × ${channels} channels, concurrency ${concurrency}, state store ${values.redis ? 'Redis' : 'SQLite (embedded)'}`,
+    ['run', 'expected', 'delivered (2xx)', 'HTTP requests', 'seconds', 'deliveries/s', 'vs plain POSTs', 'exact'],
+    rows.map((r) => [r.run, r.expected, r.delivered, r.attempts, r.seconds, r.perSecond, ratio(r.perSecond, baseline), r.exact === '' ? '' : r.exact ? 'yes' : 'NO']),
+  );
+  writeResults('webhooks', { options: { events, channels, concurrency, retryMs, failingChannels: failing, stateStore: values.redis ? 'redis' : 'sqlite' }, rows });
+}
+
+/** `count` POSTs of `bytes` bytes with `concurrency` in flight, from a tight loop; returns seconds. */
+async function plainPosts(url: string, count: number, concurrency: number, bytes: number, keepAlive: boolean): Promise<number> {
+  const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: concurrency }) : false;
+  const body = JSON.stringify({ padding: 'x'.repeat(Math.max(0, bytes - 15)) });
+  let next = 0;
+  const post = (i: number) =>
+    new Promise<void>((resolve, reject) => {
+      const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'webhook-id': `plain-${i}` } }, (response) => {
+        response.resume();
+        response.on('end', () => resolve());
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await post(next++);
+    }),
+  );
+  if (agent) agent.destroy();
+  return (performance.now() - started) / 1000;
+}
