@@ -92,6 +92,9 @@ export async function startKafkaConsumer(
       heartbeatInterval: timings.heartbeatIntervalMs,
       rebalanceTimeout: timings.rebalanceTimeoutMs,
       maxWaitTimeInMs: timings.maxWaitTimeMs,
+      // Larger fetches give the handler thousands of records per call, so inserts are large.
+      maxBytesPerPartition: 8 * 1024 * 1024,
+      maxBytes: 32 * 1024 * 1024,
       retry: { restartOnFailure: async () => !signal.aborted },
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
@@ -107,7 +110,13 @@ export async function startKafkaConsumer(
       // Always from the beginning: a group without commits on a partition either wants it all,
       // or is covered by skipBelow (or the partition did not exist at consume() time).
       await consumer.subscribe({ topics: options.topics, fromBeginning: true });
-      await consumer.run({ autoCommit: true, autoCommitThreshold: 1, eachBatchAutoResolve: false, eachBatch });
+      await consumer.run({
+        autoCommit: true,
+        autoCommitThreshold: 1,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
+        eachBatch,
+      });
       return consumer;
     } catch (error) {
       await consumer.disconnect().catch(() => undefined);

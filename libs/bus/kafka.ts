@@ -20,8 +20,10 @@ export interface KafkaBusOptions extends Partial<KafkaConsumerTimings> {
 
 // One produce request stays well below the broker's default message.max.bytes (1 MiB per
 // partition batch) and keeps a failed publish cheap to retry.
-const chunkMessages = 1_000;
-const chunkBytes = 512 * 1024;
+// A whole request stays under the broker's default 1 MiB batch limit even when every message
+// shares one partition; fewer, fuller requests matter because the idempotent producer sends one at a time.
+const chunkMessages = 10_000;
+const chunkBytes = 960 * 1024;
 
 interface ProducerEntry {
   producer: Producer;

@@ -52,6 +52,11 @@ export interface ConsumeOptions {
   /** Most messages per handler call (default 500). */
   maxBatchSize?: number;
   /**
+   * Partitions handled at once by this consumer (Kafka only; default 1). Above 1 the handler may
+   * run concurrently for different partitions: only for handlers whose batches are independent.
+   */
+  partitionsConcurrently?: number;
+  /**
    * Called with messages from ONE partition, in offset order. The batch's offsets are committed
    * only after it resolves. If it throws, the same batch is delivered again after a backoff,
    * forever, until it succeeds or the consumer stops (or the partition moves to another member

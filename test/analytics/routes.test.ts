@@ -73,14 +73,17 @@ describe('analytics routes (whole Vigil)', () => {
   });
 
   it('limits multistep analytics to 30 requests per 60 s per account: the 31st is 429 with Retry-After', async () => {
+    // A fresh account: earlier tests' multistep requests in this minute must not count here.
+    const fresh = await createAccount(vigil);
+    const check = (await fresh.owner.post('/v1/checks', { name: 'limited', checkType: 'MULTI_STEP' })).body;
     await freshWindow();
-    const url = `/v1/analytics/multistep-checks/${ids.multistep}?metrics=responseTime_p95`;
+    const url = `/v1/analytics/multistep-checks/${check.id}?metrics=responseTime_p95`;
     for (let n = 1; n <= 30; n++) {
-      const response = await a.owner.get(url);
+      const response = await fresh.owner.get(url);
       expect(response.status, `request ${n}`).toBe(200);
       expect(headers(response)).toMatchObject({ limit: '30', remaining: String(30 - n) });
     }
-    const limited = await a.owner.get(url);
+    const limited = await fresh.owner.get(url);
     expect(limited.status).toBe(429);
     const seen = headers(limited);
     expect(seen).toMatchObject({ limit: '30', remaining: '0' });
@@ -89,7 +92,8 @@ describe('analytics routes (whole Vigil)', () => {
     expect(Number(seen.retryAfter)).toBeGreaterThan(0);
     expect(limited.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
     // The multistep bucket is its own: other analytics of the account, and other accounts, go on.
-    expect((await a.owner.get(`/v1/analytics/api-checks/${ids.api}?metrics=availability`)).status).toBe(200);
+    const api = (await fresh.owner.post('/v1/checks', { name: 'other', checkType: 'API' })).body;
+    expect((await fresh.owner.get(`/v1/analytics/api-checks/${api.id}?metrics=availability`)).status).toBe(200);
     expect((await b.owner.get(`/v1/analytics/multistep-checks/${ids.foreign}?metrics=availability`)).status).toBe(200);
   });
 

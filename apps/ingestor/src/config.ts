@@ -4,7 +4,7 @@ import { platformEnv } from '#platform';
 
 export const ingestorEnv = {
   /** Most results per analytics insert. */
-  VIGIL_INGEST_BATCH_SIZE: env.int(5000, 1, 100_000),
+  VIGIL_INGEST_BATCH_SIZE: env.int(20_000, 1, 100_000),
   /** First backoff when the analytics store fails; it doubles up to 30 s. */
   VIGIL_INGEST_RETRY_MS: env.int(500, 10, 60_000),
 };

@@ -21,7 +21,9 @@ export async function startIngestor(deps: { platform: Platform; log: Logger; lif
     groupId: deps.platform.group(INGESTOR_GROUP),
     topics: [deps.platform.topics.checkResults],
     fromBeginning: true,
-    maxBatchSize: deps.batchSize ?? 5000,
+    maxBatchSize: deps.batchSize ?? 20_000,
+    // Inserts of different partitions are independent, so they may overlap with the next fetch.
+    partitionsConcurrently: 3,
     retry: { initialMs: deps.retryMs ?? 500, maxMs: 30_000 },
     handler: (batch) => handler(batch),
     onError: (error, attempt) => log.warn({ err: error, attempt }, 'ingest batch failed; retrying'),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateSql, rawSql, whereSql } from './build.ts';
+import { EXACT_LIMIT, aggregateSql, rawSql, whereSql } from './build.ts';
 import { baseMetrics } from './metrics.ts';
 import { parseAnalyticsParams, type AnalyticsQuery, type RawParams } from './params.ts';
 
@@ -28,9 +28,12 @@ describe('analytics SQL', () => {
   it('stays inside what ClickHouse 18.16 runs: no {name:Type} parameters, no toStartOfInterval', () => {
     const q = query({ metrics: 'LCP_p95,responseTime_avg', aggregationInterval: '15', groupBy: 'pageIndex' });
     const sql = aggregateSql(q, 'clickhouse', 'check_results FINAL', { level: 'page', values: [{ base: lcp, stats: new Set(['p95']) }, { base: responseTime, stats: new Set(['avg']) }] });
-    expect(sql).not.toMatch(/\{\w+:\w+\}|toStartOfInterval|quantile/);
+    expect(sql).not.toMatch(/\{\w+:\w+\}|toStartOfInterval|quantileTDigest|quantile\(/);
     expect(sql).toContain('intDiv(started_ms, 900000) * 900000 AS b');
-    expect(sql).toContain('arraySort(groupArray(v0)) AS s0');
+    // Exact interpolation over the sorted samples up to EXACT_LIMIT, the nearest rank above it.
+    expect(sql).toContain(`arraySort(groupArray(${EXACT_LIMIT})(v0)) AS s0`);
+    expect(sql).toContain('quantileExact(0.95)(v0) AS q0_p95');
+    expect(sql).toContain(`if(c0 <= ${EXACT_LIMIT},`);
     // ARRAY JOIN aliases (pj_*) are never reused as SELECT aliases: 18.16 rejects that.
     const joined = [...sql.matchAll(/ AS (pj_\w+)/g)].map((match) => match[1]);
     const selected = [...sql.matchAll(/ AS (\w+)/g)].map((match) => match[1]).filter((alias) => !alias!.startsWith('pj_'));
