@@ -60,7 +60,7 @@ export class Dispatcher {
     // One look-up per check and per account for the whole batch, not one per delivery.
     const contexts = new Map<string, Promise<CheckContext | null>>();
     const variables = new Map<string, Promise<TemplateVariables>>();
-    const fresh: { delivery: Delivery; view: AlertChannelView; context: CheckContext; variables: Promise<TemplateVariables> }[] = [];
+    const candidates: { delivery: Delivery; view: AlertChannelView; context: CheckContext; event: AlertEvent }[] = [];
     for (const event of events) {
       if (!contexts.has(event.checkId)) contexts.set(event.checkId, checkContext(this.options.readModels, event.checkId));
       const context = await contexts.get(event.checkId)!;
@@ -70,27 +70,36 @@ export class Dispatcher {
       );
       for (const view of channels) {
         const now = Date.now();
-        const delivery: Delivery = {
-          id: deterministicId(event.alertId, view.channel.id),
-          channelId: view.channel.id,
-          accountId: event.accountId,
-          checkId: event.checkId,
-          alertType: event.alertType,
-          alert: event,
-          test: false,
-          attempts: 0,
-          status: 'pending',
-          nextAttemptAt: now,
-          createdAt: now,
-          updatedAt: now,
-          lastError: null,
-        };
-        if (!(await this.options.store.create(delivery, this.leaseMs))) continue;
-        const key = `${event.alertId}`;
-        if (!variables.has(key)) variables.set(key, templateVariablesFor(this.options.readModels, event, context, this.options.publicUrl));
-        fresh.push({ delivery, view, context, variables: variables.get(key)! });
+        candidates.push({
+          view,
+          context,
+          event,
+          delivery: {
+            id: deterministicId(event.alertId, view.channel.id),
+            channelId: view.channel.id,
+            accountId: event.accountId,
+            checkId: event.checkId,
+            alertType: event.alertType,
+            alert: event,
+            test: false,
+            attempts: 0,
+            status: 'pending',
+            nextAttemptAt: now,
+            createdAt: now,
+            updatedAt: now,
+            lastError: null,
+          },
+        });
       }
     }
+    const created = new Set((await this.options.store.createMany(candidates.map((c) => c.delivery), this.leaseMs)).map((d) => d.id));
+    const fresh = candidates
+      .filter((candidate) => created.has(candidate.delivery.id))
+      .map((candidate) => {
+        const key = candidate.event.alertId;
+        if (!variables.has(key)) variables.set(key, templateVariablesFor(this.options.readModels, candidate.event, candidate.context, this.options.publicUrl));
+        return { ...candidate, variables: variables.get(key)! };
+      });
     await eachLimited(fresh, this.options.concurrency ?? 32, async (item) => void (await this.attempt(item.delivery, item.view, item.context, await item.variables)));
   }
 

@@ -50,21 +50,32 @@ const keys = {
  * dispatcher resumes every pending retry on schedule. Each change is one atomic write.
  */
 export class DeliveryStore {
+  private pending: { ops: WriteOp[]; done: () => void; failed: (error: unknown) => void }[] = [];
+  private flushing = false;
+
   constructor(private readonly store: StateStore) {}
 
-  /** Creates the delivery once; false when it already exists (a redelivered alert event). */
-  async create(delivery: Delivery, safetyNetMs: number): Promise<boolean> {
-    const created = await this.store.setIfAbsent(keys.delivery(delivery.id), JSON.stringify(delivery));
-    if (created) {
+  /**
+   * Creates a batch of deliveries in one look-up and one write, returning those that are new.
+   * Safe without a per-key compare-and-set because one consumer owns a check's partition; a
+   * rebalance overlap can at worst attempt a delivery twice, with the same webhook-id.
+   */
+  async createMany(deliveries: Delivery[], safetyNetMs: number): Promise<Delivery[]> {
+    if (deliveries.length === 0) return [];
+    const existing = await this.store.getMany(deliveries.map((d) => keys.delivery(d.id)));
+    const fresh = deliveries.filter((_, i) => existing[i] === null);
+    const ops: WriteOp[] = fresh.flatMap((delivery): WriteOp[] => [
+      { op: 'set', key: keys.delivery(delivery.id), value: JSON.stringify(delivery) },
       // Queued before the first attempt: if this process dies mid-attempt, the retry loop takes over.
-      await this.store.write([{ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.createdAt + safetyNetMs }]);
-      return true;
-    }
-    const existing = await this.get(delivery.id);
-    if (existing?.status === 'pending' && (await this.store.zscore(keys.retryQueue, delivery.id)) === null) {
-      await this.store.write([{ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: Date.now() }]);
-    }
-    return false;
+      { op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.createdAt + safetyNetMs },
+    ]);
+    // A replayed batch whose deliveries exist but were never queued (a crash in between) is queued again.
+    deliveries.forEach((delivery, i) => {
+      const raw = existing[i];
+      if (raw && (JSON.parse(raw) as Delivery).status === 'pending') ops.push({ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: Date.now() });
+    });
+    if (ops.length > 0) await this.store.write(ops);
+    return fresh;
   }
 
   async get(id: string): Promise<Delivery | null> {
@@ -94,7 +105,33 @@ export class DeliveryStore {
         ? { op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.nextAttemptAt }
         : { op: 'zrem', key: keys.retryQueue, member: delivery.id },
     ];
-    await this.store.write(ops);
+    await this.commit(ops);
+  }
+
+  /**
+   * Group commit: attempts that finish while a write is in flight share the next write, so a
+   * burst of deliveries costs a few transactions, not one each. Each caller still waits until
+   * its own record is durable.
+   */
+  private commit(ops: WriteOp[]): Promise<void> {
+    return new Promise<void>((done, failed) => {
+      this.pending.push({ ops, done, failed });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, 500);
+      try {
+        await this.store.write(batch.flatMap((entry) => entry.ops));
+        for (const entry of batch) entry.done();
+      } catch (error) {
+        for (const entry of batch) entry.failed(error);
+      }
+    }
+    this.flushing = false;
   }
 
   /** Drops a delivery from the queue (it was finished elsewhere, or its channel is gone). */
