@@ -6,6 +6,7 @@ const disruptive = '**/*.disruptive.test.ts';
 export default defineConfig({
   test: {
     globalSetup: ['./test/support/global-setup.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
