@@ -17,6 +17,7 @@ import Table from 'cli-table3';
 import { createAnalyticsReader, createClickHouseAnalyticsStore, createDuckDbAnalyticsStore, parseAnalyticsParams, type AnalyticsStore } from '#analytics';
 import { createLogger } from '#core';
 import type { CheckResult } from '#domain';
+import { seeded } from '../support/stats.ts';
 
 const { values } = parseArgs({
   options: { rows: { type: 'string', default: '1000000' }, iterations: { type: 'string', default: '40' }, keep: { type: 'boolean', default: false } },
@@ -30,18 +31,6 @@ const NOW = new Date('2024-03-01T00:00:00Z');
 const ACCOUNT = '0b3c6a9e-5f55-4c1e-9a0e-000000000001';
 const CHECK = '0b3c6a9e-5f55-4c1e-9a0e-000000000002';
 const log = createLogger({ level: 'silent' });
-
-/** mulberry32: both engines must get the same data, so the quantile comparison is meaningful. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** ROWS results spread evenly over the 30 days before NOW; built directly (already valid) for speed. */
 function* batches(size: number): Generator<CheckResult[]> {
