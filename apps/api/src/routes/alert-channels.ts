@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFoundError } from '#core';
-import { alertChannelInputSchema, webhookConfigInputSchema } from '#domain';
+import { alertChannelInputSchema, subscriptionSchema, webhookConfigInputSchema, webhookMethods } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import { attemptSchema, eventVariables, maskHeaders, sampleAlert, sampleContext, type DeliveryStore, type Dispatcher } from '#notify';
 import { alertTypes, prepareRequest, renderTemplates, templateVariables } from '#webhooks';
@@ -21,6 +21,31 @@ export interface ChannelRouteDeps {
 }
 
 const requestSchema = z.object({ url: z.string(), headers: z.record(z.string(), z.string()), body: z.string() });
+const keyValue = z.object({ key: z.string(), value: z.string() });
+const channelJson = z
+  .object({
+    id: z.string(),
+    accountId: z.string(),
+    type: z.literal('WEBHOOK'),
+    config: z.object({
+      name: z.string(),
+      url: z.string(),
+      method: z.enum(webhookMethods),
+      headers: z.array(keyValue),
+      queryParameters: z.array(keyValue),
+      template: z.string().nullable(),
+      webhookSecret: z.string().nullable().describe('"********" when a secret is set: it is write-only'),
+    }),
+    sendFailure: z.boolean(),
+    sendRecovery: z.boolean(),
+    sendDegraded: z.boolean(),
+    sslExpiry: z.boolean(),
+    sslExpiryThreshold: z.number().int(),
+    subscriptions: z.array(subscriptionSchema),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'AlertChannel' });
 
 export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps): void {
   const routes = zodRoutes(app);
@@ -31,12 +56,12 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
 
   routes.post('/v1/alert-channels', {
     config: write,
-    schema: { tags, summary: 'Create a webhook alert channel; templates are checked, the secret is write-only', body: alertChannelInputSchema, response: { 201: z.any(), ...errorResponses(400, 401, 403, 429) } },
+    schema: { tags, summary: 'Create a webhook alert channel; templates are checked, the secret is write-only', body: alertChannelInputSchema, response: { 201: channelJson, ...errorResponses(400, 401, 403, 429) } },
     handler: async (request, reply) => reply.code(201).send(await channels.create(request.access!, request.body)),
   });
   routes.get('/v1/alert-channels', {
     config: read,
-    schema: { tags, summary: 'Alert channels; X-Total-Count gives the total', querystring: pageQuerySchema, response: { 200: z.array(z.any()), ...errorResponses(400, 401, 403, 429) } },
+    schema: { tags, summary: 'Alert channels; X-Total-Count gives the total', querystring: pageQuerySchema, response: { 200: z.array(channelJson), ...errorResponses(400, 401, 403, 429) } },
     handler: async (request, reply) => {
       const { items, total } = await channels.list(request.access!, request.query);
       void reply.header('x-total-count', String(total));
@@ -45,12 +70,12 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
   });
   routes.get('/v1/alert-channels/:id', {
     config: read,
-    schema: { tags, summary: 'One alert channel (secret masked)', params: idParams, response: { 200: z.any(), ...errorResponses(401, 403, 404, 429) } },
+    schema: { tags, summary: 'One alert channel (secret masked)', params: idParams, response: { 200: channelJson, ...errorResponses(401, 403, 404, 429) } },
     handler: async (request) => channels.present(await channels.get(request.access!, request.params.id)),
   });
   routes.put('/v1/alert-channels/:id', {
     config: write,
-    schema: { tags, summary: 'Replace an alert channel; a webhookSecret left out keeps the stored one, null clears it', params: idParams, body: alertChannelInputSchema, response: { 200: z.any(), ...errorResponses(400, 401, 403, 404, 409, 429) } },
+    schema: { tags, summary: 'Replace an alert channel; a webhookSecret left out keeps the stored one, null clears it', params: idParams, body: alertChannelInputSchema, response: { 200: channelJson, ...errorResponses(400, 401, 403, 404, 409, 429) } },
     handler: async (request) => channels.update(request.access!, request.params.id, request.body),
   });
   routes.delete('/v1/alert-channels/:id', {
@@ -68,7 +93,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       summary: 'Subscribe the channel to a check or a group, or unsubscribe (activated: false)',
       params: idParams,
       body: z.object({ checkId: z.uuid().nullable().optional(), groupId: z.uuid().nullable().optional(), activated: z.boolean().default(true) }),
-      response: { 200: z.any(), ...errorResponses(400, 401, 403, 404, 429) },
+      response: { 200: channelJson, ...errorResponses(400, 401, 403, 404, 429) },
     },
     handler: async (request) => channels.subscribe(request.access!, request.params.id, request.body),
   });
