@@ -16,7 +16,7 @@ interface Stored {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencySlot?: string;
+    idempotencySlot?: { key: string; fingerprint: string };
   }
 }
 
@@ -36,7 +36,7 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
     const fingerprint = sha256Hex(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`);
     const pending: Stored = { state: 'pending', fingerprint };
     if (await stateStore.setIfAbsent(slot, JSON.stringify(pending), { ttlMs: TTL_MS })) {
-      request.idempotencySlot = slot;
+      request.idempotencySlot = { key: slot, fingerprint };
       return;
     }
     const raw = await stateStore.get(slot);
@@ -55,18 +55,17 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
     request.idempotencySlot = undefined;
     if (reply.statusCode >= 500 || reply.statusCode === 429 || reply.statusCode === 409) {
       // The request did not take effect: free the key so a retry can run.
-      await stateStore.del(slot);
+      await stateStore.del(slot.key);
       return payload;
     }
-    const fingerprint = JSON.parse((await stateStore.get(slot)) ?? '{}').fingerprint as string;
     const done: Stored = {
       state: 'done',
-      fingerprint,
+      fingerprint: slot.fingerprint,
       statusCode: reply.statusCode,
       contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
       body: typeof payload === 'string' ? box.encrypt(payload) : undefined,
     };
-    await stateStore.set(slot, JSON.stringify(done), { ttlMs: TTL_MS });
+    await stateStore.set(slot.key, JSON.stringify(done), { ttlMs: TTL_MS });
     return payload;
   });
 }
