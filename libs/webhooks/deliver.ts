@@ -52,6 +52,17 @@ export interface DeliveryResult {
 const BODYLESS = new Set(['GET', 'HEAD']);
 
 /**
+ * Keep-alive pools, one per address policy so a socket opened while private addresses were
+ * allowed is never reused by a request that forbids them. Every new connection still goes
+ * through the connect-time address check; a reused one was checked when it was opened.
+ */
+const agentOptions = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 256, maxFreeSockets: 64, timeout: 60_000 };
+const agents = {
+  strict: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
+  open: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
+};
+
+/**
  * The headers and body one attempt sends: the channel's headers (less those the service owns),
  * then Content-Type, User-Agent, x-service-timestamp, webhook-id and the signatures.
  */
@@ -136,10 +147,11 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
   }
   let req: http.ClientRequest;
   try {
+    const pool = agents[options.allowPrivate ? 'open' : 'strict'];
     req = (url.protocol === 'https:' ? https : http).request(url, {
       method: prepared.method,
       headers: Object.fromEntries(Object.entries(prepared.headers).map(([name, value]) => [name, wireValue(value)])),
-      agent: false,
+      agent: url.protocol === 'https:' ? pool.https : pool.http,
       lookup: connectLookup(options.resolve ?? (dnsLookup as unknown as Resolver), !options.allowPrivate) as unknown as http.RequestOptions['lookup'],
     });
   } catch (error) {
@@ -156,12 +168,13 @@ function send(req: http.ClientRequest, prepared: ReturnType<typeof prepareReques
     const chunks: Buffer[] = [];
     let received = 0;
 
-    const finish = (error?: unknown) => {
+    // complete: the response was read to its end, so the socket can go back to the pool.
+    const finish = (error?: unknown, complete = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      req.destroy();
+      if (!complete) req.destroy();
       const responseBody = new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
       const base = { durationMs: elapsed(), responseBody, requestHeaders: prepared.headers };
       if (statusCode !== undefined) {
@@ -186,7 +199,7 @@ function send(req: http.ClientRequest, prepared: ReturnType<typeof prepareReques
         received += chunk.length;
         if (received >= RESPONSE_BODY_LIMIT) finish();
       });
-      res.on('end', () => finish());
+      res.on('end', () => finish(undefined, received < RESPONSE_BODY_LIMIT));
       res.on('error', finish);
       res.on('close', () => finish());
     });
