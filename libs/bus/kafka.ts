@@ -16,10 +16,13 @@ export interface KafkaBusOptions extends Partial<KafkaConsumerTimings> {
   connectionTimeoutMs?: number;
   /** How long ping waits before reporting Kafka unavailable. */
   pingTimeoutMs?: number;
+  /**
+   * Idempotent producers used side by side (default 4). Each sends one request at a time, so
+   * concurrent publishes (several HTTP ingest requests) would otherwise queue behind one another.
+   */
+  producers?: number;
 }
 
-// One produce request stays well below the broker's default message.max.bytes (1 MiB per
-// partition batch) and keeps a failed publish cheap to retry.
 // A whole request stays under the broker's default 1 MiB batch limit even when every message
 // shares one partition; fewer, fuller requests matter because the idempotent producer sends one at a time.
 const chunkMessages = 10_000;
@@ -57,9 +60,14 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
     logCreator: kafkaLogCreator(log.child({ driver: 'kafkajs' })),
   });
 
-  let current: ProducerEntry | undefined;
+  // Per-key order holds with a pool: one publish sends its chunks in sequence, each acknowledged
+  // before the next, and concurrent publishes never had an order between them.
+  const slots: (ProducerEntry | undefined)[] = Array.from({ length: Math.max(1, options.producers ?? 4) }, () => undefined);
   function producer(): ProducerEntry {
-    if (current) return current;
+    const empty = slots.indexOf(undefined);
+    const idle = slots.find((entry) => entry !== undefined && entry.inFlight === 0);
+    if (idle) return idle;
+    if (empty === -1) return slots.reduce((a, b) => (b!.inFlight < a!.inFlight ? b : a))!;
     const created = kafka.producer({
       // Idempotence makes the producer's own retries safe (no duplicates, no reordering);
       // it requires acks -1. Its retries are bounded (see kafkaLogCreator) and a producer that
@@ -71,13 +79,14 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
     });
     const entry: ProducerEntry = { producer: created, ready: created.connect(), inFlight: 0, retired: false };
     entry.ready.catch(() => retire(entry));
-    current = entry;
+    slots[empty] = entry;
     return entry;
   }
 
   function retire(entry: ProducerEntry): void {
     entry.retired = true;
-    if (current === entry) current = undefined;
+    const slot = slots.indexOf(entry);
+    if (slot !== -1) slots[slot] = undefined;
     if (entry.inFlight === 0) entry.producer.disconnect().catch(() => undefined);
   }
 
@@ -199,9 +208,8 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
       if (closed) return;
       closed = true;
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
-      const entry = current;
-      current = undefined;
-      await entry?.producer.disconnect().catch(() => undefined);
+      const entries = slots.splice(0, slots.length, ...slots.map(() => undefined));
+      await Promise.all(entries.map((entry) => entry?.producer.disconnect().catch(() => undefined)));
       const client = adminClient;
       adminClient = undefined;
       await client?.then((ready) => ready.disconnect()).catch(() => undefined);
