@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { NotFoundError } from '#core';
 import { alertChannelInputSchema, subscriptionSchema, webhookConfigInputSchema, webhookMethods } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
-import { attemptSchema, eventVariables, maskHeaders, sampleAlert, sampleContext, type DeliveryStore, type Dispatcher } from '#notify';
-import { alertTypes, prepareRequest, renderTemplates, templateVariables } from '#webhooks';
+import { attemptSchema, maskHeaders, sampleAlert, sampleContext, templateVariablesFor, type DeliveryStore, type Dispatcher } from '#notify';
+import { alertTypes, prepareRequest, renderTemplates } from '#webhooks';
 import { checkTemplates, type ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
 import { idParams, pageQuerySchema } from './schemas.ts';
@@ -113,13 +113,11 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       if (checkId && (await deps.services.readModels.check(checkId))?.accountId !== access.accountId) throw new NotFoundError(`Check ${checkId} not found`);
       const context = await sampleContext(deps.services.readModels, access.accountId, null, checkId);
       const event = sampleAlert(access.accountId, context, alertType);
-      const { values, secrets } = await deps.services.variables.plainValues(access.accountId);
-      const group = Object.fromEntries((context.group?.environmentVariables ?? []).map((v) => [v.key, v.value]));
-      const rendered = renderTemplates(config, { event: eventVariables(event, context, deps.publicUrl), account: values, group, secretKeys: secrets }, { region: deps.region });
+      // The same variables the dispatcher renders with; renderTemplates warns about secrets itself.
+      const variables = await templateVariablesFor(deps.services.readModels, event, context, deps.publicUrl);
+      const rendered = renderTemplates(config, variables, { region: deps.region });
       const prepared = prepareRequest(rendered, { timeoutMs: 0, allowPrivate: false, userAgent: deps.userAgent, deliveryId: randomUUID(), secret: config.webhookSecret ?? null });
-      const warnings = [...rendered.warnings];
-      for (const { name } of templateVariables(config.template ?? '')) if (secrets.includes(name) && !warnings.some((w) => w.startsWith(name))) warnings.push(`${name} is a secret; secrets are not available to templates`);
-      return { url: rendered.url, method: rendered.method, headers: maskHeaders(prepared.headers), body: prepared.body, warnings };
+      return { url: rendered.url, method: rendered.method, headers: maskHeaders(prepared.headers), body: prepared.body, warnings: rendered.warnings };
     },
   });
 

@@ -89,18 +89,6 @@ export class VariableService {
     return { items: items.map((variable) => this.present(variable, access)), total };
   }
 
-  /** Plain values for templates: secrets are not available to alert templates. */
-  async plainValues(accountId: string): Promise<{ values: Record<string, string>; secrets: string[] }> {
-    const { items } = await this.readModels.variables(accountId);
-    const values: Record<string, string> = {};
-    const secrets: string[] = [];
-    for (const variable of items) {
-      if (variable.secret) secrets.push(variable.key);
-      else values[variable.key] = variable.value;
-    }
-    return { values, secrets };
-  }
-
   private sealed<C extends CreateVariable | UpdateVariable>(state: VariableState, command: C): C {
     if (!resultingSecret(state, command)) return command;
     return { ...command, value: this.box.encrypt(command.value), encrypted: true };
