@@ -10,11 +10,16 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+      // Prettier owns layout; this rule misreads its chained-call line breaks.
+      'no-unexpected-multiline': 'off',
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['**/libs/*/*', '../../libs/**', '../libs/**'], message: 'Import a lib through its public surface: #<lib>.' },
+            {
+              group: ['**/libs/*/*', '../../libs/**', '../libs/**'],
+              message: 'Import a lib through its public surface: #<lib>.',
+            },
           ],
         },
       ],
@@ -30,7 +35,10 @@ export default tseslint.config(
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: ['**/config.ts', '**/*.test.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through the app config module.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through the app config module.' },
+      ],
     },
   },
 );

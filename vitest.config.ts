@@ -13,9 +13,15 @@ export default defineConfig({
     // Integration suites share real Redis, ClickHouse and Kafka; two cores limit useful parallelism.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'main', include, exclude: [disruptive, '**/node_modules/**'], sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: 'main', include, exclude: [disruptive, '**/node_modules/**'], sequence: { groupOrder: 0 } },
+      },
       // Suites that stop a shared service run last, one file at a time, after everything else finished.
-      { extends: true, test: { name: 'disruptive', include: [disruptive], fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: 'disruptive', include: [disruptive], fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
     ],
   },
 });

@@ -24,8 +24,14 @@ const benches: Record<string, () => Promise<Runner>> = {
   // The first analytics bench parses its own argv and runs on import: start it as a child.
   'analytics-reader': async () => (argv) =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./analytics/run.ts', import.meta.url)), ...argv], { stdio: 'inherit' });
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`analytics-reader exited with ${code}`))));
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', fileURLToPath(new URL('./analytics/run.ts', import.meta.url)), ...argv],
+        { stdio: 'inherit' },
+      );
+      child.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`analytics-reader exited with ${code}`)),
+      );
     }),
 };
 
@@ -35,7 +41,9 @@ if (!name || !(name in benches)) {
   process.exit(2);
 }
 try {
-  await (await benches[name]!())(argv);
+  await (
+    await benches[name]!()
+  )(argv);
   process.exit(0);
 } catch (error) {
   console.error(error);

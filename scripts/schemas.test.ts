@@ -7,7 +7,9 @@ import { generateSchemas, render } from './schemas.ts';
 
 const root = fileURLToPath(new URL('../schemas/', import.meta.url));
 const committed = (dir: string): string[] =>
-  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? committed(join(dir, entry.name)) : [join(dir, entry.name)]));
+  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? committed(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 
 describe('schemas/', () => {
   const generated = generateSchemas();
@@ -21,10 +23,50 @@ describe('schemas/', () => {
 
   it('describes the check-result fields the zod schema accepts and requires', () => {
     const schema = generated['check-result.v1.json'] as { properties: Record<string, unknown>; required: string[] };
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['id', 'accountId', 'checkId', 'checkType', 'startedAt', 'runLocation', 'hasFailures', 'responseTime', 'timings', 'pages', 'heartbeat', 'ssl']));
-    expect(schema.required).toEqual(expect.arrayContaining(['id', 'accountId', 'checkId', 'checkType', 'startedAt', 'runLocation', 'hasFailures', 'responseTime']));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining([
+        'id',
+        'accountId',
+        'checkId',
+        'checkType',
+        'startedAt',
+        'runLocation',
+        'hasFailures',
+        'responseTime',
+        'timings',
+        'pages',
+        'heartbeat',
+        'ssl',
+      ]),
+    );
+    expect(schema.required).toEqual(
+      expect.arrayContaining([
+        'id',
+        'accountId',
+        'checkId',
+        'checkType',
+        'startedAt',
+        'runLocation',
+        'hasFailures',
+        'responseTime',
+      ]),
+    );
     expect(schema.required).not.toContain('isDegraded');
-    const minimal = Object.fromEntries(schema.required.map((key) => [key, { id: crypto.randomUUID(), accountId: crypto.randomUUID(), checkId: crypto.randomUUID(), checkType: 'TCP', startedAt: new Date().toISOString(), runLocation: 'x', hasFailures: false, responseTime: 1 }[key]]));
+    const minimal = Object.fromEntries(
+      schema.required.map((key) => [
+        key,
+        {
+          id: crypto.randomUUID(),
+          accountId: crypto.randomUUID(),
+          checkId: crypto.randomUUID(),
+          checkType: 'TCP',
+          startedAt: new Date().toISOString(),
+          runLocation: 'x',
+          hasFailures: false,
+          responseTime: 1,
+        }[key],
+      ]),
+    );
     expect(parseCheckResult(minimal).ok).toBe(true);
   });
 });

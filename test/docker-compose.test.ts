@@ -27,18 +27,32 @@ const samples: Record<string, string> = {
   VIGIL_ADMIN_KEY: 'vgl_' + 'a'.repeat(43),
   VIGIL_INGEST_KEY: 'vgl_' + 'b'.repeat(43),
 };
-const interpolate = (value: string | number) => String(value).replace(/\$\{(\w+)(:?[?-][^}]*)?\}/g, (_, name: string) => samples[name] ?? '');
+const interpolate = (value: string | number) =>
+  String(value).replace(/\$\{(\w+)(:?[?-][^}]*)?\}/g, (_, name: string) => samples[name] ?? '');
 
 describe('docker-compose.yml', () => {
   it('describes the infrastructure and every server app', () => {
-    expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['kafka', 'clickhouse', 'eventstoredb', 'redis', 'api', 'projector', 'ingestor', 'alerter', 'dispatcher']));
+    expect(Object.keys(compose.services)).toEqual(
+      expect.arrayContaining([
+        'kafka',
+        'clickhouse',
+        'eventstoredb',
+        'redis',
+        'api',
+        'projector',
+        'ingestor',
+        'alerter',
+        'dispatcher',
+      ]),
+    );
   });
 
   for (const [app, schema] of Object.entries(apps)) {
     it(`gives ${app} only variables its config reads, and a valid set of them`, () => {
       const environment = compose.services[app]?.environment ?? {};
       const known = Object.keys(schema.shape);
-      for (const name of Object.keys(environment)) expect(known, `${app}: ${name} is not read by its config`).toContain(name);
+      for (const name of Object.keys(environment))
+        expect(known, `${app}: ${name} is not read by its config`).toContain(name);
       const env = Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, interpolate(v)]));
       const parsed = schema.safeParse(env);
       expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);

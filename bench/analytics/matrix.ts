@@ -38,7 +38,20 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const METRICS = {
   3: ['responseTime_avg', 'responseTime_p95', 'availability'],
-  12: ['responseTime_avg', 'responseTime_min', 'responseTime_max', 'responseTime_median', 'responseTime_p90', 'responseTime_p95', 'responseTime_p99', 'responseTime_stddev', 'dns_avg', 'firstByte_p95', 'availability', 'retries'],
+  12: [
+    'responseTime_avg',
+    'responseTime_min',
+    'responseTime_max',
+    'responseTime_median',
+    'responseTime_p90',
+    'responseTime_p95',
+    'responseTime_p99',
+    'responseTime_stddev',
+    'dns_avg',
+    'firstByte_p95',
+    'availability',
+    'retries',
+  ],
 };
 
 interface Cell {
@@ -58,7 +71,14 @@ function matrix(quick: boolean, hotRows: number): Cell[] {
     { window: '7d', windowMs: 7 * DAY, intervalMinutes: 360 },
     { window: '30d', windowMs: 30 * DAY, intervalMinutes: 1440 },
   ].filter((w) => !quick || w.window === '30d');
-  const variants = quick ? [[false, false]] : [[false, false], [true, false], [false, true], [true, true]];
+  const variants = quick
+    ? [[false, false]]
+    : [
+        [false, false],
+        [true, false],
+        [false, true],
+        [true, true],
+      ];
   const cells = (hot: boolean, ws: typeof windows, vs: boolean[][]) =>
     ws.flatMap((w) =>
       [METRICS[3], METRICS[12]].flatMap((metrics) =>
@@ -68,13 +88,28 @@ function matrix(quick: boolean, hotRows: number): Cell[] {
           metrics,
           interval: interval ? w.intervalMinutes : null,
           groupBy: groupBy!,
-          label: [hot ? `busy check (${hotRows} rows)` : '', interval ? `${w.intervalMinutes} min buckets` : '', groupBy ? 'by location' : ''].filter(Boolean).join(', ') || 'one value',
+          label:
+            [
+              hot ? `busy check (${hotRows} rows)` : '',
+              interval ? `${w.intervalMinutes} min buckets` : '',
+              groupBy ? 'by location' : '',
+            ]
+              .filter(Boolean)
+              .join(', ') || 'one value',
           hot,
         })),
       ),
     );
   const thirty = windows.filter((w) => w.window === '30d');
-  return [...cells(false, windows, variants), ...(hotRows > 0 ? cells(true, thirty, [[false, false], [true, true]]) : [])];
+  return [
+    ...cells(false, windows, variants),
+    ...(hotRows > 0
+      ? cells(true, thirty, [
+          [false, false],
+          [true, true],
+        ])
+      : []),
+  ];
 }
 
 interface Context {
@@ -91,57 +126,105 @@ type Timings = Record<string, { api: Summary; raw: Summary }>;
 /** The busy check is asked the same thing each time: its window slides by a second so the answer cache misses. */
 function params(cell: Cell, endMs: number, i: number): Record<string, string> {
   const shift = cell.hot ? i + 10 : 0;
-  const p: Record<string, string> = { from: String((endMs - cell.windowMs) / 1000 + shift), to: String(endMs / 1000 + shift), metrics: cell.metrics.join(',') };
+  const p: Record<string, string> = {
+    from: String((endMs - cell.windowMs) / 1000 + shift),
+    to: String(endMs / 1000 + shift),
+    metrics: cell.metrics.join(','),
+  };
   if (cell.interval !== null) p.aggregationInterval = String(cell.interval);
   if (cell.groupBy) p.groupBy = 'runLocation';
   return p;
 }
 
 /** Mode m (0 api, 1 raw, 2 postgres) of cell c, iteration i: its own check, never the same twice in a cell. */
-const checkIndex = (checks: number, c: number, mode: number, i: number) => (((c * 13 + mode * Math.floor(checks / 3) + i) % checks) + checks) % checks;
+const checkIndex = (checks: number, c: number, mode: number, i: number) =>
+  (((c * 13 + mode * Math.floor(checks / 3) + i) % checks) + checks) % checks;
 
 function shapeFor(ctx: Context, accountId: string, checkIds: string[], rows = ctx.rows): Shape {
   const step = (30 * DAY) / rows;
-  return { accountId, checkIds, idPrefix: randomHex8(), startedMs: (i) => ctx.endMs - 30 * DAY + Math.floor(i * step), seed: 11 };
+  return {
+    accountId,
+    checkIds,
+    idPrefix: randomHex8(),
+    startedMs: (i) => ctx.endMs - 30 * DAY + Math.floor(i * step),
+    seed: 11,
+  };
 }
 
 /** The SQL the reader sends for a request, captured by a store that only records. */
-async function readerSql(store: AnalyticsStore, request: Record<string, string>, accountId: string, checkId: string, endMs: number): Promise<string[]> {
+async function readerSql(
+  store: AnalyticsStore,
+  request: Record<string, string>,
+  accountId: string,
+  checkId: string,
+  endMs: number,
+): Promise<string[]> {
   const sqls: string[] = [];
-  const recorder = { dialect: store.dialect, source: store.source, query: async (sql: string) => {
-    sqls.push(sql);
-    return [];
-  } } as unknown as AnalyticsStore;
+  const recorder = {
+    dialect: store.dialect,
+    source: store.source,
+    query: async (sql: string) => {
+      sqls.push(sql);
+      return [];
+    },
+  } as unknown as AnalyticsStore;
   const parsed = parseAnalyticsParams(request, { checkType: 'API', now: new Date(endMs) });
   await createAnalyticsReader(recorder).read({ ...parsed, accountId, checkId, checkType: 'API' });
   return sqls;
 }
 
-async function engineRun(ctx: Context, engine: 'clickhouse' | 'duckdb'): Promise<{ timings: Timings; shape: Shape; hot: Shape; loadSeconds: number }> {
+async function engineRun(
+  ctx: Context,
+  engine: 'clickhouse' | 'duckdb',
+): Promise<{ timings: Timings; shape: Shape; hot: Shape; loadSeconds: number }> {
   const suffix = runSuffix();
   const names = { database: `vigil_bench_analytics_${suffix}`, redisPrefix: `vigil-bench-${suffix}:` };
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-analytics-'));
   const adminKey = generateApiKey();
-  const distributed = { CLICKHOUSE_URL: benchConfig.clickhouseUrl, CLICKHOUSE_DATABASE: names.database, REDIS_URL: benchConfig.redisUrl, REDIS_KEY_PREFIX: names.redisPrefix };
-  const config = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_ADMIN_KEY: adminKey, VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY, VIGIL_STANDALONE_APPS: 'api,projector', VIGIL_RATE_LIMIT_PER_MINUTE: '1000000' };
-  const running = await startStandalone(loadStandaloneConfig({ ...config, ...(engine === 'clickhouse' ? distributed : {}) }), createLogger({ level: 'silent' }));
+  const distributed = {
+    CLICKHOUSE_URL: benchConfig.clickhouseUrl,
+    CLICKHOUSE_DATABASE: names.database,
+    REDIS_URL: benchConfig.redisUrl,
+    REDIS_KEY_PREFIX: names.redisPrefix,
+  };
+  const config = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    VIGIL_ADMIN_KEY: adminKey,
+    VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    VIGIL_STANDALONE_APPS: 'api,projector',
+    VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
+  };
+  const running = await startStandalone(
+    loadStandaloneConfig({ ...config, ...(engine === 'clickhouse' ? distributed : {}) }),
+    createLogger({ level: 'silent' }),
+  );
   try {
     const store = running.platform.analytics!;
     const account = await createAccount(running.url, adminKey);
     const checkIds = await createChecks(account.owner, ctx.checks + 1, LOCATIONS);
     const shape = shapeFor(ctx, account.accountId, checkIds.slice(0, ctx.checks));
     const hot = shapeFor(ctx, account.accountId, checkIds.slice(ctx.checks), ctx.hotRows);
-    log(`${engine}: loading ${ctx.rows} results for ${ctx.checks} checks${ctx.hotRows ? ` and ${ctx.hotRows} for one busy check` : ''}`);
+    log(
+      `${engine}: loading ${ctx.rows} results for ${ctx.checks} checks${ctx.hotRows ? ` and ${ctx.hotRows} for one busy check` : ''}`,
+    );
     const started = performance.now();
-    for (const [set, rows] of [[shape, ctx.rows], [hot, ctx.hotRows]] as const) {
-      for (let from = 0; from < rows; from += 50_000) await store.insert(makeResults(set, from, Math.min(50_000, rows - from)));
+    for (const [set, rows] of [
+      [shape, ctx.rows],
+      [hot, ctx.hotRows],
+    ] as const) {
+      for (let from = 0; from < rows; from += 50_000)
+        await store.insert(makeResults(set, from, Math.min(50_000, rows - from)));
     }
     const loadSeconds = (performance.now() - started) / 1000;
     if (engine === 'clickhouse') await store.query(`SELECT count() FROM ${store.source}`); // let the parts settle into the page cache
     const headers = { authorization: `Bearer ${account.key}`, 'x-service-account': account.accountId };
     const timings: Timings = {};
     for (const [c, cell] of ctx.cells.entries()) {
-      const check = (mode: number, i: number) => (cell.hot ? hot.checkIds[0]! : shape.checkIds[checkIndex(ctx.checks, c, mode, i)]!);
+      const check = (mode: number, i: number) =>
+        cell.hot ? hot.checkIds[0]! : shape.checkIds[checkIndex(ctx.checks, c, mode, i)]!;
       const api = await timeIt(ctx.iterations, async (i) => {
         const query = new URLSearchParams(params(cell, ctx.endMs, i)).toString();
         const response = await fetch(`${running.url}/v1/analytics/api-checks/${check(0, i)}?${query}`, { headers });
@@ -149,10 +232,13 @@ async function engineRun(ctx: Context, engine: 'clickhouse' | 'duckdb'): Promise
         if (response.status !== 200) throw new Error(`analytics ${response.status}: ${body.slice(0, 300)}`);
       });
       const sqls = new Map<number, string[]>();
-      for (let i = -3; i < ctx.iterations; i++) sqls.set(i, await readerSql(store, params(cell, ctx.endMs, i), shape.accountId, check(1, i), ctx.endMs));
+      for (let i = -3; i < ctx.iterations; i++)
+        sqls.set(i, await readerSql(store, params(cell, ctx.endMs, i), shape.accountId, check(1, i), ctx.endMs));
       const raw = await timeIt(ctx.iterations, (i) => Promise.all(sqls.get(i)!.map((sql) => store.query(sql))));
       timings[c] = { api, raw };
-      log(`${engine} ${cell.window} ${cell.metrics.length} metrics ${cell.label}: API p50 ${api.p50} ms, raw p50 ${raw.p50} ms`);
+      log(
+        `${engine} ${cell.window} ${cell.metrics.length} metrics ${cell.label}: API p50 ${api.p50} ms, raw p50 ${raw.p50} ms`,
+      );
     }
     return { timings, shape, hot, loadSeconds };
   } finally {
@@ -162,10 +248,17 @@ async function engineRun(ctx: Context, engine: 'clickhouse' | 'duckdb'): Promise
   }
 }
 
-async function postgresRun(ctx: Context, shape: Shape, hot: Shape): Promise<{ timings: Record<string, Summary>; loadSeconds: number }> {
+async function postgresRun(
+  ctx: Context,
+  shape: Shape,
+  hot: Shape,
+): Promise<{ timings: Record<string, Summary>; loadSeconds: number }> {
   await postgresUp();
   log(`postgres: loading ${ctx.rows} results with COPY`);
-  const loadSeconds = await loadPostgres([{ shape, rows: ctx.rows }, { shape: hot, rows: ctx.hotRows }]);
+  const loadSeconds = await loadPostgres([
+    { shape, rows: ctx.rows },
+    { shape: hot, rows: ctx.hotRows },
+  ]);
   const session = new PsqlSession('postgres');
   const timings: Record<string, Summary> = {};
   try {
@@ -173,7 +266,15 @@ async function postgresRun(ctx: Context, shape: Shape, hot: Shape): Promise<{ ti
       const sql = (i: number) => {
         const shift = cell.hot ? (i + 10) * 1000 : 0;
         const checkId = cell.hot ? hot.checkIds[0]! : shape.checkIds[checkIndex(ctx.checks, c, 2, i)]!;
-        return postgresSql({ accountId: shape.accountId, checkId, fromMs: ctx.endMs - cell.windowMs + shift, toMs: ctx.endMs + shift, metrics: cell.metrics, intervalMinutes: cell.interval, groupByLocation: cell.groupBy });
+        return postgresSql({
+          accountId: shape.accountId,
+          checkId,
+          fromMs: ctx.endMs - cell.windowMs + shift,
+          toMs: ctx.endMs + shift,
+          metrics: cell.metrics,
+          intervalMinutes: cell.interval,
+          groupByLocation: cell.groupBy,
+        });
       };
       const samples: number[] = [];
       for (let i = -3; i < ctx.iterations; i++) {
@@ -204,12 +305,26 @@ export async function run(argv: string[]): Promise<void> {
   });
   const engines = values.engines.split(',');
   const hotRows = Number(values['hot-rows']);
-  const ctx: Context = { rows: Number(values.rows), checks: Number(values.checks), hotRows, iterations: Number(values.iterations), cells: matrix(values.quick, hotRows), endMs: Math.floor(Date.now() / HOUR) * HOUR };
+  const ctx: Context = {
+    rows: Number(values.rows),
+    checks: Number(values.checks),
+    hotRows,
+    iterations: Number(values.iterations),
+    cells: matrix(values.quick, hotRows),
+    endMs: Math.floor(Date.now() / HOUR) * HOUR,
+  };
   printMachine();
   const ch = engines.includes('clickhouse') ? await engineRun(ctx, 'clickhouse') : undefined;
   const duck = engines.includes('duckdb') ? await engineRun(ctx, 'duckdb') : undefined;
   const account = crypto.randomUUID();
-  const own = { shape: shapeFor(ctx, account, Array.from({ length: ctx.checks }, () => crypto.randomUUID())), hot: shapeFor(ctx, account, [crypto.randomUUID()], ctx.hotRows) };
+  const own = {
+    shape: shapeFor(
+      ctx,
+      account,
+      Array.from({ length: ctx.checks }, () => crypto.randomUUID()),
+    ),
+    hot: shapeFor(ctx, account, [crypto.randomUUID()], ctx.hotRows),
+  };
   const source = ch ?? duck ?? own;
   const pg = engines.includes('postgres') ? await postgresRun(ctx, source.shape, source.hot) : undefined;
 
@@ -235,12 +350,41 @@ export async function run(argv: string[]): Promise<void> {
   });
   printTable(
     `analytics: ${ctx.rows} results, ${ctx.checks} checks × ${LOCATIONS.length} locations over 30 days; one check per query; p50 / p99 ms over ${ctx.iterations} runs`,
-    ['window', 'metrics', 'shape', 'CH API', 'CH raw', 'CH overhead', 'DuckDB API', 'DuckDB raw', 'DuckDB overhead', 'PostgreSQL', 'PG ÷ CH API', 'PG ÷ DuckDB API'],
+    [
+      'window',
+      'metrics',
+      'shape',
+      'CH API',
+      'CH raw',
+      'CH overhead',
+      'DuckDB API',
+      'DuckDB raw',
+      'DuckDB overhead',
+      'PostgreSQL',
+      'PG ÷ CH API',
+      'PG ÷ DuckDB API',
+    ],
     rows,
   );
   writeResults('analytics-matrix', {
-    options: { rows: ctx.rows, checks: ctx.checks, busyCheckRows: ctx.hotRows, locations: LOCATIONS.length, iterations: ctx.iterations, quick: values.quick },
+    options: {
+      rows: ctx.rows,
+      checks: ctx.checks,
+      busyCheckRows: ctx.hotRows,
+      locations: LOCATIONS.length,
+      iterations: ctx.iterations,
+      quick: values.quick,
+    },
     loadSeconds: { clickhouse: ch?.loadSeconds, duckdb: duck?.loadSeconds, postgres: pg?.loadSeconds },
-    cells: ctx.cells.map((cell, c) => ({ window: cell.window, busyCheck: cell.hot, metrics: cell.metrics, intervalMinutes: cell.interval, groupBy: cell.groupBy ? 'runLocation' : null, clickhouse: ch?.timings[c], duckdb: duck?.timings[c], postgres: pg?.timings[c] })),
+    cells: ctx.cells.map((cell, c) => ({
+      window: cell.window,
+      busyCheck: cell.hot,
+      metrics: cell.metrics,
+      intervalMinutes: cell.interval,
+      groupBy: cell.groupBy ? 'runLocation' : null,
+      clickhouse: ch?.timings[c],
+      duckdb: duck?.timings[c],
+      postgres: pg?.timings[c],
+    })),
   });
 }

@@ -22,18 +22,43 @@ export async function loadPostgres(sets: { shape: Shape; rows: number }[]): Prom
   function* csv(shape: Shape, rows: number): Generator<string> {
     for (let from = 0; from < rows; from += 20_000) {
       const lines = makeResults(shape, from, Math.min(20_000, rows - from)).map((r) =>
-        [r.id, r.accountId, r.checkId, r.startedAt, r.runLocation, r.hasFailures ? 1 : 0, r.responseTime, r.attempts, r.statusCode ?? '', r.timings?.wait ?? '', r.timings?.dns ?? '', r.timings?.tcp ?? '', r.timings?.firstByte ?? '', r.timings?.download ?? ''].join(','),
+        [
+          r.id,
+          r.accountId,
+          r.checkId,
+          r.startedAt,
+          r.runLocation,
+          r.hasFailures ? 1 : 0,
+          r.responseTime,
+          r.attempts,
+          r.statusCode ?? '',
+          r.timings?.wait ?? '',
+          r.timings?.dns ?? '',
+          r.timings?.tcp ?? '',
+          r.timings?.firstByte ?? '',
+          r.timings?.download ?? '',
+        ].join(','),
       );
       yield `${lines.join('\n')}\n`;
     }
   }
   for (const { shape, rows } of sets) await copyIn(PG_DATABASE, 'bench_check_results', csv(shape, rows));
-  await psql(PG_DATABASE, 'CREATE INDEX bench_check_results_key ON bench_check_results (account_id, check_id, started_at)');
+  await psql(
+    PG_DATABASE,
+    'CREATE INDEX bench_check_results_key ON bench_check_results (account_id, check_id, started_at)',
+  );
   await psql(PG_DATABASE, 'VACUUM ANALYZE bench_check_results');
   return (performance.now() - started) / 1000;
 }
 
-const COLUMNS: Record<string, string> = { responseTime: 'response_time', dns: 'timing_dns', firstByte: 'timing_first_byte', tcp: 'timing_tcp', download: 'timing_download', wait: 'timing_wait' };
+const COLUMNS: Record<string, string> = {
+  responseTime: 'response_time',
+  dns: 'timing_dns',
+  firstByte: 'timing_first_byte',
+  tcp: 'timing_tcp',
+  download: 'timing_download',
+  wait: 'timing_wait',
+};
 const LEVELS: Record<string, number> = { median: 0.5, p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
 
 function stat(metric: string): string {
@@ -60,9 +85,13 @@ export interface PgQuery {
 export function postgresSql(q: PgQuery): string {
   const keys: string[] = [];
   if (q.groupByLocation) keys.push('run_location');
-  if (q.intervalMinutes !== null) keys.push(`floor(extract(epoch FROM started_at) / ${q.intervalMinutes * 60}) AS bucket`);
+  if (q.intervalMinutes !== null)
+    keys.push(`floor(extract(epoch FROM started_at) / ${q.intervalMinutes * 60}) AS bucket`);
   const select = [...keys, 'count(*) AS n', ...q.metrics.map(stat)].join(', ');
   const where = `account_id = '${q.accountId}' AND check_id = '${q.checkId}' AND started_at >= '${new Date(q.fromMs).toISOString()}' AND started_at < '${new Date(q.toMs).toISOString()}'`;
-  const group = keys.length > 0 ? ` GROUP BY ${keys.map((_, i) => i + 1).join(', ')} ORDER BY ${keys.map((_, i) => i + 1).join(', ')}` : '';
+  const group =
+    keys.length > 0
+      ? ` GROUP BY ${keys.map((_, i) => i + 1).join(', ')} ORDER BY ${keys.map((_, i) => i + 1).join(', ')}`
+      : '';
   return `SELECT ${select} FROM bench_check_results WHERE ${where}${group}`;
 }

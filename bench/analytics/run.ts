@@ -14,13 +14,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Table from 'cli-table3';
-import { createAnalyticsReader, createClickHouseAnalyticsStore, createDuckDbAnalyticsStore, parseAnalyticsParams, type AnalyticsStore } from '#analytics';
+import {
+  createAnalyticsReader,
+  createClickHouseAnalyticsStore,
+  createDuckDbAnalyticsStore,
+  parseAnalyticsParams,
+  type AnalyticsStore,
+} from '#analytics';
 import { createLogger } from '#core';
 import type { CheckResult } from '#domain';
 import { seeded } from '../support/stats.ts';
 
 const { values } = parseArgs({
-  options: { rows: { type: 'string', default: '1000000' }, iterations: { type: 'string', default: '40' }, keep: { type: 'boolean', default: false } },
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    iterations: { type: 'string', default: '40' },
+    keep: { type: 'boolean', default: false },
+  },
 });
 const ROWS = Number(values.rows);
 const ITERATIONS = Number(values.iterations);
@@ -54,7 +64,13 @@ function* batches(size: number): Generator<CheckResult[]> {
         responseTime: Math.round((50 + -Math.log(1 - random()) * 150) * 10) / 10,
         attempts: r < 0.02 ? 2 : 1,
         statusCode: r < 0.02 ? 500 : 200,
-        timings: { dns: random() * 20, tcp: random() * 30, firstByte: random() * 200, download: random() * 50, wait: random() * 5 },
+        timings: {
+          dns: random() * 20,
+          tcp: random() * 30,
+          firstByte: random() * 200,
+          download: random() * 50,
+          wait: random() * 5,
+        },
       });
     }
     yield batch;
@@ -71,11 +87,42 @@ async function fill(store: AnalyticsStore): Promise<number> {
 }
 
 const shapes: { name: string; params: Record<string, string> }[] = [
-  { name: '30d, 5 metrics, ungrouped', params: { quickRange: 'last30Days', metrics: 'responseTime_avg,responseTime_p50,responseTime_p95,responseTime_p99,availability' } },
-  { name: '30d, all 10 suffixes', params: { quickRange: 'last30Days', metrics: 'responseTime_avg,responseTime_max,responseTime_median,responseTime_min,responseTime_p50,responseTime_p90,responseTime_p95,responseTime_p99,responseTime_stddev,responseTime_sum' } },
-  { name: '30d, hourly buckets (720)', params: { quickRange: 'last30Days', aggregationInterval: '60', metrics: 'responseTime_avg,responseTime_p95,availability' } },
-  { name: '30d, by location, daily', params: { quickRange: 'last30Days', aggregationInterval: '1440', groupBy: 'runLocation', metrics: 'responseTime_p99,dns_avg,availability,retries' } },
-  { name: '30d, raw runs, page 50', params: { quickRange: 'last30Days', metrics: 'responseTime,firstByte', limit: '100', page: '50' } },
+  {
+    name: '30d, 5 metrics, ungrouped',
+    params: {
+      quickRange: 'last30Days',
+      metrics: 'responseTime_avg,responseTime_p50,responseTime_p95,responseTime_p99,availability',
+    },
+  },
+  {
+    name: '30d, all 10 suffixes',
+    params: {
+      quickRange: 'last30Days',
+      metrics:
+        'responseTime_avg,responseTime_max,responseTime_median,responseTime_min,responseTime_p50,responseTime_p90,responseTime_p95,responseTime_p99,responseTime_stddev,responseTime_sum',
+    },
+  },
+  {
+    name: '30d, hourly buckets (720)',
+    params: {
+      quickRange: 'last30Days',
+      aggregationInterval: '60',
+      metrics: 'responseTime_avg,responseTime_p95,availability',
+    },
+  },
+  {
+    name: '30d, by location, daily',
+    params: {
+      quickRange: 'last30Days',
+      aggregationInterval: '1440',
+      groupBy: 'runLocation',
+      metrics: 'responseTime_p99,dns_avg,availability,retries',
+    },
+  },
+  {
+    name: '30d, raw runs, page 50',
+    params: { quickRange: 'last30Days', metrics: 'responseTime,firstByte', limit: '100', page: '50' },
+  },
 ];
 
 function percentile(sorted: number[], q: number): number {
@@ -94,14 +141,20 @@ async function time(work: () => Promise<unknown>): Promise<{ p50: number; p99: n
   }
   samples.sort((a, b) => a - b);
   const round = (ms: number) => Math.round(ms * 10) / 10;
-  return { p50: round(percentile(samples, 0.5)), p99: round(percentile(samples, 0.99)), mean: round(samples.reduce((a, b) => a + b, 0) / samples.length) };
+  return {
+    p50: round(percentile(samples, 0.5)),
+    p99: round(percentile(samples, 0.99)),
+    mean: round(samples.reduce((a, b) => a + b, 0) / samples.length),
+  };
 }
 
 /** ClickHouse quantile functions against DuckDB's quantile_cont (the exact reference), 30 days. */
 async function quantileMethods(clickhouse: AnalyticsStore, duckdb: AnalyticsStore) {
   const where = `account_id = '${ACCOUNT}' AND check_id = '${CHECK}'`;
   const levels = [0.5, 0.9, 0.95, 0.99];
-  const [exact] = await duckdb.query<Record<string, number>>(`SELECT ${levels.map((q, i) => `quantile_cont(response_time, ${q}) AS q${i}`).join(', ')} FROM check_results WHERE ${where}`);
+  const [exact] = await duckdb.query<Record<string, number>>(
+    `SELECT ${levels.map((q, i) => `quantile_cont(response_time, ${q}) AS q${i}`).join(', ')} FROM check_results WHERE ${where}`,
+  );
   const sortedInterp = (q: number) =>
     `arrayElement(s, toUInt64(floor((length(s) - 1) * ${q})) + 1) + ((length(s) - 1) * ${q} - floor((length(s) - 1) * ${q})) * (arrayElement(s, least(toUInt64(floor((length(s) - 1) * ${q})) + 2, length(s))) - arrayElement(s, toUInt64(floor((length(s) - 1) * ${q})) + 1))`;
   const methods: Record<string, string> = {
@@ -122,20 +175,29 @@ async function quantileMethods(clickhouse: AnalyticsStore, duckdb: AnalyticsStor
 
 async function main() {
   const engines = {
-    clickhouse: createClickHouseAnalyticsStore({ url: CLICKHOUSE_URL, database: DATABASE, log, requestTimeoutMs: 120_000 }),
+    clickhouse: createClickHouseAnalyticsStore({
+      url: CLICKHOUSE_URL,
+      database: DATABASE,
+      log,
+      requestTimeoutMs: 120_000,
+    }),
     duckdb: createDuckDbAnalyticsStore({ path: DUCKDB_PATH, log }),
   };
   const results: Record<string, unknown>[] = [];
   const loads: Record<string, number> = {};
   for (const [name, store] of Object.entries(engines)) {
     loads[name] = await fill(store);
-    console.log(`${name}: ${await store.countResults({ accountId: ACCOUNT, checkId: CHECK })} results${loads[name] ? `, loaded in ${loads[name]!.toFixed(1)} s` : ' (kept)'}`);
+    console.log(
+      `${name}: ${await store.countResults({ accountId: ACCOUNT, checkId: CHECK })} results${loads[name] ? `, loaded in ${loads[name]!.toFixed(1)} s` : ' (kept)'}`,
+    );
   }
   for (const shape of shapes) {
     for (const [name, store] of Object.entries(engines)) {
       const reader = createAnalyticsReader(store);
       const request = parseAnalyticsParams(shape.params, { checkType: 'API', now: NOW });
-      const latency = await time(() => reader.read({ ...request, accountId: ACCOUNT, checkId: CHECK, checkType: 'API' }));
+      const latency = await time(() =>
+        reader.read({ ...request, accountId: ACCOUNT, checkId: CHECK, checkType: 'API' }),
+      );
       results.push({ query: shape.name, engine: name, ...latency });
     }
   }
@@ -144,14 +206,23 @@ async function main() {
   const table = new Table({ head: ['query (through the reader)', 'engine', 'p50 ms', 'p99 ms', 'mean ms'] });
   for (const row of results) table.push([row.query, row.engine, row.p50, row.p99, row.mean] as string[]);
   console.log(table.toString());
-  const methods = new Table({ head: ['ClickHouse percentile method (30 d, p50/p90/p95/p99)', 'max rel. error vs exact', 'p50 ms', 'p99 ms'] });
+  const methods = new Table({
+    head: ['ClickHouse percentile method (30 d, p50/p90/p95/p99)', 'max rel. error vs exact', 'p50 ms', 'p99 ms'],
+  });
   for (const row of quantiles) methods.push([row.method, row.maxRelativeError.toExponential(2), row.p50, row.p99]);
   console.log(methods.toString());
 
   const out = join(import.meta.dirname, '..', 'results');
   mkdirSync(out, { recursive: true });
   const file = join(out, `analytics-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ rows: ROWS, iterations: ITERATIONS, window: '30 days', node: process.version, loads, results, quantiles }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      { rows: ROWS, iterations: ITERATIONS, window: '30 days', node: process.version, loads, results, quantiles },
+      null,
+      2,
+    ),
+  );
   console.log(`wrote ${file}`);
 
   for (const store of Object.values(engines)) await store.close();

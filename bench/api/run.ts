@@ -28,7 +28,13 @@ interface Row {
   errors: number;
 }
 
-async function cannon(target: string, url: string, headers: Record<string, string>, duration: number, connections: number): Promise<Row> {
+async function cannon(
+  target: string,
+  url: string,
+  headers: Record<string, string>,
+  duration: number,
+  connections: number,
+): Promise<Row> {
   log(`autocannon ${target}: ${connections} connections, ${duration} s`);
   const result = await autocannon({ url, headers, duration, connections });
   return {
@@ -49,7 +55,13 @@ async function baseline(kind: 'http' | 'fastify', duration: number, connections:
   const server = spawnTs('bench/api/hello.ts', {}, [], [kind, String(port)]);
   try {
     await waitForHttp(`http://127.0.0.1:${port}/hello`, server);
-    return await cannon(`baseline: bare ${kind === 'http' ? 'node:http' : 'fastify'} GET /hello`, `http://127.0.0.1:${port}/hello`, {}, duration, connections);
+    return await cannon(
+      `baseline: bare ${kind === 'http' ? 'node:http' : 'fastify'} GET /hello`,
+      `http://127.0.0.1:${port}/hello`,
+      {},
+      duration,
+      connections,
+    );
   } finally {
     await server.stop();
   }
@@ -72,12 +84,19 @@ export async function run(argv: string[]): Promise<void> {
 
   const suffix = runSuffix();
   const redisPrefix = `vigil-bench-${suffix}:`;
-  const env: Record<string, string> = values.redis ? { REDIS_URL: benchConfig.redisUrl, REDIS_KEY_PREFIX: redisPrefix } : {};
-  const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles')}`] : [];
+  const env: Record<string, string> = values.redis
+    ? { REDIS_URL: benchConfig.redisUrl, REDIS_KEY_PREFIX: redisPrefix }
+    : {};
+  const nodeArgs = values['cpu-prof']
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles')}`]
+    : [];
   const vigil = await spawnVigil({ ...env, VIGIL_STANDALONE_APPS: 'api,projector' }, nodeArgs);
   try {
     const account = await createAccount(vigil.url, vigil.adminKey);
-    const created = await account.owner.request('POST', '/v1/variables', { key: 'BENCH_VARIABLE', value: 'some value' });
+    const created = await account.owner.request('POST', '/v1/variables', {
+      key: 'BENCH_VARIABLE',
+      value: 'some value',
+    });
     if (created.status !== 201) throw new Error(`variable: ${created.status} ${JSON.stringify(created.body)}`);
     const headers = { authorization: `Bearer ${account.key}`, 'x-service-account': account.accountId };
     for (const path of ['/v1/variables/BENCH_VARIABLE', '/v1/accounts/me']) {
@@ -96,5 +115,8 @@ export async function run(argv: string[]): Promise<void> {
     ['target', 'req/s (2xx)', 'vs node:http', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors'],
     rows.map((r) => [r.target, r.reqPerSec, ratio(r.reqPerSec, bare), r.p50, r.p90, r.p99, r.max, r.non2xx, r.errors]),
   );
-  writeResults('api', { options: { duration, connections, stateStore: values.redis ? 'redis' : 'sqlite' }, rows: rows.map((r) => ({ ...r, vsNodeHttp: round(r.reqPerSec / bare, 3) })) });
+  writeResults('api', {
+    options: { duration, connections, stateStore: values.redis ? 'redis' : 'sqlite' },
+    rows: rows.map((r) => ({ ...r, vsNodeHttp: round(r.reqPerSec / bare, 3) })),
+  });
 }

@@ -55,7 +55,12 @@ interface PathResult {
 /** Batch b holds results b*batch … and starts in hour b after BASE_MS: its rows can be counted apart. */
 function shapeFor(o: Options, accountId: string, checkIds: string[]): Shape {
   const step = Math.floor(HOUR / o.batch);
-  return { accountId, checkIds, idPrefix: randomHex8(), startedMs: (i) => BASE_MS + Math.floor(i / o.batch) * HOUR + (i % o.batch) * step };
+  return {
+    accountId,
+    checkIds,
+    idPrefix: randomHex8(),
+    startedMs: (i) => BASE_MS + Math.floor(i / o.batch) * HOUR + (i % o.batch) * step,
+  };
 }
 
 /** Sends every batch with `clients` concurrent senders; returns per batch when it was sent and answered. */
@@ -70,17 +75,29 @@ async function send(o: Options, url: string, ingestKey: string, shape: Shape) {
       const count = Math.min(o.batch, o.n - b * o.batch);
       const body = JSON.stringify(makeResults(shape, b * o.batch, count));
       sentAt[b] = performance.now();
-      const response = await fetch(`${url}/v1/check-results`, { method: 'POST', headers: { authorization: `Bearer ${ingestKey}`, 'content-type': 'application/json' }, body });
+      const response = await fetch(`${url}/v1/check-results`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ingestKey}`, 'content-type': 'application/json' },
+        body,
+      });
       const answer = (await response.json()) as { accepted?: number; rejected?: { message: string }[] };
       ackedAt[b] = performance.now();
-      if (response.status !== 202 || answer.accepted !== count) throw new Error(`batch ${b}: ${response.status} ${JSON.stringify(answer).slice(0, 400)}`);
+      if (response.status !== 202 || answer.accepted !== count)
+        throw new Error(`batch ${b}: ${response.status} ${JSON.stringify(answer).slice(0, 400)}`);
     }
   };
   await Promise.all(Array.from({ length: o.clients }, sender));
   return { sentAt, ackedAt };
 }
 
-function summary(path: string, o: Options, sentAt: number[], ackedAt: number[], visibleAt: number[], stored: number): PathResult {
+function summary(
+  path: string,
+  o: Options,
+  sentAt: number[],
+  ackedAt: number[],
+  visibleAt: number[],
+  stored: number,
+): PathResult {
   const first = Math.min(...sentAt);
   const seconds = (Math.max(...visibleAt) - first) / 1000;
   return {
@@ -97,7 +114,11 @@ function summary(path: string, o: Options, sentAt: number[], ackedAt: number[], 
 
 async function kafkaPath(o: Options): Promise<PathResult> {
   const suffix = runSuffix();
-  const names = { database: `vigil_bench_ingest_${suffix}`, topicPrefix: `bench${suffix}.`, redisPrefix: `vigil-bench-${suffix}:` };
+  const names = {
+    database: `vigil_bench_ingest_${suffix}`,
+    topicPrefix: `bench${suffix}.`,
+    redisPrefix: `vigil-bench-${suffix}:`,
+  };
   const env = {
     REDIS_URL: benchConfig.redisUrl,
     REDIS_KEY_PREFIX: names.redisPrefix,
@@ -110,7 +131,18 @@ async function kafkaPath(o: Options): Promise<PathResult> {
   };
   const vigil = await spawnVigil({ ...env, VIGIL_STANDALONE_APPS: 'api,projector' }, o.nodeArgs);
   const opsPort = await freePort();
-  const ingestor = spawnTs('apps/ingestor/src/main.ts', { ...env, DATA_DIR: vigil.dataDir, PORT: String(opsPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY }, o.nodeArgs);
+  const ingestor = spawnTs(
+    'apps/ingestor/src/main.ts',
+    {
+      ...env,
+      DATA_DIR: vigil.dataDir,
+      PORT: String(opsPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    },
+    o.nodeArgs,
+  );
   try {
     await waitForHttp(`http://127.0.0.1:${opsPort}/ready`, ingestor);
     const account = await createAccount(vigil.url, vigil.adminKey);
@@ -138,7 +170,8 @@ async function kafkaPath(o: Options): Promise<PathResult> {
             lastProgress = now;
           }
         }
-        if (!sending && now - lastProgress > 120_000) throw new Error(`no progress for 2 minutes; ${seen}/${batches} batches visible\n${ingestor.output()}`);
+        if (!sending && now - lastProgress > 120_000)
+          throw new Error(`no progress for 2 minutes; ${seen}/${batches} batches visible\n${ingestor.output()}`);
         await sleep(100);
       }
     })();
@@ -146,7 +179,9 @@ async function kafkaPath(o: Options): Promise<PathResult> {
     sending = false;
     log(`kafka: all accepted; waiting for ClickHouse`);
     await poll;
-    const [final] = await clickhouseRows<{ n: number }>(`SELECT count() AS n FROM ${names.database}.check_results FINAL`);
+    const [final] = await clickhouseRows<{ n: number }>(
+      `SELECT count() AS n FROM ${names.database}.check_results FINAL`,
+    );
     return summary('HTTP → Kafka → ingestor → ClickHouse', o, sentAt, ackedAt, visibleAt, Number(final?.n));
   } finally {
     await ingestor.stop();
@@ -183,7 +218,11 @@ async function ceiling(o: Options, perInsert: number): Promise<PathResult> {
   const store = createClickHouseAnalyticsStore({ url: benchConfig.clickhouseUrl, database, log: silent });
   await store.migrate(); // creates the very table Vigil writes
   await store.close();
-  const shape = shapeFor(o, randomUUID(), Array.from({ length: o.checks }, () => randomUUID()));
+  const shape = shapeFor(
+    o,
+    randomUUID(),
+    Array.from({ length: o.checks }, () => randomUUID()),
+  );
   try {
     const started = performance.now();
     const sentAt: number[] = [];
@@ -201,7 +240,16 @@ async function ceiling(o: Options, perInsert: number): Promise<PathResult> {
     const [final] = await clickhouseRows<{ n: number }>(`SELECT count() AS n FROM ${database}.check_results FINAL`);
     const seconds = (performance.now() - started) / 1000;
     const perInsertMs = summarise(doneAt.map((at, i) => at - sentAt[i]!));
-    return { path: `ceiling: ClickHouse HTTP INSERT, ${perInsert} rows each`, results: o.n, acceptRate: Math.round(o.n / seconds), endToEndRate: Math.round(o.n / seconds), seconds: round(seconds, 2), lag: perInsertMs, accept: perInsertMs, stored: Number(final?.n) };
+    return {
+      path: `ceiling: ClickHouse HTTP INSERT, ${perInsert} rows each`,
+      results: o.n,
+      acceptRate: Math.round(o.n / seconds),
+      endToEndRate: Math.round(o.n / seconds),
+      seconds: round(seconds, 2),
+      lag: perInsertMs,
+      accept: perInsertMs,
+      stored: Number(final?.n),
+    };
   } finally {
     await cleanUp({ database });
   }
@@ -245,9 +293,38 @@ export async function run(argv: string[]): Promise<void> {
   const top = results.find((r) => r.path.startsWith('ceiling'));
   printTable(
     `ingest: ${o.n} results, batches of ${o.batch}, ${o.clients} clients, ${o.checks} checks`,
-    ['path', 'stored', 'accepted/s', 'end-to-end/s', 'vs ceiling', 'lag p50 ms', 'lag p90', 'lag p99', 'lag max', 'answer p50 ms', 'answer p99'],
-    results.map((r) => [r.path, r.stored, r.acceptRate, r.endToEndRate, top ? ratio(r.endToEndRate, top.endToEndRate) : '', r.lag.p50, r.lag.p90, r.lag.p99, r.lag.max, r.accept.p50, r.accept.p99]),
+    [
+      'path',
+      'stored',
+      'accepted/s',
+      'end-to-end/s',
+      'vs ceiling',
+      'lag p50 ms',
+      'lag p90',
+      'lag p99',
+      'lag max',
+      'answer p50 ms',
+      'answer p99',
+    ],
+    results.map((r) => [
+      r.path,
+      r.stored,
+      r.acceptRate,
+      r.endToEndRate,
+      top ? ratio(r.endToEndRate, top.endToEndRate) : '',
+      r.lag.p50,
+      r.lag.p90,
+      r.lag.p99,
+      r.lag.max,
+      r.accept.p50,
+      r.accept.p99,
+    ]),
   );
-  for (const r of results) if (r.stored !== r.results) console.log(`WARNING: ${r.path} stored ${r.stored} of ${r.results}`);
-  writeResults('ingest', { options: { ...o, ceilingBatch: Number(values['ceiling-batch']) }, ceilingRate: top?.endToEndRate, results });
+  for (const r of results)
+    if (r.stored !== r.results) console.log(`WARNING: ${r.path} stored ${r.stored} of ${r.results}`);
+  writeResults('ingest', {
+    options: { ...o, ceilingBatch: Number(values['ceiling-batch']) },
+    ceilingRate: top?.endToEndRate,
+    results,
+  });
 }

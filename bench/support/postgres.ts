@@ -6,23 +6,46 @@ import { repoRoot } from './processes.ts';
 const run = promisify(execFile);
 
 const script = (command: 'up' | 'down') =>
-  run('bash', [`${repoRoot}bench/support/postgres.sh`, command], { env: { ...benchConfig.childEnv, BENCH_POSTGRES_PORT: String(benchConfig.postgresPort) }, timeout: 600_000 });
+  run('bash', [`${repoRoot}bench/support/postgres.sh`, command], {
+    env: { ...benchConfig.childEnv, BENCH_POSTGRES_PORT: String(benchConfig.postgresPort) },
+    timeout: 600_000,
+  });
 
 /** Starts the throwaway cluster (installing PostgreSQL if missing); postgresDown stops it, keeping its data. */
 export const postgresUp = () => script('up').then(() => undefined);
 export const postgresDown = () => script('down').then(() => undefined);
 
-const connection = (database: string) => ['-h', '127.0.0.1', '-p', String(benchConfig.postgresPort), '-U', 'postgres', '-d', database, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1'];
+const connection = (database: string) => [
+  '-h',
+  '127.0.0.1',
+  '-p',
+  String(benchConfig.postgresPort),
+  '-U',
+  'postgres',
+  '-d',
+  database,
+  '-X',
+  '-q',
+  '-A',
+  '-t',
+  '-v',
+  'ON_ERROR_STOP=1',
+];
 
 /** One statement through psql, for set-up. */
 export async function psql(database: string, sql: string): Promise<string> {
-  const { stdout } = await run('psql', [...connection(database), '-c', sql], { env: benchConfig.childEnv, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('psql', [...connection(database), '-c', sql], {
+    env: benchConfig.childEnv,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return stdout;
 }
 
 /** Streams CSV lines into `COPY table FROM STDIN`; lines() yields chunks of text. */
 export async function copyIn(database: string, table: string, lines: Iterable<string>): Promise<void> {
-  const child = spawn('psql', [...connection(database), '-c', `\\copy ${table} FROM STDIN WITH (FORMAT csv)`], { env: benchConfig.childEnv });
+  const child = spawn('psql', [...connection(database), '-c', `\\copy ${table} FROM STDIN WITH (FORMAT csv)`], {
+    env: benchConfig.childEnv,
+  });
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
@@ -44,7 +67,11 @@ export class PsqlSession {
   private waiting: ((text: string) => void) | undefined;
 
   constructor(database: string) {
-    this.child = spawn('psql', connection(database).filter((arg) => arg !== 'ON_ERROR_STOP=1' && arg !== '-v'), { env: benchConfig.childEnv });
+    this.child = spawn(
+      'psql',
+      connection(database).filter((arg) => arg !== 'ON_ERROR_STOP=1' && arg !== '-v'),
+      { env: benchConfig.childEnv },
+    );
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffer += chunk.toString();
       const end = this.buffer.indexOf('__END__\n');

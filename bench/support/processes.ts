@@ -27,7 +27,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** Runs a TypeScript entry point as its own node process (as production does), with exactly the env given. */
-export function spawnTs(entry: string, env: Record<string, string>, nodeArgs: string[] = [], args: string[] = []): Child {
+export function spawnTs(
+  entry: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  args: string[] = [],
+): Child {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry, ...args], {
     cwd: repoRoot,
     env: { ...benchConfig.childEnv, ...env },

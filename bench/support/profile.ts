@@ -24,10 +24,18 @@ function area(url: string, name: string): string {
 }
 
 export async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '25' } },
+  });
   const top = Number(values.top);
   for (const file of positionals) {
-    const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as {
+      nodes: ProfileNode[];
+      samples: number[];
+      timeDeltas: number[];
+    };
     const byId = new Map(profile.nodes.map((node) => [node.id, node]));
     const self = new Map<number, number>();
     profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
@@ -44,7 +52,15 @@ export async function run(argv: string[]): Promise<void> {
     const share = (us: number) => `${round((100 * us) / total)}%`;
     const sorted = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
     console.log(`\n${file}: ${round(total / 1e6, 2)} s of samples`);
-    printTable('self time by area', ['area', 'share', 's'], sorted(areas).map(([name, us]) => [name, share(us), round(us / 1e6, 2)]));
-    printTable('hottest functions (self time)', ['function', 'share'], sorted(functions).map(([name, us]) => [name, share(us)]));
+    printTable(
+      'self time by area',
+      ['area', 'share', 's'],
+      sorted(areas).map(([name, us]) => [name, share(us), round(us / 1e6, 2)]),
+    );
+    printTable(
+      'hottest functions (self time)',
+      ['function', 'share'],
+      sorted(functions).map(([name, us]) => [name, share(us)]),
+    );
   }
 }

@@ -25,7 +25,9 @@ export function printTable(title: string, head: string[], rows: unknown[][]): vo
 
 export function printMachine(): void {
   const m = machine();
-  console.log(`machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, load ${m.loadAverage.join(' ')}`);
+  console.log(
+    `machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, load ${m.loadAverage.join(' ')}`,
+  );
 }
 
 /** Writes bench/results/<name>-<date>.json with the machine beside the figures; returns the path. */

@@ -54,5 +54,7 @@ export function makeResults(shape: Shape, from: number, count: number): CheckRes
 }
 
 export function randomHex8(): string {
-  return Math.floor(Math.random() * 0xffffffff).toString(16).padStart(8, '0');
+  return Math.floor(Math.random() * 0xffffffff)
+    .toString(16)
+    .padStart(8, '0');
 }

@@ -9,7 +9,8 @@ export function runSuffix(): string {
 
 /** Sends SQL to ClickHouse over HTTP, no client library in the way; returns the body text. */
 export async function clickhouse(sql: string, body?: string): Promise<string> {
-  const url = body === undefined ? benchConfig.clickhouseUrl : `${benchConfig.clickhouseUrl}/?query=${encodeURIComponent(sql)}`;
+  const url =
+    body === undefined ? benchConfig.clickhouseUrl : `${benchConfig.clickhouseUrl}/?query=${encodeURIComponent(sql)}`;
   const response = await fetch(url, { method: 'POST', body: body ?? sql });
   const text = await response.text();
   if (!response.ok) throw new Error(`ClickHouse ${response.status}: ${text.slice(0, 500)}`);
@@ -18,14 +19,21 @@ export async function clickhouse(sql: string, body?: string): Promise<string> {
 
 export async function clickhouseRows<T>(sql: string): Promise<T[]> {
   const text = await clickhouse(`${sql} FORMAT JSONEachRow`);
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
 }
 
 /** Removes what a run left on the shared servers: its database, topics and Redis keys. */
 export async function cleanUp(what: { database?: string; topicPrefix?: string; redisPrefix?: string }): Promise<void> {
   if (what.database) await clickhouse(`DROP DATABASE IF EXISTS ${what.database}`).catch(() => undefined);
   if (what.topicPrefix) {
-    const admin = new kafkajs.Kafka({ clientId: 'vigil-bench', brokers: benchConfig.kafkaBrokers.split(','), logLevel: kafkajs.logLevel.NOTHING }).admin();
+    const admin = new kafkajs.Kafka({
+      clientId: 'vigil-bench',
+      brokers: benchConfig.kafkaBrokers.split(','),
+      logLevel: kafkajs.logLevel.NOTHING,
+    }).admin();
     try {
       await admin.connect();
       const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(what.topicPrefix!));

@@ -94,13 +94,23 @@ export async function run(argv: string[]): Promise<void> {
     const account = await createAccount(running.url, adminKey);
     const [checkA, checkB] = await createChecks(account.owner, 2, ['eu-west-1']);
     const channelIds: Record<string, string[]> = { [checkA!]: [], [checkB!]: [] };
-    for (const [checkId, failCount] of [[checkA!, 0], [checkB!, failing]] as const) {
+    for (const [checkId, failCount] of [
+      [checkA!, 0],
+      [checkB!, failing],
+    ] as const) {
       for (let k = 0; k < channels; k++) {
         const path = k < failCount ? `/fail/${k}` : `/ok/${k}`;
-        const created = await account.owner.request<{ id: string }>('POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: `bench ${k}`, url: base + path, webhookSecret: 'bench-secret' } });
+        const created = await account.owner.request<{ id: string }>('POST', '/v1/alert-channels', {
+          type: 'WEBHOOK',
+          config: { name: `bench ${k}`, url: base + path, webhookSecret: 'bench-secret' },
+        });
         if (created.status !== 201) throw new Error(`channel: ${created.status} ${JSON.stringify(created.body)}`);
-        const subscribed = await account.owner.request('PUT', `/v1/alert-channels/${created.body.id}/subscriptions`, { checkId, activated: true });
-        if (subscribed.status !== 200) throw new Error(`subscription: ${subscribed.status} ${JSON.stringify(subscribed.body)}`);
+        const subscribed = await account.owner.request('PUT', `/v1/alert-channels/${created.body.id}/subscriptions`, {
+          checkId,
+          activated: true,
+        });
+        if (subscribed.status !== 200)
+          throw new Error(`subscription: ${subscribed.status} ${JSON.stringify(subscribed.body)}`);
         channelIds[checkId]!.push(created.body.id);
       }
     }
@@ -141,15 +151,31 @@ export async function run(argv: string[]): Promise<void> {
       await sleep(retryMs * 3 + 1000); // anything late or doubled would show now
       seen = await stats();
       let logged = 0;
-      for (const id of channelIds[checkId]!) logged += (await deliveries.attempts(id, { limit: 1, page: 1 }, 'delivered')).total;
+      for (const id of channelIds[checkId]!)
+        logged += (await deliveries.attempts(id, { limit: 1, page: 1 }, 'delivered')).total;
       const exact = seen.distinct === expected && seen.ok === expected && seen.duplicates === 0 && logged === expected;
-      console.log(`${label}: receiver got ${seen.ok} deliveries (${seen.distinct} distinct ids, ${seen.duplicates} duplicates) and ${seen.failed} failed first attempts; Vigil's delivery log shows ${logged} delivered; expected ${expected}: ${exact ? 'EXACT' : 'MISMATCH'}`);
+      console.log(
+        `${label}: receiver got ${seen.ok} deliveries (${seen.distinct} distinct ids, ${seen.duplicates} duplicates) and ${seen.failed} failed first attempts; Vigil's delivery log shows ${logged} delivered; expected ${expected}: ${exact ? 'EXACT' : 'MISMATCH'}`,
+      );
       bodyBytes = Math.round(seen.bytes / Math.max(1, seen.received));
-      return { run: label, expected, delivered: seen.ok, attempts: seen.received, seconds: round(seconds, 2), perSecond: Math.round(expected / seconds), exact };
+      return {
+        run: label,
+        expected,
+        delivered: seen.ok,
+        attempts: seen.received,
+        seconds: round(seconds, 2),
+        perSecond: Math.round(expected / seconds),
+        exact,
+      };
     };
     let bodyBytes = 1000;
     rows.push(await fanOut('Vigil Dispatcher, all endpoints answer', checkA!));
-    rows.push(await fanOut(`Vigil Dispatcher, ${failing} of ${channels} endpoints fail the first attempt (retry after ${retryMs} ms)`, checkB!));
+    rows.push(
+      await fanOut(
+        `Vigil Dispatcher, ${failing} of ${channels} endpoints fail the first attempt (retry after ${retryMs} ms)`,
+        checkB!,
+      ),
+    );
     await dispatcher.stop();
 
     for (const keepAlive of [false, true]) {
@@ -158,7 +184,15 @@ export async function run(argv: string[]): Promise<void> {
       log(`${label}: ${expected} × ${bodyBytes} bytes, ${concurrency} at once`);
       const seconds = await plainPosts(`${base}/ok/plain`, expected, concurrency, bodyBytes, keepAlive);
       const seen = await stats();
-      rows.push({ run: label, expected, delivered: seen.ok, attempts: seen.received, seconds: round(seconds, 2), perSecond: Math.round(expected / seconds), exact: '' });
+      rows.push({
+        run: label,
+        expected,
+        delivered: seen.ok,
+        attempts: seen.received,
+        seconds: round(seconds, 2),
+        perSecond: Math.round(expected / seconds),
+        exact: '',
+      });
     }
   } finally {
     await running.stop();
@@ -171,22 +205,59 @@ export async function run(argv: string[]): Promise<void> {
   printTable(
     `webhooks: ${events} events × ${channels} channels, concurrency ${concurrency}, state store ${values.redis ? 'Redis' : 'SQLite (embedded)'}`,
     ['run', 'expected', 'delivered (2xx)', 'HTTP requests', 'seconds', 'deliveries/s', 'vs plain POSTs', 'exact'],
-    rows.map((r) => [r.run, r.expected, r.delivered, r.attempts, r.seconds, r.perSecond, ratio(r.perSecond, baseline), r.exact === '' ? '' : r.exact ? 'yes' : 'NO']),
+    rows.map((r) => [
+      r.run,
+      r.expected,
+      r.delivered,
+      r.attempts,
+      r.seconds,
+      r.perSecond,
+      ratio(r.perSecond, baseline),
+      r.exact === '' ? '' : r.exact ? 'yes' : 'NO',
+    ]),
   );
-  writeResults('webhooks', { options: { events, channels, concurrency, retryMs, failingChannels: failing, stateStore: values.redis ? 'redis' : 'sqlite' }, rows });
+  writeResults('webhooks', {
+    options: {
+      events,
+      channels,
+      concurrency,
+      retryMs,
+      failingChannels: failing,
+      stateStore: values.redis ? 'redis' : 'sqlite',
+    },
+    rows,
+  });
 }
 
 /** `count` POSTs of `bytes` bytes with `concurrency` in flight, from a tight loop; returns seconds. */
-async function plainPosts(url: string, count: number, concurrency: number, bytes: number, keepAlive: boolean): Promise<number> {
+async function plainPosts(
+  url: string,
+  count: number,
+  concurrency: number,
+  bytes: number,
+  keepAlive: boolean,
+): Promise<number> {
   const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: concurrency }) : false;
   const body = JSON.stringify({ padding: 'x'.repeat(Math.max(0, bytes - 15)) });
   let next = 0;
   const post = (i: number) =>
     new Promise<void>((resolve, reject) => {
-      const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'webhook-id': `plain-${i}` } }, (response) => {
-        response.resume();
-        response.on('end', () => resolve());
-      });
+      const request = http.request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'webhook-id': `plain-${i}`,
+          },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve());
+        },
+      );
       request.on('error', reject);
       request.end(body);
     });

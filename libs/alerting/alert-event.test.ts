@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { InternalError } from '#core';
-import { alertEventJsonSchema, alertEventSchema, buildAlertEvent, parseAlertEvent, type AlertEvent } from './alert-event.ts';
+import {
+  alertEventJsonSchema,
+  alertEventSchema,
+  buildAlertEvent,
+  parseAlertEvent,
+  type AlertEvent,
+} from './alert-event.ts';
 import type { AlertDecision } from './decision.ts';
 import { initialAlertState } from './state.ts';
 import { evolveAlertState } from './state-machine.ts';
@@ -51,7 +57,14 @@ describe('alert-events.v1', () => {
 
     const event = buildAlertEvent(recovery!, recovered, NOW);
 
-    expect(event).toMatchObject({ alertType: 'ALERT_RECOVERY', checkType: 'BROWSER', errorMessage: null, statusCode: null, statusText: null, ssl: null });
+    expect(event).toMatchObject({
+      alertType: 'ALERT_RECOVERY',
+      checkType: 'BROWSER',
+      errorMessage: null,
+      statusCode: null,
+      statusText: null,
+      ssl: null,
+    });
   });
 
   it('given a failing result that carries a certificate, when its ALERT_FAILURE is built, then ssl stays null: SSL fields belong to ALERT_SSL', () => {
@@ -59,14 +72,21 @@ describe('alert-events.v1', () => {
     const [failure, ssl] = decide(result);
 
     expect(buildAlertEvent(failure!, result, NOW).ssl).toBeNull();
-    expect(buildAlertEvent(ssl!, result, NOW)).toMatchObject({ alertType: 'ALERT_SSL', ssl: { daysRemaining: 3, domain: 'example.com' } });
+    expect(buildAlertEvent(ssl!, result, NOW)).toMatchObject({
+      alertType: 'ALERT_SSL',
+      ssl: { daysRemaining: 3, domain: 'example.com' },
+    });
   });
 
   it('given a reminder decision, when built, then isReminder and reminderSequence are carried', () => {
     const second = fail(1);
     const [, reminder] = decide(fail(0), second);
 
-    expect(buildAlertEvent(reminder!, second, NOW)).toMatchObject({ alertType: 'ALERT_FAILURE', isReminder: true, reminderSequence: 1 });
+    expect(buildAlertEvent(reminder!, second, NOW)).toMatchObject({
+      alertType: 'ALERT_FAILURE',
+      isReminder: true,
+      reminderSequence: 1,
+    });
   });
 
   it('given no time, when built, then occurredAt is now', () => {
@@ -100,7 +120,11 @@ describe('alert-events.v1', () => {
       ['an unknown alert type', { ...valid, alertType: 'ALERT_PANIC' }, /^alertType: /],
       ['a reminder with sequence 0', { ...valid, isReminder: true }, /^reminderSequence: /],
       ['a sequence on a non-reminder', { ...valid, reminderSequence: 2 }, /^reminderSequence: /],
-      ['a reminder of a recovery', { ...valid, alertType: 'ALERT_RECOVERY', isReminder: true, reminderSequence: 1 }, /^isReminder: /],
+      [
+        'a reminder of a recovery',
+        { ...valid, alertType: 'ALERT_RECOVERY', isReminder: true, reminderSequence: 1 },
+        /^isReminder: /,
+      ],
       ['ssl on a failure', { ...valid, ssl: { daysRemaining: 3, domain: 'example.com' } }, /^ssl: /],
       ['an ALERT_SSL without ssl', { ...valid, alertType: 'ALERT_SSL' }, /^ssl: /],
       ['a missing field', { ...valid, resultId: undefined }, /^resultId: /],

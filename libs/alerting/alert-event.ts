@@ -40,7 +40,11 @@ export const alertEventSchema = z
   .strict()
   .superRefine((event, ctx) => {
     if (event.isReminder !== event.reminderSequence > 0) {
-      ctx.addIssue({ code: 'custom', path: ['reminderSequence'], message: 'must be at least 1 for a reminder and 0 otherwise' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reminderSequence'],
+        message: 'must be at least 1 for a reminder and 0 otherwise',
+      });
     }
     if (event.isReminder && event.alertType !== 'ALERT_FAILURE') {
       ctx.addIssue({ code: 'custom', path: ['isReminder'], message: 'only ALERT_FAILURE has reminders' });
@@ -57,7 +61,11 @@ export type AlertEvent = z.output<typeof alertEventSchema>;
  * The message for one decision. `occurredAt` defaults to now; it is informational only, since
  * de-duplication relies on alertId, which a replay reproduces exactly.
  */
-export function buildAlertEvent(decision: AlertDecision, result: CheckResult, occurredAt: Date = new Date()): AlertEvent {
+export function buildAlertEvent(
+  decision: AlertDecision,
+  result: CheckResult,
+  occurredAt: Date = new Date(),
+): AlertEvent {
   if (decision.resultId !== result.id) {
     throw new InternalError(`alert ${decision.alertId} was decided on result ${decision.resultId}, not ${result.id}`);
   }

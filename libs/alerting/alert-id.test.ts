@@ -5,11 +5,18 @@ import { evolveAlertState } from './state-machine.ts';
 import { CHECK_ID, active, degrade, fail, pass, runBased } from './testing.ts';
 
 const UUID_V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const parts = { checkId: CHECK_ID, alertType: 'ALERT_FAILURE', resultId: '00000000-0000-4000-8000-000000000001', reminderSequence: 0 } as const;
+const parts = {
+  checkId: CHECK_ID,
+  alertType: 'ALERT_FAILURE',
+  resultId: '00000000-0000-4000-8000-000000000001',
+  reminderSequence: 0,
+} as const;
 
 describe('alert ids', () => {
   it('given the RFC 9562 DNS namespace, when hashing www.example.com, then the published UUIDv5 comes out', () => {
-    expect(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
+    expect(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe(
+      '2ed6657d-e927-568b-95e1-2665a8aea6a2',
+    );
   });
 
   it('given a namespace that is not a UUID, when hashing, then it is refused', () => {
@@ -22,7 +29,9 @@ describe('alert ids', () => {
   });
 
   it('given parts in upper case, when the id is derived, then it equals the lower-case one', () => {
-    expect(alertId({ ...parts, checkId: CHECK_ID.toUpperCase(), resultId: parts.resultId.toUpperCase() })).toBe(alertId(parts));
+    expect(alertId({ ...parts, checkId: CHECK_ID.toUpperCase(), resultId: parts.resultId.toUpperCase() })).toBe(
+      alertId(parts),
+    );
   });
 
   it('given one differing part, when ids are derived, then each differs', () => {
@@ -64,6 +73,8 @@ describe('alert ids', () => {
     const result = fail(0);
     const [decision] = evolveAlertState(initialAlertState(), { result, settings: runBased(1), check: active }).alerts;
 
-    expect(decision?.alertId).toBe(alertId({ checkId: result.checkId, alertType: 'ALERT_FAILURE', resultId: result.id, reminderSequence: 0 }));
+    expect(decision?.alertId).toBe(
+      alertId({ checkId: result.checkId, alertType: 'ALERT_FAILURE', resultId: result.id, reminderSequence: 0 }),
+    );
   });
 });

@@ -33,6 +33,11 @@ export interface AlertIdParts {
  * (check, type, result, sequence) unique.
  */
 export function alertId(parts: AlertIdParts): string {
-  const name = [parts.checkId.toLowerCase(), parts.alertType, parts.resultId.toLowerCase(), String(parts.reminderSequence)].join('/');
+  const name = [
+    parts.checkId.toLowerCase(),
+    parts.alertType,
+    parts.resultId.toLowerCase(),
+    String(parts.reminderSequence),
+  ].join('/');
   return uuidV5(name, ALERT_ID_NAMESPACE);
 }

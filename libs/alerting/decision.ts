@@ -1,4 +1,10 @@
-export const alertTypes = ['ALERT_FAILURE', 'ALERT_RECOVERY', 'ALERT_DEGRADED', 'ALERT_DEGRADED_RECOVERY', 'ALERT_SSL'] as const;
+export const alertTypes = [
+  'ALERT_FAILURE',
+  'ALERT_RECOVERY',
+  'ALERT_DEGRADED',
+  'ALERT_DEGRADED_RECOVERY',
+  'ALERT_SSL',
+] as const;
 export type AlertType = (typeof alertTypes)[number];
 
 export interface SslObservation {

@@ -21,7 +21,8 @@ const configs: Config[] = [
 describe.each(configs)('the alert table, $name', ({ settings, below, reach }) => {
   const scenario = { settings };
   /** Runs from `start` that just reach the threshold; the last is the one that alerts. */
-  const escalate = (factory: (minute: number) => CheckResult, start = 0) => [...below, reach].map((m) => factory(start + m));
+  const escalate = (factory: (minute: number) => CheckResult, start = 0) =>
+    [...below, reach].map((m) => factory(start + m));
   const end = (start = 0) => start + reach;
 
   it('given a passing check, when failing runs reach the threshold, then one ALERT_FAILURE is sent on the run that reaches it', () => {
@@ -100,43 +101,52 @@ describe.each(configs)('the alert table, $name', ({ settings, below, reach }) =>
   });
 });
 
-describe.each(configs.filter((config) => config.below.length > 0))('below the threshold, $name', ({ settings, below, reach }) => {
-  const scenario = { settings };
+describe.each(configs.filter((config) => config.below.length > 0))(
+  'below the threshold, $name',
+  ({ settings, below, reach }) => {
+    const scenario = { settings };
 
-  it('given failing runs below the threshold, when the check passes, then it returns to passing silently', () => {
-    const steps = [...below.map((m) => fail(m)), pass(reach)];
+    it('given failing runs below the threshold, when the check passes, then it returns to passing silently', () => {
+      const steps = [...below.map((m) => fail(m)), pass(reach)];
 
-    const history = given(scenario, steps);
+      const history = given(scenario, steps);
 
-    expect(history.historyLabels).toEqual([]);
-    expect(history.state.status).toBe('passing');
-  });
+      expect(history.historyLabels).toEqual([]);
+      expect(history.state.status).toBe('passing');
+    });
 
-  it('given degraded runs below the threshold, when the check passes, then no ALERT_DEGRADED_RECOVERY is sent', () => {
-    expect(emitted(scenario, [...below.map((m) => degrade(m)), pass(reach)])).toEqual([]);
-  });
+    it('given degraded runs below the threshold, when the check passes, then no ALERT_DEGRADED_RECOVERY is sent', () => {
+      expect(emitted(scenario, [...below.map((m) => degrade(m)), pass(reach)])).toEqual([]);
+    });
 
-  it('given failing runs below the threshold, when a passing run interrupts them, then counting restarts', () => {
-    const steps = [...below.map((m) => fail(m)), pass(reach), ...below.map((m) => fail(reach + 1 + m))];
+    it('given failing runs below the threshold, when a passing run interrupts them, then counting restarts', () => {
+      const steps = [...below.map((m) => fail(m)), pass(reach), ...below.map((m) => fail(reach + 1 + m))];
 
-    expect(emitted(scenario, steps)).toEqual([]);
-  });
+      expect(emitted(scenario, steps)).toEqual([]);
+    });
 
-  it('given degraded runs below the threshold, when a run fails, then no ALERT_FAILURE: degraded runs are not failures', () => {
-    const history = given(scenario, below.map((m) => degrade(m)));
+    it('given degraded runs below the threshold, when a run fails, then no ALERT_FAILURE: degraded runs are not failures', () => {
+      const history = given(
+        scenario,
+        below.map((m) => degrade(m)),
+      );
 
-    expect(history.when(fail(reach)).labels).toEqual([]);
-  });
+      expect(history.when(fail(reach)).labels).toEqual([]);
+    });
 
-  it('given degraded runs below the threshold, when a run fails, then it does not announce ALERT_DEGRADED either: only degraded runs do', () => {
-    const history = given(scenario, below.map((m) => degrade(m)));
+    it('given degraded runs below the threshold, when a run fails, then it does not announce ALERT_DEGRADED either: only degraded runs do', () => {
+      const history = given(
+        scenario,
+        below.map((m) => degrade(m)),
+      );
 
-    const failed = history.when(fail(reach));
+      const failed = history.when(fail(reach));
 
-    expect(failed.labels).toEqual([]);
-    expect(failed.state.status).toBe('passing');
-  });
-});
+      expect(failed.labels).toEqual([]);
+      expect(failed.state.status).toBe('passing');
+    });
+  },
+);
 
 describe('RUN_BASED, threshold 3, mixed runs', () => {
   const scenario = { settings: runBased(3) };
@@ -197,7 +207,10 @@ describe('TIME_BASED escalation', () => {
   it('given 30 minutes, when the check fails for 29 minutes, then nothing; at 30, then ALERT_FAILURE', () => {
     const minutes = Array.from({ length: 31 }, (_, i) => i);
 
-    const perStep = replay({ settings: timeBased(30) }, minutes.map((m) => fail(m)));
+    const perStep = replay(
+      { settings: timeBased(30) },
+      minutes.map((m) => fail(m)),
+    );
 
     expect(perStep.findIndex((labels) => labels.length > 0)).toBe(30);
   });

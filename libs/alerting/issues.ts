@@ -4,7 +4,10 @@ import type { z } from 'zod';
 export function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
-      const path = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '');
+      const path = issue.path
+        .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+        .join('')
+        .replace(/^\./, '');
       return path === '' ? issue.message : `${path}: ${issue.message}`;
     })
     .join('; ');

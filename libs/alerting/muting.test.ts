@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { active, deactivated, degrade, emitted, fail, given, muted, pass, replay, runBased, timeBased } from './testing.ts';
+import {
+  active,
+  deactivated,
+  degrade,
+  emitted,
+  fail,
+  given,
+  muted,
+  pass,
+  replay,
+  runBased,
+  timeBased,
+} from './testing.ts';
 
 describe.each([
   { name: 'muted', silent: muted },

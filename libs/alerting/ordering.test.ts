@@ -49,7 +49,10 @@ describe('duplicates and out-of-order results', () => {
     const first = fail(0, { id: idOf(1) });
     const second = degrade(0, { id: idOf(2) });
 
-    expect(emitted({ settings: runBased(1) }, [first, second, first, second])).toEqual(['ALERT_FAILURE', 'ALERT_DEGRADED']);
+    expect(emitted({ settings: runBased(1) }, [first, second, first, second])).toEqual([
+      'ALERT_FAILURE',
+      'ALERT_DEGRADED',
+    ]);
   });
 
   it('given a newer result applied, when a result from one millisecond earlier arrives, then it is dropped', () => {
@@ -78,7 +81,12 @@ describe('duplicates and out-of-order results', () => {
     const history = [fail(0), fail(1), pass(2), degrade(3), pass(4)];
     const first = given(scenario, history);
 
-    expect(first.historyLabels).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY', 'ALERT_DEGRADED', 'ALERT_DEGRADED_RECOVERY']);
+    expect(first.historyLabels).toEqual([
+      'ALERT_FAILURE',
+      'ALERT_RECOVERY',
+      'ALERT_DEGRADED',
+      'ALERT_DEGRADED_RECOVERY',
+    ]);
     expect(emitted({ ...scenario, state: first.state }, history)).toEqual([]);
   });
 });

@@ -14,7 +14,9 @@ describe('reminders', () => {
 
     const second = history.when(fail(2)).alerts;
 
-    expect(second).toEqual([expect.objectContaining({ alertType: 'ALERT_FAILURE', isReminder: true, reminderSequence: 2 })]);
+    expect(second).toEqual([
+      expect.objectContaining({ alertType: 'ALERT_FAILURE', isReminder: true, reminderSequence: 2 }),
+    ]);
     const first = given({ settings: runBased(1, { amount: 3, interval: 1 }) }, [fail(0)]).when(fail(1)).alerts;
     expect(first[0]?.reminderSequence).toBe(1);
     expect(first[0]?.alertId).not.toBe(second[0]?.alertId);
@@ -27,13 +29,22 @@ describe('reminders', () => {
   });
 
   it('given amount 0, when the check keeps failing for an hour, then only the alert goes out', () => {
-    expect(emitted({ settings: runBased(1, { amount: 0, interval: 1 }) }, series(fail, range(0, 61)))).toEqual(['ALERT_FAILURE']);
+    expect(emitted({ settings: runBased(1, { amount: 0, interval: 1 }) }, series(fail, range(0, 61)))).toEqual([
+      'ALERT_FAILURE',
+    ]);
   });
 
   it('given amount 5 every minute, when the check keeps failing, then exactly 5 reminders, numbered 1 to 5', () => {
     const labels = emitted({ settings: runBased(1, { amount: 5, interval: 1 }) }, series(fail, range(0, 30)));
 
-    expect(labels).toEqual(['ALERT_FAILURE', 'ALERT_FAILURE#1', 'ALERT_FAILURE#2', 'ALERT_FAILURE#3', 'ALERT_FAILURE#4', 'ALERT_FAILURE#5']);
+    expect(labels).toEqual([
+      'ALERT_FAILURE',
+      'ALERT_FAILURE#1',
+      'ALERT_FAILURE#2',
+      'ALERT_FAILURE#3',
+      'ALERT_FAILURE#4',
+      'ALERT_FAILURE#5',
+    ]);
   });
 
   it('given irregular runs, when they arrive, then each interval is measured from the previous reminder, by result time', () => {
@@ -45,20 +56,34 @@ describe('reminders', () => {
   it('given a reminder is due, when the check recovers instead, then ALERT_RECOVERY and no more reminders', () => {
     const steps = [...series(fail, range(0, 6)), pass(6), pass(11)];
 
-    expect(emitted({ settings: runBased(1, { amount: 5, interval: 5 }) }, steps)).toEqual(['ALERT_FAILURE', 'ALERT_FAILURE#1', 'ALERT_RECOVERY']);
+    expect(emitted({ settings: runBased(1, { amount: 5, interval: 5 }) }, steps)).toEqual([
+      'ALERT_FAILURE',
+      'ALERT_FAILURE#1',
+      'ALERT_RECOVERY',
+    ]);
   });
 
   it('given all reminders were sent in one incident, when a new incident starts after recovery, then its reminders start at #1 again', () => {
     const settings = runBased(1, { amount: 1, interval: 1 });
     const steps = [fail(0), fail(1), fail(2), pass(3), fail(4), fail(5)];
 
-    expect(replay({ settings }, steps)).toEqual([['ALERT_FAILURE'], ['ALERT_FAILURE#1'], [], ['ALERT_RECOVERY'], ['ALERT_FAILURE'], ['ALERT_FAILURE#1']]);
+    expect(replay({ settings }, steps)).toEqual([
+      ['ALERT_FAILURE'],
+      ['ALERT_FAILURE#1'],
+      [],
+      ['ALERT_RECOVERY'],
+      ['ALERT_FAILURE'],
+      ['ALERT_FAILURE#1'],
+    ]);
   });
 
   it('given a failing check, when a degraded run comes, then reminders stop: the check is no longer failing', () => {
     const steps = [fail(0), degrade(1), degrade(6), degrade(11)];
 
-    expect(emitted({ settings: runBased(1, { amount: 5, interval: 5 }) }, steps)).toEqual(['ALERT_FAILURE', 'ALERT_DEGRADED']);
+    expect(emitted({ settings: runBased(1, { amount: 5, interval: 5 }) }, steps)).toEqual([
+      'ALERT_FAILURE',
+      'ALERT_DEGRADED',
+    ]);
   });
 
   it('given failing → degraded → failing, when the check keeps failing, then the new ALERT_FAILURE starts a new reminder sequence', () => {

@@ -5,7 +5,11 @@ import { escalationReached, reminderDue, resolveAlertSettings } from './settings
 import { at, runBased, settings, timeBased } from './testing.ts';
 
 describe('resolveAlertSettings', () => {
-  const account = settings({ escalationType: 'TIME_BASED', timeBasedEscalation: { minutesFailingThreshold: 15 }, reminders: { amount: 2, interval: 10 } });
+  const account = settings({
+    escalationType: 'TIME_BASED',
+    timeBasedEscalation: { minutesFailingThreshold: 15 },
+    reminders: { amount: 2, interval: 10 },
+  });
   const own = settings({ escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 4 } });
 
   it('given a check with its own settings, when resolved, then they replace the account settings', () => {
@@ -27,12 +31,19 @@ describe('resolveAlertSettings', () => {
   });
 
   it('given partial stored settings, when resolved, then the missing fields get their defaults', () => {
-    expect(resolveAlertSettings({ reminders: { amount: 3 } }, null)).toEqual({ ...defaultAlertSettings, reminders: { amount: 3, interval: 5 } });
+    expect(resolveAlertSettings({ reminders: { amount: 3 } }, null)).toEqual({
+      ...defaultAlertSettings,
+      reminders: { amount: 3, interval: 5 },
+    });
   });
 
   it('given invalid stored settings, when resolved, then ValidationError names the field', () => {
-    expect(() => resolveAlertSettings(null, { runBasedEscalation: { failedRunThreshold: 9 } })).toThrow(ValidationError);
-    expect(() => resolveAlertSettings(null, { runBasedEscalation: { failedRunThreshold: 9 } })).toThrow(/runBasedEscalation\.failedRunThreshold/);
+    expect(() => resolveAlertSettings(null, { runBasedEscalation: { failedRunThreshold: 9 } })).toThrow(
+      ValidationError,
+    );
+    expect(() => resolveAlertSettings(null, { runBasedEscalation: { failedRunThreshold: 9 } })).toThrow(
+      /runBasedEscalation\.failedRunThreshold/,
+    );
   });
 });
 

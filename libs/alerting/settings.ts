@@ -32,7 +32,11 @@ export function escalationReached(streak: Streak | null, settings: AlertSettings
 }
 
 /** The sequence number of the reminder due at `at`, or null when none is. */
-export function reminderDue(reminders: { sent: number; lastAt: string } | null, settings: AlertSettings, at: string): number | null {
+export function reminderDue(
+  reminders: { sent: number; lastAt: string } | null,
+  settings: AlertSettings,
+  at: string,
+): number | null {
   if (reminders === null || reminders.sent >= settings.reminders.amount) return null;
   return elapsedMs(reminders.lastAt, at) >= settings.reminders.interval * MINUTE_MS ? reminders.sent + 1 : null;
 }

@@ -5,23 +5,37 @@ import { active, emitted, fail, given, muted, pass, replay, runBased } from './t
 const scenario = { settings: runBased(1) };
 const HOUR = 60;
 const DAY = 24 * HOUR;
-const withSsl = (minute: number, daysRemaining: number, domain = 'example.com') => pass(minute, { ssl: { daysRemaining, domain } });
+const withSsl = (minute: number, daysRemaining: number, domain = 'example.com') =>
+  pass(minute, { ssl: { daysRemaining, domain } });
 
 describe('SSL observations', () => {
   it('given a certificate within 30 days, when a result reports it, then one ALERT_SSL observation carries daysRemaining and domain', () => {
     const { alerts } = given(scenario).when(withSsl(0, 12, 'shop.example.com'));
 
     expect(alerts).toEqual([
-      expect.objectContaining({ alertType: 'ALERT_SSL', isReminder: false, reminderSequence: 0, ssl: { daysRemaining: 12, domain: 'shop.example.com' } }),
+      expect.objectContaining({
+        alertType: 'ALERT_SSL',
+        isReminder: false,
+        reminderSequence: 0,
+        ssl: { daysRemaining: 12, domain: 'shop.example.com' },
+      }),
     ]);
   });
 
   it('given an observation today, when another result reports the certificate the same UTC day, then nothing more', () => {
-    expect(replay(scenario, [withSsl(0, 12), withSsl(HOUR, 12), withSsl(13 * HOUR, 11)])).toEqual([['ALERT_SSL(12)'], [], []]);
+    expect(replay(scenario, [withSsl(0, 12), withSsl(HOUR, 12), withSsl(13 * HOUR, 11)])).toEqual([
+      ['ALERT_SSL(12)'],
+      [],
+      [],
+    ]);
   });
 
   it('given an observation today, when a result reports it the next UTC day, then another observation', () => {
-    expect(emitted(scenario, [withSsl(0, 12), withSsl(DAY, 11), withSsl(2 * DAY, 10)])).toEqual(['ALERT_SSL(12)', 'ALERT_SSL(11)', 'ALERT_SSL(10)']);
+    expect(emitted(scenario, [withSsl(0, 12), withSsl(DAY, 11), withSsl(2 * DAY, 10)])).toEqual([
+      'ALERT_SSL(12)',
+      'ALERT_SSL(11)',
+      'ALERT_SSL(10)',
+    ]);
   });
 
   it('given a result at 23:59 UTC, when the next comes at 00:01 UTC, then the day changed: two observations', () => {

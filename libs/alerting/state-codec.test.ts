@@ -52,7 +52,11 @@ describe('alert state codec', () => {
     ['not JSON', '{"version":1,', /not valid JSON/],
     ['not an object', '42', /unsupported version/],
     ['an unknown status', JSON.stringify({ ...initialAlertState(), status: 'exploding' }), /^alert state: status: /],
-    ['a zero-length streak', JSON.stringify({ ...initialAlertState(), failing: { count: 0, since: '2025-03-04T10:00:00.000Z' } }), /failing\.count/],
+    [
+      'a zero-length streak',
+      JSON.stringify({ ...initialAlertState(), failing: { count: 0, since: '2025-03-04T10:00:00.000Z' } }),
+      /failing\.count/,
+    ],
     ['a bad day', JSON.stringify({ ...initialAlertState(), sslDay: '04/03/2025' }), /sslDay/],
     ['an unknown field', JSON.stringify({ ...initialAlertState(), extra: true }), /extra|Unrecognized/],
   ])('given %s, when parsed, then ValidationError', (_name, json, message) => {

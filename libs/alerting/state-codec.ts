@@ -23,7 +23,9 @@ export function parseAlertState(json: string): CheckAlertState {
   }
   const version = typeof raw === 'object' && raw !== null ? (raw as { version?: unknown }).version : undefined;
   if (version !== ALERT_STATE_VERSION) {
-    throw new ValidationError(`alert state: unsupported version ${JSON.stringify(version) ?? 'undefined'} (expected ${ALERT_STATE_VERSION})`);
+    throw new ValidationError(
+      `alert state: unsupported version ${JSON.stringify(version) ?? 'undefined'} (expected ${ALERT_STATE_VERSION})`,
+    );
   }
   const parsed = checkAlertStateSchema.safeParse(raw);
   if (!parsed.success) throw new ValidationError(`alert state: ${describeIssues(parsed.error)}`);

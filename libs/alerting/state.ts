@@ -21,7 +21,10 @@ export const checkAlertStateSchema = z
     failing: streakSchema.nullable(),
     troubled: streakSchema.nullable(),
     announced: z.object({ failure: z.boolean(), degraded: z.boolean() }).strict(),
-    reminders: z.object({ sent: z.number().int().min(0), lastAt: instant }).strict().nullable(),
+    reminders: z
+      .object({ sent: z.number().int().min(0), lastAt: instant })
+      .strict()
+      .nullable(),
     sslDay: z.iso.date().nullable(),
     last: z
       .object({ startedAt: instant, ids: z.array(z.string().min(1)).min(1).max(MAX_TIED_RESULT_IDS) })

@@ -1,4 +1,11 @@
-import { alertSettingsSchema, checkResultSchema, type AlertSettings, type AlertSettingsInput, type CheckResult, type CheckResultInput } from '#domain';
+import {
+  alertSettingsSchema,
+  checkResultSchema,
+  type AlertSettings,
+  type AlertSettingsInput,
+  type CheckResult,
+  type CheckResultInput,
+} from '#domain';
 import type { AlertDecision } from './decision.ts';
 import { evolveAlertState, type AlertEvolution, type AlertInput } from './state-machine.ts';
 import { initialAlertState, type CheckAlertState } from './state.ts';
@@ -24,7 +31,11 @@ export function idAt(minute: number): string {
   return `00000000-0000-4000-8000-${suffix}`;
 }
 
-function result(minute: number, flags: Pick<CheckResultInput, 'hasFailures' | 'isDegraded'>, overrides: Partial<CheckResultInput>): CheckResult {
+function result(
+  minute: number,
+  flags: Pick<CheckResultInput, 'hasFailures' | 'isDegraded'>,
+  overrides: Partial<CheckResultInput>,
+): CheckResult {
   return checkResultSchema.parse({
     id: idAt(minute),
     accountId: ACCOUNT_ID,
@@ -38,10 +49,16 @@ function result(minute: number, flags: Pick<CheckResultInput, 'hasFailures' | 'i
   });
 }
 
-export const pass = (minute: number, overrides: Partial<CheckResultInput> = {}) => result(minute, { hasFailures: false, isDegraded: false }, overrides);
-export const degrade = (minute: number, overrides: Partial<CheckResultInput> = {}) => result(minute, { hasFailures: false, isDegraded: true }, overrides);
+export const pass = (minute: number, overrides: Partial<CheckResultInput> = {}) =>
+  result(minute, { hasFailures: false, isDegraded: false }, overrides);
+export const degrade = (minute: number, overrides: Partial<CheckResultInput> = {}) =>
+  result(minute, { hasFailures: false, isDegraded: true }, overrides);
 export const fail = (minute: number, overrides: Partial<CheckResultInput> = {}) =>
-  result(minute, { hasFailures: true, isDegraded: false }, { errorMessage: 'HTTP 503', statusCode: 503, statusText: 'Service Unavailable', ...overrides });
+  result(
+    minute,
+    { hasFailures: true, isDegraded: false },
+    { errorMessage: 'HTTP 503', statusCode: 503, statusText: 'Service Unavailable', ...overrides },
+  );
 
 export function settings(input: AlertSettingsInput = {}): AlertSettings {
   return alertSettingsSchema.parse(input);
@@ -49,7 +66,10 @@ export function settings(input: AlertSettingsInput = {}): AlertSettings {
 export function runBased(failedRunThreshold: number, reminders: AlertSettingsInput['reminders'] = {}): AlertSettings {
   return settings({ escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold }, reminders });
 }
-export function timeBased(minutesFailingThreshold: 5 | 10 | 15 | 30, reminders: AlertSettingsInput['reminders'] = {}): AlertSettings {
+export function timeBased(
+  minutesFailingThreshold: 5 | 10 | 15 | 30,
+  reminders: AlertSettingsInput['reminders'] = {},
+): AlertSettings {
   return settings({ escalationType: 'TIME_BASED', timeBasedEscalation: { minutesFailingThreshold }, reminders });
 }
 
@@ -64,7 +84,11 @@ export interface Scenario {
 
 function inputFor(scenario: Scenario, step: Step): AlertInput {
   const explicit = 'result' in step ? step : { result: step };
-  return { result: explicit.result, settings: explicit.settings ?? scenario.settings, check: explicit.check ?? scenario.check ?? active };
+  return {
+    result: explicit.result,
+    settings: explicit.settings ?? scenario.settings,
+    check: explicit.check ?? scenario.check ?? active,
+  };
 }
 
 /** Short names for assertions: `ALERT_FAILURE`, `ALERT_FAILURE#2` for the second reminder, `ALERT_SSL(12)`. */

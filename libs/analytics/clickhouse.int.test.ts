@@ -63,11 +63,18 @@ describe('clickhouse analytics store', () => {
 
   it('refuses a malformed URL or database name at construction', () => {
     expect(() => createClickHouseAnalyticsStore({ url: 'ftp://127.0.0.1', database, log })).toThrow(ConfigError);
-    expect(() => createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database: 'x; DROP', log })).toThrow(ValidationError);
+    expect(() => createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database: 'x; DROP', log })).toThrow(
+      ValidationError,
+    );
   });
 
   it('is what createAnalyticsStore picks when a ClickHouse URL is set', async () => {
-    const store = createAnalyticsStore({ clickhouseUrl: services().CLICKHOUSE_URL, clickhouseDatabase: database, dataDir: '/nonexistent', log });
+    const store = createAnalyticsStore({
+      clickhouseUrl: services().CLICKHOUSE_URL,
+      clickhouseDatabase: database,
+      dataDir: '/nonexistent',
+      log,
+    });
     expect(store.dialect).toBe('clickhouse');
     await store.ping();
     await store.close();

@@ -55,7 +55,9 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
     client = createClient({ ...common, database });
   } catch (error) {
     // The client checks the URL up front (protocol, shape).
-    throw new ConfigError(`invalid ClickHouse URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ConfigError(`invalid ClickHouse URL: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 
   async function run<T>(operation: string, work: () => Promise<T>): Promise<T> {
@@ -114,7 +116,9 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
     },
 
     async countResults(filter: ResultFilter = {}) {
-      const rows = await select<{ n: number }>(`SELECT count() AS n FROM ${RESULTS_TABLE} FINAL${resultFilterSql(filter, 'clickhouse')}`);
+      const rows = await select<{ n: number }>(
+        `SELECT count() AS n FROM ${RESULTS_TABLE} FINAL${resultFilterSql(filter, 'clickhouse')}`,
+      );
       return Number(rows[0]?.n ?? 0);
     },
 
@@ -143,7 +147,10 @@ function translate(error: unknown, operation: string, log: Logger): AppError {
   const message = error instanceof Error ? error.message : String(error);
   if (TRANSIENT_CODES.has(code)) {
     log.warn({ code, operation }, 'ClickHouse is overloaded');
-    return new UnavailableError(`ClickHouse ${operation} failed, retry later: ${message}`, { cause: error, details: { code } });
+    return new UnavailableError(`ClickHouse ${operation} failed, retry later: ${message}`, {
+      cause: error,
+      details: { code },
+    });
   }
   // The server understood and refused: bad SQL or a schema mismatch, a bug, not an outage.
   return new InternalError(`ClickHouse ${operation} failed: ${message}`, { cause: error, details: { code } });

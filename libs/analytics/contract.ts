@@ -87,7 +87,10 @@ export function analyticsStoreContract(name: string, factory: () => Promise<Anal
       await store.insert(results.slice(5));
       await store.insert(results.slice(0, 10));
       expect(await store.countResults({ accountId })).toBe(15);
-      const [row] = await byAccount<{ n: number; total: number }>(accountId, 'count(*) AS n, sum(response_time) AS total');
+      const [row] = await byAccount<{ n: number; total: number }>(
+        accountId,
+        'count(*) AS n, sum(response_time) AS total',
+      );
       expect(row).toEqual({ n: 15, total: (15 * 16) / 2 });
     });
 
@@ -121,11 +124,20 @@ export function analyticsStoreContract(name: string, factory: () => Promise<Anal
       const checkId = randomUUID();
       const start = Date.parse('2025-01-15T00:00:00Z');
       const results = Array.from({ length: 10_000 }, (_, n) =>
-        sampleCheckResult({ accountId, checkId, startedAt: new Date(start + n * 60_000).toISOString(), responseTime: n % 500 }),
+        sampleCheckResult({
+          accountId,
+          checkId,
+          startedAt: new Date(start + n * 60_000).toISOString(),
+          responseTime: n % 500,
+        }),
       );
       await store.insert(results);
       expect(await store.countResults({ accountId, checkId })).toBe(10_000);
-      const [row] = await byAccount<{ n: number }>(accountId, 'count(*) AS n', ` AND started_at >= ${sqlDateTime(new Date(start + 5000 * 60_000))}`);
+      const [row] = await byAccount<{ n: number }>(
+        accountId,
+        'count(*) AS n',
+        ` AND started_at >= ${sqlDateTime(new Date(start + 5000 * 60_000))}`,
+      );
       expect(row?.n).toBe(5000);
     });
 
@@ -149,13 +161,23 @@ export function analyticsStoreContract(name: string, factory: () => Promise<Anal
       );
       await store.insert(results);
       for (const result of results) {
-        const found = await byAccount<{ error_message: string; status_text: string; ssl_domain: string; run_location: string }>(
+        const found = await byAccount<{
+          error_message: string;
+          status_text: string;
+          ssl_domain: string;
+          run_location: string;
+        }>(
           accountId,
           'error_message, status_text, ssl_domain, run_location',
           ` AND ${where('error_message', result.errorMessage ?? '')} AND ${where('run_location', result.runLocation)}`,
         );
         expect(found).toEqual([
-          { error_message: result.errorMessage, status_text: result.errorMessage, ssl_domain: result.errorMessage, run_location: result.runLocation },
+          {
+            error_message: result.errorMessage,
+            status_text: result.errorMessage,
+            ssl_domain: result.errorMessage,
+            run_location: result.runLocation,
+          },
         ]);
       }
     });
@@ -164,10 +186,25 @@ export function analyticsStoreContract(name: string, factory: () => Promise<Anal
       const accountId = randomUUID();
       const pages = [
         { index: 1, url: "https://example.com/it's", LCP: 900, consoleErrors: 1 },
-        { index: 0, url: 'https://example.com/', TTFB: 80, FCP: 300, LCP: 500, CLS: 0.1, TBT: 40, networkErrors: 2, userScriptErrors: 3, documentErrors: 4 },
+        {
+          index: 0,
+          url: 'https://example.com/',
+          TTFB: 80,
+          FCP: 300,
+          LCP: 500,
+          CLS: 0.1,
+          TBT: 40,
+          networkErrors: 2,
+          userScriptErrors: 3,
+          documentErrors: 4,
+        },
       ];
       const first = sampleCheckResult({ accountId, checkType: 'BROWSER', pages });
-      await store.insert([first, sampleCheckResult({ accountId, checkType: 'BROWSER', pages }), sampleCheckResult({ accountId, checkType: 'BROWSER' })]);
+      await store.insert([
+        first,
+        sampleCheckResult({ accountId, checkType: 'BROWSER', pages }),
+        sampleCheckResult({ accountId, checkType: 'BROWSER' }),
+      ]);
 
       const [row] = await byAccount(
         accountId,
@@ -213,8 +250,18 @@ export function analyticsStoreContract(name: string, factory: () => Promise<Anal
         timings: { wait: 1, dns: 2, tcp: 3, firstByte: 4, download: 5, total: 15.5, connection: 6, data: 7 },
         ssl: { daysRemaining: -2, domain: 'example.com' },
       });
-      const heartbeat = sampleCheckResult({ ...common, checkType: 'HEARTBEAT', heartbeat: { status: 'GRACE' }, responseTime: 0 });
-      const tcp = sampleCheckResult({ ...common, checkType: 'TCP', runLocation: 'us-east-1', timings: { connection: 12 } });
+      const heartbeat = sampleCheckResult({
+        ...common,
+        checkType: 'HEARTBEAT',
+        heartbeat: { status: 'GRACE' },
+        responseTime: 0,
+      });
+      const tcp = sampleCheckResult({
+        ...common,
+        checkType: 'TCP',
+        runLocation: 'us-east-1',
+        timings: { connection: 12 },
+      });
       await store.insert([api, heartbeat, tcp]);
 
       const columns =
@@ -222,8 +269,24 @@ export function analyticsStoreContract(name: string, factory: () => Promise<Anal
         'timing_wait, timing_dns, timing_tcp, timing_first_byte, timing_download, timing_total, timing_connection, timing_data, ' +
         'heartbeat_status, ssl_days_remaining, ssl_domain';
       const rows = await byAccount<Record<string, unknown>>(accountId, columns, ' ORDER BY check_type');
-      const none = { error_message: null, status_code: null, status_text: null, heartbeat_status: null, ssl_days_remaining: null, ssl_domain: null };
-      const noTimings = { timing_wait: null, timing_dns: null, timing_tcp: null, timing_first_byte: null, timing_download: null, timing_total: null, timing_connection: null, timing_data: null };
+      const none = {
+        error_message: null,
+        status_code: null,
+        status_text: null,
+        heartbeat_status: null,
+        ssl_days_remaining: null,
+        ssl_domain: null,
+      };
+      const noTimings = {
+        timing_wait: null,
+        timing_dns: null,
+        timing_tcp: null,
+        timing_first_byte: null,
+        timing_download: null,
+        timing_total: null,
+        timing_connection: null,
+        timing_data: null,
+      };
       const time = { started_at: '2025-02-03 04:05:06', started_ms: Date.parse(startedAt) };
       expect(rows).toEqual([
         {
@@ -249,8 +312,30 @@ export function analyticsStoreContract(name: string, factory: () => Promise<Anal
           ssl_days_remaining: -2,
           ssl_domain: 'example.com',
         },
-        { ...time, ...none, ...noTimings, check_type: 'HEARTBEAT', run_location: 'eu-west-1', has_failures: 0, is_degraded: 0, response_time: 0, attempts: 1, heartbeat_status: 'GRACE' },
-        { ...time, ...none, ...noTimings, check_type: 'TCP', run_location: 'us-east-1', has_failures: 0, is_degraded: 0, response_time: 120, attempts: 1, timing_connection: 12 },
+        {
+          ...time,
+          ...none,
+          ...noTimings,
+          check_type: 'HEARTBEAT',
+          run_location: 'eu-west-1',
+          has_failures: 0,
+          is_degraded: 0,
+          response_time: 0,
+          attempts: 1,
+          heartbeat_status: 'GRACE',
+        },
+        {
+          ...time,
+          ...none,
+          ...noTimings,
+          check_type: 'TCP',
+          run_location: 'us-east-1',
+          has_failures: 0,
+          is_degraded: 0,
+          response_time: 120,
+          attempts: 1,
+          timing_connection: 12,
+        },
       ]);
     });
   });

@@ -10,7 +10,9 @@ const dir = mkdtempSync(join(tmpdir(), 'vigil-analytics-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const log = createLogger({ level: 'silent' });
 
-analyticsStoreContract('duckdb file', async () => createDuckDbAnalyticsStore({ path: join(dir, 'contract.duckdb'), log }));
+analyticsStoreContract('duckdb file', async () =>
+  createDuckDbAnalyticsStore({ path: join(dir, 'contract.duckdb'), log }),
+);
 
 describe('duckdb analytics store', () => {
   it('keeps results and de-duplication across close and reopen', async () => {
@@ -43,7 +45,9 @@ describe('duckdb analytics store', () => {
     const store = createDuckDbAnalyticsStore({ path: ':memory:', log });
     await store.migrate();
     const result = sampleCheckResult();
-    const writes = Array.from({ length: 20 }, (_, n) => store.insert(n % 2 === 0 ? [result] : [sampleCheckResult({ accountId: result.accountId })]));
+    const writes = Array.from({ length: 20 }, (_, n) =>
+      store.insert(n % 2 === 0 ? [result] : [sampleCheckResult({ accountId: result.accountId })]),
+    );
     const reads = Array.from({ length: 5 }, () => store.countResults({ accountId: result.accountId }));
     await Promise.all([...writes, ...reads]);
     expect(await store.countResults({ accountId: result.accountId })).toBe(11);

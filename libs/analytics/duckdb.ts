@@ -1,6 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DuckDBDataChunkWriter, DuckDBInstance, JSToDuckDBValueConverter, type DuckDBConnection, type JS } from '@duckdb/node-api';
+import {
+  DuckDBDataChunkWriter,
+  DuckDBInstance,
+  JSToDuckDBValueConverter,
+  type DuckDBConnection,
+  type JS,
+} from '@duckdb/node-api';
 import { InternalError, UnavailableError, isAppError, type AppError, type Logger } from '#core';
 import type { CheckResult } from '#domain';
 import { DUCKDB_MIGRATIONS_TABLE, duckDbMigrations } from './duckdb-schema.ts';
@@ -160,11 +166,16 @@ async function createStaging(connection: DuckDBConnection): Promise<Staging> {
   const shape = await connection.runAndReadAll(`SELECT * FROM ${STAGING_TABLE} LIMIT 0`);
   const columns = shape.columnNames() as (keyof ResultRow)[];
   const missing = columns.filter((name) => !(RESULT_COLUMNS as readonly string[]).includes(name));
-  if (missing.length > 0) throw new InternalError(`analytics rows lack columns ${missing.join(', ')}: the row mapping is behind the schema`);
+  if (missing.length > 0)
+    throw new InternalError(`analytics rows lack columns ${missing.join(', ')}: the row mapping is behind the schema`);
   return { table: STAGING_TABLE, columns };
 }
 
-async function appendRows(connection: DuckDBConnection, columns: readonly (keyof ResultRow)[], batch: readonly ResultRow[]): Promise<void> {
+async function appendRows(
+  connection: DuckDBConnection,
+  columns: readonly (keyof ResultRow)[],
+  batch: readonly ResultRow[],
+): Promise<void> {
   const appender = await connection.createAppender(STAGING, 'main', 'temp');
   try {
     // Whole data chunks, not value by value: about ten times faster for 10,000 rows.

@@ -8,7 +8,10 @@ const uuid = z.uuid().toLowerCase();
 /** ` WHERE account_id = '…' AND check_id = '…'` (or '' for no filter), ids validated as UUIDs first. */
 export function resultFilterSql(filter: ResultFilter, dialect: SqlDialect): string {
   const conditions: string[] = [];
-  for (const [field, column] of [['accountId', 'account_id'], ['checkId', 'check_id']] as const) {
+  for (const [field, column] of [
+    ['accountId', 'account_id'],
+    ['checkId', 'check_id'],
+  ] as const) {
     const value = filter[field];
     if (value === undefined) continue;
     const parsed = uuid.safeParse(value);

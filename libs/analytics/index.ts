@@ -5,7 +5,13 @@ export { createAnalyticsStore, type AnalyticsStoreConfig } from './create.ts';
 export { sqlString, sqlNumber, sqlIdentifier, sqlDateTime, formatDateTime, type SqlDialect } from './sql.ts';
 export { RESULTS_TABLE, RESULT_COLUMNS, toResultRow, type ResultRow } from './row.ts';
 export { sampleCheckResult } from './fixtures.ts';
-export { createAnalyticsReader, type AnalyticsReader, type AnalyticsAnswer, type SeriesEntry, type DataPoint } from './reader/reader.ts';
+export {
+  createAnalyticsReader,
+  type AnalyticsReader,
+  type AnalyticsAnswer,
+  type SeriesEntry,
+  type DataPoint,
+} from './reader/reader.ts';
 export {
   parseAnalyticsParams,
   groupByOptions,
@@ -29,6 +35,15 @@ export {
   type MetricUnit,
   type RequestedMetric,
 } from './reader/metrics.ts';
-export { QUICK_RANGES, MAX_BUCKETS, quickRangeWindow, resolveWindow, parseInstant, bucketStarts, type QuickRange, type TimeWindow } from './reader/window.ts';
+export {
+  QUICK_RANGES,
+  MAX_BUCKETS,
+  quickRangeWindow,
+  resolveWindow,
+  parseInstant,
+  bucketStarts,
+  type QuickRange,
+  type TimeWindow,
+} from './reader/window.ts';
 // The contract suite (./contract.ts, analyticsStoreContract) is deliberately not re-exported: it
 // imports vitest, a dev dependency, and every app imports this file at start-up.

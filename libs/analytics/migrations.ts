@@ -14,7 +14,11 @@ export interface MigrationTarget {
   apply(migration: Migration): Promise<void>;
 }
 
-export async function runMigrations(target: MigrationTarget, migrations: readonly Migration[], log: Logger): Promise<void> {
+export async function runMigrations(
+  target: MigrationTarget,
+  migrations: readonly Migration[],
+  log: Logger,
+): Promise<void> {
   assertOrdered(migrations);
   const applied = new Set(await target.applied());
   for (const migration of migrations) {
@@ -27,7 +31,9 @@ export async function runMigrations(target: MigrationTarget, migrations: readonl
 function assertOrdered(migrations: readonly Migration[]): void {
   migrations.forEach((migration, position) => {
     if (migration.version !== position + 1) {
-      throw new InternalError(`analytics migration ${migration.name} has version ${migration.version}, expected ${position + 1}`);
+      throw new InternalError(
+        `analytics migration ${migration.name} has version ${migration.version}, expected ${position + 1}`,
+      );
     }
   });
 }

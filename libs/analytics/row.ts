@@ -51,12 +51,42 @@ export interface ResultRow {
 }
 
 export const RESULT_COLUMNS = [
-  'id', 'account_id', 'check_id', 'check_type', 'started_at', 'started_ms', 'run_location',
-  'has_failures', 'is_degraded', 'response_time', 'attempts', 'error_message', 'status_code', 'status_text',
-  'timing_wait', 'timing_dns', 'timing_tcp', 'timing_first_byte', 'timing_download', 'timing_total',
-  'timing_connection', 'timing_data', 'heartbeat_status', 'ssl_days_remaining', 'ssl_domain',
-  'page_index', 'page_url', 'page_ttfb', 'page_fcp', 'page_lcp', 'page_cls', 'page_tbt',
-  'page_console_errors', 'page_network_errors', 'page_user_script_errors', 'page_document_errors',
+  'id',
+  'account_id',
+  'check_id',
+  'check_type',
+  'started_at',
+  'started_ms',
+  'run_location',
+  'has_failures',
+  'is_degraded',
+  'response_time',
+  'attempts',
+  'error_message',
+  'status_code',
+  'status_text',
+  'timing_wait',
+  'timing_dns',
+  'timing_tcp',
+  'timing_first_byte',
+  'timing_download',
+  'timing_total',
+  'timing_connection',
+  'timing_data',
+  'heartbeat_status',
+  'ssl_days_remaining',
+  'ssl_domain',
+  'page_index',
+  'page_url',
+  'page_ttfb',
+  'page_fcp',
+  'page_lcp',
+  'page_cls',
+  'page_tbt',
+  'page_console_errors',
+  'page_network_errors',
+  'page_user_script_errors',
+  'page_document_errors',
 ] as const satisfies readonly (keyof ResultRow)[];
 
 export function toResultRow(result: CheckResult): ResultRow {
@@ -128,7 +158,9 @@ const NUMBER_FIELDS = ['responseTime', 'attempts'] as const;
 export function assertStorable(results: readonly CheckResult[]): void {
   results.forEach((result, position) => {
     const fail = (field: string, problem: string): never => {
-      throw new ValidationError(`results[${position}].${field}: ${problem}; pass results through parseCheckResult first`);
+      throw new ValidationError(
+        `results[${position}].${field}: ${problem}; pass results through parseCheckResult first`,
+      );
     };
     for (const field of ['id', 'accountId', 'checkId'] as const) {
       if (typeof result[field] !== 'string' || !UUID.test(result[field])) fail(field, 'expected a lower-case UUID');
@@ -136,7 +168,8 @@ export function assertStorable(results: readonly CheckResult[]): void {
     const ms = typeof result.startedAt === 'string' ? Date.parse(result.startedAt) : Number.NaN;
     if (!Number.isFinite(ms) || ms < 0) fail('startedAt', 'expected an ISO 8601 time');
     for (const field of NUMBER_FIELDS) {
-      if (typeof result[field] !== 'number' || !Number.isFinite(result[field]) || result[field] < 0) fail(field, 'expected a finite number >= 0');
+      if (typeof result[field] !== 'number' || !Number.isFinite(result[field]) || result[field] < 0)
+        fail(field, 'expected a finite number >= 0');
     }
   });
 }

@@ -7,7 +7,16 @@ import { sqlDateTime, sqlIdentifier, sqlNumber, sqlString, type SqlDialect } fro
 function readClickHouse(literal: string): string {
   expect(literal.startsWith("'") && literal.endsWith("'")).toBe(true);
   const body = literal.slice(1, -1);
-  const simple: Record<string, string> = { '\\': '\\', "'": "'", '0': '\0', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+  const simple: Record<string, string> = {
+    '\\': '\\',
+    "'": "'",
+    '0': '\0',
+    b: '\b',
+    f: '\f',
+    n: '\n',
+    r: '\r',
+    t: '\t',
+  };
   let out = '';
   for (let i = 0; i < body.length; i++) {
     const char = body[i] as string;
@@ -42,7 +51,29 @@ function readDuckDb(literal: string): string {
 const readers: Record<SqlDialect, (literal: string) => string> = { clickhouse: readClickHouse, duckdb: readDuckDb };
 
 function randomHostile(length: number): string {
-  const alphabet = ["'", '"', '\\', '\0', '\n', '\r', '\t', '\x01', '\x7f', ' ', 'a', 'ü', '😀', '\u2028', '|', '(', ')', '-', ';', 'x', '0'];
+  const alphabet = [
+    "'",
+    '"',
+    '\\',
+    '\0',
+    '\n',
+    '\r',
+    '\t',
+    '\x01',
+    '\x7f',
+    ' ',
+    'a',
+    'ü',
+    '😀',
+    '\u2028',
+    '|',
+    '(',
+    ')',
+    '-',
+    ';',
+    'x',
+    '0',
+  ];
   return Array.from({ length }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
 }
 
@@ -99,12 +130,15 @@ describe('sqlNumber', () => {
     expect(sqlNumber(0.95)).toBe('0.95');
   });
 
-  it.each([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, '1' as unknown as number, 1n as unknown as number])(
-    'refuses %s',
-    (value) => {
-      expect(() => sqlNumber(value)).toThrow(ValidationError);
-    },
-  );
+  it.each([
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+    '1' as unknown as number,
+    1n as unknown as number,
+  ])('refuses %s', (value) => {
+    expect(() => sqlNumber(value)).toThrow(ValidationError);
+  });
 });
 
 describe('sqlDateTime', () => {
@@ -113,10 +147,12 @@ describe('sqlDateTime', () => {
     expect(sqlDateTime(new Date('2024-01-02T05:04:05+02:00'))).toBe("'2024-01-02 03:04:05'");
   });
 
-  it.each([new Date(Number.NaN), new Date('1969-12-31T23:59:59Z'), new Date('2106-01-01T00:00:00Z'), '2024-01-01' as unknown as Date])(
-    'refuses %s',
-    (value) => {
-      expect(() => sqlDateTime(value)).toThrow(ValidationError);
-    },
-  );
+  it.each([
+    new Date(Number.NaN),
+    new Date('1969-12-31T23:59:59Z'),
+    new Date('2106-01-01T00:00:00Z'),
+    '2024-01-01' as unknown as Date,
+  ])('refuses %s', (value) => {
+    expect(() => sqlDateTime(value)).toThrow(ValidationError);
+  });
 });

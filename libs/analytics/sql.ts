@@ -17,7 +17,9 @@ const MAX_IDENTIFIER = 64;
 /** A quoted identifier, after a whitelist check: `"name"` reads the same in both engines. */
 export function sqlIdentifier(name: string): string {
   if (typeof name !== 'string' || name.length > MAX_IDENTIFIER || !IDENTIFIER.test(name)) {
-    throw new ValidationError(`invalid SQL identifier ${JSON.stringify(name)}: use letters, digits and _ (at most ${MAX_IDENTIFIER})`);
+    throw new ValidationError(
+      `invalid SQL identifier ${JSON.stringify(name)}: use letters, digits and _ (at most ${MAX_IDENTIFIER})`,
+    );
   }
   return `"${name}"`;
 }
@@ -53,7 +55,8 @@ export function formatDateTime(date: Date): string {
 }
 
 export function sqlString(value: string, dialect: SqlDialect): string {
-  if (typeof value !== 'string') throw new ValidationError(`invalid SQL string: expected a string, got ${typeof value}`);
+  if (typeof value !== 'string')
+    throw new ValidationError(`invalid SQL string: expected a string, got ${typeof value}`);
   if (dialect === 'clickhouse') return `'${escapeClickHouse(value)}'`;
   if (dialect === 'duckdb') return duckDbString(value);
   throw new ValidationError(`unknown SQL dialect ${JSON.stringify(dialect)}`);
@@ -76,7 +79,10 @@ const clickHouseEscapes: Record<string, string> = {
 const clickHouseSpecial = /[\\'\x00-\x1f\x7f]/g;
 
 function escapeClickHouse(value: string): string {
-  return value.replace(clickHouseSpecial, (char) => clickHouseEscapes[char] ?? `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return value.replace(
+    clickHouseSpecial,
+    (char) => clickHouseEscapes[char] ?? `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
 }
 
 function duckDbString(value: string): string {

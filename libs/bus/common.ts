@@ -16,7 +16,8 @@ export function murmur2(key: string): number {
   let h = (0x9747b28c ^ length) | 0;
   const whole = length - (length % 4);
   for (let i = 0; i < whole; i += 4) {
-    let k = (data[i]! & 0xff) | ((data[i + 1]! & 0xff) << 8) | ((data[i + 2]! & 0xff) << 16) | ((data[i + 3]! & 0xff) << 24);
+    let k =
+      (data[i]! & 0xff) | ((data[i + 1]! & 0xff) << 8) | ((data[i + 2]! & 0xff) << 16) | ((data[i + 3]! & 0xff) << 24);
     k = Math.imul(k, m);
     k ^= k >>> 24;
     k = Math.imul(k, m);
@@ -88,13 +89,23 @@ export interface ResolvedConsumeOptions extends ConsumeOptions {
 }
 
 export function resolveConsumeOptions(options: ConsumeOptions): ResolvedConsumeOptions {
-  if (typeof options.groupId !== 'string' || options.groupId.length === 0) throw new ValidationError('groupId must be a non-empty string');
-  if (!Array.isArray(options.topics) || options.topics.length === 0) throw new ValidationError('topics must list at least one topic');
+  if (typeof options.groupId !== 'string' || options.groupId.length === 0)
+    throw new ValidationError('groupId must be a non-empty string');
+  if (!Array.isArray(options.topics) || options.topics.length === 0)
+    throw new ValidationError('topics must list at least one topic');
   options.topics.forEach(checkTopicName);
   if (typeof options.handler !== 'function') throw new ValidationError('handler must be a function');
   const maxBatchSize = options.maxBatchSize ?? defaultMaxBatchSize;
-  if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) throw new ValidationError('maxBatchSize must be a positive integer');
+  if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1)
+    throw new ValidationError('maxBatchSize must be a positive integer');
   const retry = options.retry ?? defaultRetry;
-  if (!(retry.initialMs > 0) || !(retry.maxMs >= retry.initialMs)) throw new ValidationError('retry needs 0 < initialMs <= maxMs');
-  return { ...options, topics: [...new Set(options.topics)], fromBeginning: options.fromBeginning ?? true, maxBatchSize, retry };
+  if (!(retry.initialMs > 0) || !(retry.maxMs >= retry.initialMs))
+    throw new ValidationError('retry needs 0 < initialMs <= maxMs');
+  return {
+    ...options,
+    topics: [...new Set(options.topics)],
+    fromBeginning: options.fromBeginning ?? true,
+    maxBatchSize,
+    retry,
+  };
 }

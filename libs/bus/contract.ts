@@ -39,7 +39,10 @@ export function messageBusContract(name: string, factory: BusFactory): void {
 
     it('delivers published messages to a group reading from the beginning', async () => {
       const topic = await newTopic('basic', 3);
-      const sent: BusMessage[] = Array.from({ length: 20 }, (_, i) => ({ key: `key-${i % 5}`, value: JSON.stringify({ i }) }));
+      const sent: BusMessage[] = Array.from({ length: 20 }, (_, i) => ({
+        key: `key-${i % 5}`,
+        value: JSON.stringify({ i }),
+      }));
       const before = Date.now();
       await bus.publish(topic, sent);
       const seen = recorder();
@@ -63,7 +66,8 @@ export function messageBusContract(name: string, factory: BusFactory): void {
       const keys = 40;
       const perKey = 25;
       const sent: BusMessage[] = [];
-      for (let seq = 0; seq < perKey; seq++) for (let k = 0; k < keys; k++) sent.push({ key: `check-${k}`, value: `${k}:${seq}` });
+      for (let seq = 0; seq < perKey; seq++)
+        for (let k = 0; k < keys; k++) sent.push({ key: `check-${k}`, value: `${k}:${seq}` });
       for (let i = 0; i < sent.length; i += 100) await bus.publish(topic, sent.slice(i, i + 100));
       const seen = recorder();
       await consume({ groupId: groupName('order'), topics: [topic], maxBatchSize: 37, handler: seen.handler });
@@ -102,15 +106,22 @@ export function messageBusContract(name: string, factory: BusFactory): void {
       const b = recorder();
       await consume({ groupId: group, topics: [topic], maxBatchSize: 10, handler: a.handler });
       await consume({ groupId: group, topics: [topic], maxBatchSize: 10, handler: b.handler });
-      const seenBy = (who: ReturnType<typeof recorder>, prefix: string) => who.messages.some((message) => message.value.startsWith(prefix));
+      const seenBy = (who: ReturnType<typeof recorder>, prefix: string) =>
+        who.messages.some((message) => message.value.startsWith(prefix));
       // While the second member joins, a rebalance may deliver a batch twice (at-least-once).
       // A round that reaches both members shows the group settled with both of them.
       let settled = false;
       for (let round = 0; round < 20 && !settled; round++) {
         const values = Array.from({ length: 40 }, (_, i) => `warm-${round}-${i}`);
-        await bus.publish(topic, values.map((value, i) => ({ key: `k${i}`, value })));
+        await bus.publish(
+          topic,
+          values.map((value, i) => ({ key: `k${i}`, value })),
+        );
         const all = () => new Set([...a.values(), ...b.values()]);
-        await waitFor(() => values.every((value) => all().has(value)), `warm-up round ${round}, every message at least once`);
+        await waitFor(
+          () => values.every((value) => all().has(value)),
+          `warm-up round ${round}, every message at least once`,
+        );
         settled = seenBy(a, `warm-${round}-`) && seenBy(b, `warm-${round}-`);
       }
       expect(settled).toBe(true);
@@ -184,7 +195,10 @@ export function messageBusContract(name: string, factory: BusFactory): void {
     it('stop() finishes the in-flight batch and commits it; the next consumer resumes after it', async () => {
       const topic = await newTopic('resume', 1);
       const group = groupName('resume');
-      await bus.publish(topic, Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `s${i}` })));
+      await bus.publish(
+        topic,
+        Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `s${i}` })),
+      );
       let entered!: () => void;
       const inFlight = new Promise<void>((resolve) => (entered = resolve));
       let finished = false;
@@ -198,7 +212,10 @@ export function messageBusContract(name: string, factory: BusFactory): void {
       await consumer.stop();
       expect(finished).toBe(true);
       expect(first.values()).toEqual(['s0', 's1', 's2', 's3', 's4']);
-      await bus.publish(topic, Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `s${10 + i}` })));
+      await bus.publish(
+        topic,
+        Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `s${10 + i}` })),
+      );
       const second = recorder();
       await consume({ groupId: group, topics: [topic], handler: second.handler });
       await waitFor(() => second.messages.length >= 10, 'the rest');
@@ -208,7 +225,10 @@ export function messageBusContract(name: string, factory: BusFactory): void {
 
     it('starts a new group at the end of the log when fromBeginning is false', async () => {
       const topic = await newTopic('latest', 2);
-      await bus.publish(topic, Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `old${i}` })));
+      await bus.publish(
+        topic,
+        Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `old${i}` })),
+      );
       const seen = recorder();
       await consume({ groupId: groupName('latest'), topics: [topic], fromBeginning: false, handler: seen.handler });
       const fresh = Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `new${i}` }));
@@ -263,9 +283,13 @@ export function messageBusContract(name: string, factory: BusFactory): void {
     it('rejects invalid input with ValidationError and answers ping', async () => {
       const topic = await newTopic('invalid', 1);
       await expect(bus.publish('not a topic!', [{ key: 'k', value: 'v' }])).rejects.toBeInstanceOf(ValidationError);
-      await expect(bus.publish(topic, [{ key: 1 as unknown as string, value: 'v' }])).rejects.toBeInstanceOf(ValidationError);
+      await expect(bus.publish(topic, [{ key: 1 as unknown as string, value: 'v' }])).rejects.toBeInstanceOf(
+        ValidationError,
+      );
       await expect(bus.ensureTopics([{ name: topic, partitions: 0 }])).rejects.toBeInstanceOf(ValidationError);
-      await expect(bus.consume({ groupId: '', topics: [topic], handler: async () => undefined })).rejects.toBeInstanceOf(ValidationError);
+      await expect(
+        bus.consume({ groupId: '', topics: [topic], handler: async () => undefined }),
+      ).rejects.toBeInstanceOf(ValidationError);
       await expect(bus.publish(topic, [])).resolves.toBeUndefined();
       await expect(bus.ping()).resolves.toBeUndefined();
     });

@@ -33,7 +33,16 @@ export async function deliver(
     } catch (error) {
       const delay = backoffMs(attempt, options.retry);
       log.warn(
-        { err: error, groupId: options.groupId, topic: first?.topic, partition: first?.partition, fromOffset: first?.offset, toOffset: last?.offset, attempt, retryInMs: delay },
+        {
+          err: error,
+          groupId: options.groupId,
+          topic: first?.topic,
+          partition: first?.partition,
+          fromOffset: first?.offset,
+          toOffset: last?.offset,
+          attempt,
+          retryInMs: delay,
+        },
         'handler failed; the batch will be delivered again',
       );
       try {

@@ -37,8 +37,10 @@ export function translateKafkaError(error: unknown, what: string): AppError {
   if (error instanceof AppError) return error;
   const types = kafkaErrorTypes(error);
   const message = error instanceof Error ? error.message : String(error);
-  if (types.some((type) => tooLarge.has(type))) return new PayloadTooLargeError(`Kafka ${what}: ${message}`, { cause: error });
-  if (types.some((type) => invalid.has(type))) return new ValidationError(`Kafka ${what}: ${message}`, { cause: error });
+  if (types.some((type) => tooLarge.has(type)))
+    return new PayloadTooLargeError(`Kafka ${what}: ${message}`, { cause: error });
+  if (types.some((type) => invalid.has(type)))
+    return new ValidationError(`Kafka ${what}: ${message}`, { cause: error });
   return new UnavailableError(`Kafka ${what} failed: ${message}`, { cause: error });
 }
 
@@ -50,7 +52,12 @@ export function translateKafkaError(error: unknown, what: string): AppError {
 export function kafkaLogCreator(log: Logger): logCreator {
   return () =>
     ({ namespace, log: entry }: LogEntry) => {
-      const { message, timestamp: _timestamp, logger: _logger, ...extra } = entry as LogEntry['log'] & Record<string, unknown>;
+      const {
+        message,
+        timestamp: _timestamp,
+        logger: _logger,
+        ...extra
+      } = entry as LogEntry['log'] & Record<string, unknown>;
       // We bound the idempotent producer's retries on purpose (a publish must fail, not hang,
       // when Kafka is down) and replace the producer after a failure, which keeps sequence
       // numbers consistent; the warning about it would fire on every start.

@@ -11,7 +11,8 @@ import type { MessageBus } from './port.ts';
 
 const run = promisify(execFile);
 const log = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' });
-const open = () => createKafkaBus({ brokers: services().KAFKA_BROKERS.split(','), clientId: `vigil-test-${uniqueSuffix()}`, log });
+const open = () =>
+  createKafkaBus({ brokers: services().KAFKA_BROKERS.split(','), clientId: `vigil-test-${uniqueSuffix()}`, log });
 
 messageBusContract('kafka', open);
 
@@ -39,7 +40,11 @@ describe('Kafka bus', () => {
     const topic = `vigil.kcat.${uniqueSuffix()}`;
     await bus.ensureTopics([{ name: topic, partitions: 6 }]);
     const lines = Array.from({ length: 30 }, (_, i) => `check-${i}|{"n":${i}}`).join('\n');
-    const kcat = run('kcat', ['-P', '-b', services().KAFKA_BROKERS, '-t', topic, '-K', '|', '-X', 'partitioner=murmur2_random'], { timeout: 30_000 });
+    const kcat = run(
+      'kcat',
+      ['-P', '-b', services().KAFKA_BROKERS, '-t', topic, '-K', '|', '-X', 'partitioner=murmur2_random'],
+      { timeout: 30_000 },
+    );
     kcat.child.stdin?.end(`${lines}\n`);
     await kcat;
     const seen = recorder();
@@ -52,10 +57,19 @@ describe('Kafka bus', () => {
     const topic = `vigil.bench.${uniqueSuffix()}`;
     await bus.ensureTopics([{ name: topic, partitions: 12 }]);
     const total = 10_000;
-    const payload = JSON.stringify({ checkId: 'x'.repeat(24), responseTime: 123, passed: true, location: 'eu-west-1', padding: 'p'.repeat(120) });
+    const payload = JSON.stringify({
+      checkId: 'x'.repeat(24),
+      responseTime: 123,
+      passed: true,
+      location: 'eu-west-1',
+      padding: 'p'.repeat(120),
+    });
     const produceStart = performance.now();
     for (let i = 0; i < total; i += 1_000) {
-      await bus.publish(topic, Array.from({ length: 1_000 }, (_, j) => ({ key: `check-${(i + j) % 500}`, value: payload })));
+      await bus.publish(
+        topic,
+        Array.from({ length: 1_000 }, (_, j) => ({ key: `check-${(i + j) % 500}`, value: payload })),
+      );
     }
     const produceMs = performance.now() - produceStart;
     let received = 0;

@@ -15,7 +15,10 @@ describe('Kafka bus without a reachable broker', () => {
     ['publish', () => bus.publish('vigil.test', [{ key: 'k', value: 'v' }])],
     ['ensureTopics', () => bus.ensureTopics([{ name: 'vigil.test', partitions: 1 }])],
     ['consume', () => bus.consume({ groupId: 'g', topics: ['vigil.test'], handler: async () => undefined })],
-    ['consume from the end', () => bus.consume({ groupId: 'g', topics: ['vigil.test'], fromBeginning: false, handler: async () => undefined })],
+    [
+      'consume from the end',
+      () => bus.consume({ groupId: 'g', topics: ['vigil.test'], fromBeginning: false, handler: async () => undefined }),
+    ],
   ])('%s rejects with UnavailableError within seconds', async (_name, call) => {
     const start = Date.now();
     await expect(call()).rejects.toBeInstanceOf(UnavailableError);
@@ -35,7 +38,9 @@ describe('Kafka error translation', () => {
     const retries = Object.assign(new Error('retries exceeded'), { cause: protocol });
     expect(kafkaErrorTypes(retries)).toEqual(['MESSAGE_TOO_LARGE']);
     expect(translateKafkaError(retries, 'publish')).toBeInstanceOf(PayloadTooLargeError);
-    const aggregate = Object.assign(new Error('some failed'), { errors: [Object.assign(new Error('x'), { type: 'INVALID_PARTITIONS' })] });
+    const aggregate = Object.assign(new Error('some failed'), {
+      errors: [Object.assign(new Error('x'), { type: 'INVALID_PARTITIONS' })],
+    });
     expect(translateKafkaError(aggregate, 'ensureTopics')).toBeInstanceOf(ValidationError);
     expect(translateKafkaError(new Error('ECONNREFUSED'), 'ping')).toBeInstanceOf(UnavailableError);
   });

@@ -62,7 +62,10 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
 
   // Per-key order holds with a pool: one publish sends its chunks in sequence, each acknowledged
   // before the next, and concurrent publishes never had an order between them.
-  const slots: (ProducerEntry | undefined)[] = Array.from({ length: Math.max(1, options.producers ?? 4) }, () => undefined);
+  const slots: (ProducerEntry | undefined)[] = Array.from(
+    { length: Math.max(1, options.producers ?? 4) },
+    () => undefined,
+  );
   function producer(): ProducerEntry {
     const empty = slots.indexOf(undefined);
     const idle = slots.find((entry) => entry !== undefined && entry.inFlight === 0);
@@ -122,7 +125,9 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
     const deadline = Date.now() + 15_000;
     for (;;) {
       const { topics: metadata } = await client.fetchTopicMetadata({ topics });
-      const ready = metadata.every((topic) => topic.partitions.length > 0 && topic.partitions.every((partition) => partition.leader >= 0));
+      const ready = metadata.every(
+        (topic) => topic.partitions.length > 0 && topic.partitions.every((partition) => partition.leader >= 0),
+      );
       if (ready) return;
       if (Date.now() > deadline) throw new UnavailableError(`Kafka topics ${topics.join(', ')} have no leaders yet`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -153,7 +158,10 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
           });
           log.info({ topics: missing }, 'Kafka topics created');
         }
-        await waitForLeaders(client, specs.map((spec) => spec.name));
+        await waitForLeaders(
+          client,
+          specs.map((spec) => spec.name),
+        );
       });
     },
 
@@ -195,7 +203,10 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
       const timeoutMs = options.pingTimeoutMs ?? 5_000;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new UnavailableError(`Kafka did not answer within ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new UnavailableError(`Kafka did not answer within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
       });
       try {
         await Promise.race([withAdmin('ping', (client) => client.describeCluster()), timeout]);
@@ -218,7 +229,9 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
 }
 
 function toKafkaMessage(message: BusMessage): Message {
-  return message.headers ? { key: message.key, value: message.value, headers: message.headers } : { key: message.key, value: message.value };
+  return message.headers
+    ? { key: message.key, value: message.value, headers: message.headers }
+    : { key: message.key, value: message.value };
 }
 
 function* chunks(messages: BusMessage[]): Generator<BusMessage[]> {

@@ -49,7 +49,8 @@ export function createGroupCoordinator(log: PartitionLog, logger: Logger, pollIn
       const index = subscribers.indexOf(member);
       if (index < 0) continue;
       const partitions = log.partitionsOf(topic);
-      for (let partition = index; partition < partitions; partition += subscribers.length) owned.push([topic, partition]);
+      for (let partition = index; partition < partitions; partition += subscribers.length)
+        owned.push([topic, partition]);
     }
     return owned;
   }
@@ -61,7 +62,8 @@ export function createGroupCoordinator(log: PartitionLog, logger: Logger, pollIn
     // Offsets are fixed before consume() resolves, so with fromBeginning: false a message
     // published right after it is still delivered.
     for (const topic of options.topics) {
-      for (let partition = 0; partition < log.partitionsOf(topic); partition++) log.initOffset(options.groupId, topic, partition, options.fromBeginning);
+      for (let partition = 0; partition < log.partitionsOf(topic); partition++)
+        log.initOffset(options.groupId, topic, partition, options.fromBeginning);
     }
     group.members.push(member);
 

@@ -11,7 +11,8 @@ const dir = mkdtempSync(join(tmpdir(), 'vigil-bus-'));
 const log = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' });
 let files = 0;
 const newPath = () => join(dir, `bus-${files++}.sqlite`);
-const open = (options: Partial<SqliteBusOptions> = {}) => createSqliteBus({ path: newPath(), log, pollIntervalMs: 100, ...options });
+const open = (options: Partial<SqliteBusOptions> = {}) =>
+  createSqliteBus({ path: newPath(), log, pollIntervalMs: 100, ...options });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -22,7 +23,10 @@ describe('SQLite bus', () => {
     const path = newPath();
     const first = createSqliteBus({ path, log });
     await first.ensureTopics([{ name: 'restart', partitions: 1 }]);
-    await first.publish('restart', [0, 1, 2].map((i) => ({ key: 'k', value: `a${i}` })));
+    await first.publish(
+      'restart',
+      [0, 1, 2].map((i) => ({ key: 'k', value: `a${i}` })),
+    );
     const seen = recorder();
     const consumer = await first.consume({ groupId: 'g', topics: ['restart'], handler: seen.handler });
     await waitFor(() => seen.messages.length >= 3, 'first three');
@@ -48,14 +52,25 @@ describe('SQLite bus', () => {
 
   it('sweeps only what every group has committed, and unread topics by age alone', async () => {
     const bus = open({ retentionHours: 1, sweepIntervalMs: 0 });
-    await bus.ensureTopics([{ name: 'kept', partitions: 2 }, { name: 'dlq', partitions: 1 }]);
-    await bus.publish('kept', Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })));
+    await bus.ensureTopics([
+      { name: 'kept', partitions: 2 },
+      { name: 'dlq', partitions: 1 },
+    ]);
+    await bus.publish(
+      'kept',
+      Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })),
+    );
     await bus.publish('dlq', [{ key: 'x', value: 'dead' }]);
     const fast = recorder();
     const fastConsumer = await bus.consume({ groupId: 'fast', topics: ['kept'], handler: fast.handler });
     await waitFor(() => fast.messages.length >= 10, 'the fast group');
     // The slow group has committed nothing: its offsets exist, so nothing of 'kept' may go.
-    const slow = await bus.consume({ groupId: 'slow', topics: ['kept'], handler: async () => Promise.reject(new Error('down')), retry: { initialMs: 10_000, maxMs: 10_000 } });
+    const slow = await bus.consume({
+      groupId: 'slow',
+      topics: ['kept'],
+      handler: async () => Promise.reject(new Error('down')),
+      retry: { initialMs: 10_000, maxMs: 10_000 },
+    });
     expect(bus.sweep(Date.now())).toBe(0); // nothing is an hour old yet
     const later = Date.now() + 2 * 3_600_000;
     expect(bus.sweep(later)).toBe(1); // only the unread DLQ message
@@ -87,7 +102,10 @@ describe('SQLite bus', () => {
     await reader.ensureTopics([{ name: 'shared', partitions: 3 }]);
     const seen = recorder();
     await reader.consume({ groupId: 'g', topics: ['shared'], handler: seen.handler });
-    await writer.publish('shared', Array.from({ length: 30 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })));
+    await writer.publish(
+      'shared',
+      Array.from({ length: 30 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })),
+    );
     await waitFor(() => seen.messages.length >= 30, 'the other writer’s messages', 5_000);
     await Promise.all([reader.close(), writer.close()]);
   });
@@ -102,10 +120,19 @@ describe('SQLite bus', () => {
     const bus = open();
     await bus.ensureTopics([{ name: 'bench', partitions: 12 }]);
     const total = 10_000;
-    const payload = JSON.stringify({ checkId: 'x'.repeat(24), responseTime: 123, passed: true, location: 'eu-west-1', padding: 'p'.repeat(120) });
+    const payload = JSON.stringify({
+      checkId: 'x'.repeat(24),
+      responseTime: 123,
+      passed: true,
+      location: 'eu-west-1',
+      padding: 'p'.repeat(120),
+    });
     const produceStart = performance.now();
     for (let i = 0; i < total; i += 1_000) {
-      await bus.publish('bench', Array.from({ length: 1_000 }, (_, j) => ({ key: `check-${(i + j) % 500}`, value: payload })));
+      await bus.publish(
+        'bench',
+        Array.from({ length: 1_000 }, (_, j) => ({ key: `check-${(i + j) % 500}`, value: payload })),
+      );
     }
     const produceMs = performance.now() - produceStart;
     let received = 0;

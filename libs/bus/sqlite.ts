@@ -79,7 +79,9 @@ export function createSqliteBus(options: SqliteBusOptions): SqliteMessageBus {
   const sql = {
     topicPartitions: db.prepare<[string], { partitions: number }>('SELECT partitions FROM bus_topics WHERE name = ?'),
     addTopic: db.prepare<[string, number]>('INSERT OR IGNORE INTO bus_topics (name, partitions) VALUES (?, ?)'),
-    head: db.prepare<[string, number], { next_offset: number }>('SELECT next_offset FROM bus_partitions WHERE topic = ? AND partition = ?'),
+    head: db.prepare<[string, number], { next_offset: number }>(
+      'SELECT next_offset FROM bus_partitions WHERE topic = ? AND partition = ?',
+    ),
     setHead: db.prepare<[string, number, number]>(
       'INSERT INTO bus_partitions (topic, partition, next_offset) VALUES (?, ?, ?) ON CONFLICT (topic, partition) DO UPDATE SET next_offset = excluded.next_offset',
     ),
@@ -99,11 +101,15 @@ export function createSqliteBus(options: SqliteBusOptions): SqliteMessageBus {
       'UPDATE bus_group_offsets SET next_offset = ?, updated_at = ? WHERE group_id = ? AND topic = ? AND partition = ?',
     ),
     allPartitions: db.prepare<[], { topic: string; partition: number }>('SELECT topic, partition FROM bus_partitions'),
-    groupsOfTopic: db.prepare<[string], { groups: number }>('SELECT COUNT(DISTINCT group_id) AS groups FROM bus_group_offsets WHERE topic = ?'),
+    groupsOfTopic: db.prepare<[string], { groups: number }>(
+      'SELECT COUNT(DISTINCT group_id) AS groups FROM bus_group_offsets WHERE topic = ?',
+    ),
     partitionCommits: db.prepare<[string, number], { groups: number; lowest: number | null }>(
       'SELECT COUNT(*) AS groups, MIN(next_offset) AS lowest FROM bus_group_offsets WHERE topic = ? AND partition = ?',
     ),
-    deleteBefore: db.prepare<[string, number, number, number]>('DELETE FROM bus_messages WHERE topic = ? AND partition = ? AND offset < ? AND timestamp < ?'),
+    deleteBefore: db.prepare<[string, number, number, number]>(
+      'DELETE FROM bus_messages WHERE topic = ? AND partition = ? AND offset < ? AND timestamp < ?',
+    ),
   };
 
   const partitionCache = new Map<string, number>();
@@ -124,7 +130,8 @@ export function createSqliteBus(options: SqliteBusOptions): SqliteMessageBus {
     for (const message of messages) {
       const partition = partitionFor(message.key, partitions);
       const offset = heads.get(partition) ?? sql.head.get(topic, partition)?.next_offset ?? 0;
-      const headers = message.headers && Object.keys(message.headers).length > 0 ? JSON.stringify(message.headers) : null;
+      const headers =
+        message.headers && Object.keys(message.headers).length > 0 ? JSON.stringify(message.headers) : null;
       sql.append.run(topic, partition, offset, message.key, message.value, headers, now);
       heads.set(partition, offset + 1);
     }
@@ -138,9 +145,12 @@ export function createSqliteBus(options: SqliteBusOptions): SqliteMessageBus {
       const start = fromBeginning ? 0 : (sql.head.get(topic, partition)?.next_offset ?? 0);
       guard(() => sql.initOffset.run(groupId, topic, partition, start, Date.now()));
     },
-    committed: (groupId, topic, partition) => guard(() => sql.committed.get(groupId, topic, partition)?.next_offset ?? 0),
-    read: (topic, partition, fromOffset, limit) => guard(() => sql.read.all(topic, partition, fromOffset, limit)).map((row) => toMessage(topic, row)),
-    commit: (groupId, topic, partition, nextOffset) => guard(() => sql.commit.run(nextOffset, Date.now(), groupId, topic, partition)),
+    committed: (groupId, topic, partition) =>
+      guard(() => sql.committed.get(groupId, topic, partition)?.next_offset ?? 0),
+    read: (topic, partition, fromOffset, limit) =>
+      guard(() => sql.read.all(topic, partition, fromOffset, limit)).map((row) => toMessage(topic, row)),
+    commit: (groupId, topic, partition, nextOffset) =>
+      guard(() => sql.commit.run(nextOffset, Date.now(), groupId, topic, partition)),
     waitForPublish(ms, signal) {
       return new Promise((resolve) => {
         if (signal.aborted) return resolve();
@@ -205,7 +215,11 @@ export function createSqliteBus(options: SqliteBusOptions): SqliteMessageBus {
         for (const spec of specs) {
           sql.addTopic.run(spec.name, spec.partitions);
           const actual = sql.topicPartitions.get(spec.name)?.partitions ?? spec.partitions;
-          if (actual !== spec.partitions) log.info({ topic: spec.name, partitions: actual, requested: spec.partitions }, 'topic exists with another partition count; kept');
+          if (actual !== spec.partitions)
+            log.info(
+              { topic: spec.name, partitions: actual, requested: spec.partitions },
+              'topic exists with another partition count; kept',
+            );
           partitionCache.set(spec.name, actual);
         }
       });
@@ -281,7 +295,8 @@ function guard<T>(call: () => T): T {
   } catch (error) {
     if (error instanceof AppError) throw error;
     const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && unavailableCodes.test(code)) throw new UnavailableError('the message bus database is unavailable', { cause: error });
+    if (typeof code === 'string' && unavailableCodes.test(code))
+      throw new UnavailableError('the message bus database is unavailable', { cause: error });
     throw new InternalError('message bus database error', { cause: error });
   }
 }

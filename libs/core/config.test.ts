@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { env, parseConfig } from './config.ts';
 import { ConfigError } from './errors.ts';
 
-const schema = z.object({ PORT: env.port(3000), DEBUG: env.bool(false), REDIS_URL: env.url(['redis']).optional(), KAFKA_BROKERS: env.list().optional() });
+const schema = z.object({
+  PORT: env.port(3000),
+  DEBUG: env.bool(false),
+  REDIS_URL: env.url(['redis']).optional(),
+  KAFKA_BROKERS: env.list().optional(),
+});
 
 describe('parseConfig', () => {
   it('applies defaults and coerces', () => {

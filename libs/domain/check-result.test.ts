@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkResultJsonSchema, checkResultSchema, parseCheckResult, resultCheckTypes, type CheckResultInput } from './check-result.ts';
+import {
+  checkResultJsonSchema,
+  checkResultSchema,
+  parseCheckResult,
+  resultCheckTypes,
+  type CheckResultInput,
+} from './check-result.ts';
 
 const base = {
   id: '0b9f3c2e-8d1a-4c6e-9f00-000000000001',
@@ -54,17 +60,30 @@ describe('check result v1', () => {
     const value = checkResultSchema.parse(samples.BROWSER);
     expect(value.isDegraded).toBe(false);
     expect(value.attempts).toBe(1);
-    expect(value.pages?.[0]).toMatchObject({ networkErrors: 0, userScriptErrors: 0, documentErrors: 0, consoleErrors: 2 });
+    expect(value.pages?.[0]).toMatchObject({
+      networkErrors: 0,
+      userScriptErrors: 0,
+      documentErrors: 0,
+      consoleErrors: 2,
+    });
   });
 
   it('normalises ids to lower case and startedAt to UTC', () => {
-    const value = checkResultSchema.parse({ ...samples.API, id: base.id.toUpperCase(), startedAt: '2025-03-04T07:06:07.891234+02:00' });
+    const value = checkResultSchema.parse({
+      ...samples.API,
+      id: base.id.toUpperCase(),
+      startedAt: '2025-03-04T07:06:07.891234+02:00',
+    });
     expect(value.id).toBe(base.id);
     expect(value.startedAt).toBe('2025-03-04T05:06:07.891Z');
   });
 
   it('truncates free text from the monitored target instead of rejecting it', () => {
-    const value = checkResultSchema.parse({ ...samples.API, errorMessage: 'x'.repeat(10_000), statusText: '\uD800bad' });
+    const value = checkResultSchema.parse({
+      ...samples.API,
+      errorMessage: 'x'.repeat(10_000),
+      statusText: '\uD800bad',
+    });
     expect(value.errorMessage).toHaveLength(4096);
     expect(value.statusText).toBe('\uFFFDbad');
   });
@@ -90,9 +109,27 @@ describe('check result v1', () => {
     ['timings.firstbyte', { ...samples.API, timings: { firstbyte: 3 } }],
     ['pages', { ...samples.API, pages: [] }],
     ['pages', { ...samples.BROWSER, pages: Array.from({ length: 51 }, (_, index) => ({ index, url: 'u' })) }],
-    ['pages[1].LCP', { ...samples.BROWSER, pages: [{ index: 0, url: 'a' }, { index: 1, url: 'b', LCP: -1 }] }],
+    [
+      'pages[1].LCP',
+      {
+        ...samples.BROWSER,
+        pages: [
+          { index: 0, url: 'a' },
+          { index: 1, url: 'b', LCP: -1 },
+        ],
+      },
+    ],
     ['pages[0].url', { ...samples.BROWSER, pages: [{ index: 0 }] }],
-    ['pages[1].index', { ...samples.BROWSER, pages: [{ index: 0, url: 'a' }, { index: 0, url: 'b' }] }],
+    [
+      'pages[1].index',
+      {
+        ...samples.BROWSER,
+        pages: [
+          { index: 0, url: 'a' },
+          { index: 0, url: 'b' },
+        ],
+      },
+    ],
     ['pages[0].lcp', { ...samples.BROWSER, pages: [{ index: 0, url: 'a', lcp: 1 }] }],
     ['heartbeat', { ...samples.HEARTBEAT, heartbeat: undefined }],
     ['heartbeat', { ...samples.API, heartbeat: { status: 'LATE' } }],
@@ -110,8 +147,14 @@ describe('check result v1', () => {
   });
 
   it('produces a JSON Schema that lists the fields and forbids unknown ones', () => {
-    const schema = checkResultJsonSchema() as { properties: Record<string, unknown>; required: string[]; additionalProperties: boolean };
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['id', 'pages', 'heartbeat', 'ssl', 'timings']));
+    const schema = checkResultJsonSchema() as {
+      properties: Record<string, unknown>;
+      required: string[];
+      additionalProperties: boolean;
+    };
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['id', 'pages', 'heartbeat', 'ssl', 'timings']),
+    );
     expect(schema.required).toEqual(expect.arrayContaining(['id', 'accountId', 'checkId', 'checkType', 'startedAt']));
     expect(schema.required).not.toContain('isDegraded');
     expect(schema.additionalProperties).toBe(false);

@@ -11,7 +11,16 @@ import { z } from 'zod';
  * would neither count nor alert.
  */
 
-export const resultCheckTypes = ['API', 'BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS'] as const;
+export const resultCheckTypes = [
+  'API',
+  'BROWSER',
+  'HEARTBEAT',
+  'MULTI_STEP',
+  'TCP',
+  'PLAYWRIGHT',
+  'URL',
+  'DNS',
+] as const;
 export type ResultCheckType = (typeof resultCheckTypes)[number];
 
 export const heartbeatStatuses = ['RECEIVED', 'EARLY', 'LATE', 'GRACE', 'FAILING'] as const;
@@ -124,7 +133,11 @@ export const checkResultSchema = z
     const type = result.checkType;
     const onlyFor = (field: keyof typeof result, types: readonly ResultCheckType[]) => {
       if (result[field] !== undefined && !types.includes(type)) {
-        ctx.addIssue({ code: 'custom', path: [field], message: `only ${types.join(' and ')} results carry ${field}, not ${type}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `only ${types.join(' and ')} results carry ${field}, not ${type}`,
+        });
       }
     };
     onlyFor('statusCode', typesWithStatusCode);
@@ -137,7 +150,11 @@ export const checkResultSchema = z
     const seen = new Set<number>();
     result.pages?.forEach((page, position) => {
       if (seen.has(page.index)) {
-        ctx.addIssue({ code: 'custom', path: ['pages', position, 'index'], message: `duplicate page index ${page.index}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['pages', position, 'index'],
+          message: `duplicate page index ${page.index}`,
+        });
       }
       seen.add(page.index);
     });

@@ -42,7 +42,20 @@ function lifeOfEveryAggregate(): DomainEvent[] {
       { ...base, type: 'RemoveUserFromAccount', userId: 'u-1', accountId: 'acc-1' },
     ]),
     ...run(apiKeyDecider, [
-      { ...base, type: 'CreateApiKey', keyId: 'k', name: 'k', keyType: 'service', userId: null, accountId: 'acc-1', role: 'ADMIN', hash: 'f'.repeat(64), last4: 'abcd', actorRole: 'OWNER', accountPlan: 'enterprise' },
+      {
+        ...base,
+        type: 'CreateApiKey',
+        keyId: 'k',
+        name: 'k',
+        keyType: 'service',
+        userId: null,
+        accountId: 'acc-1',
+        role: 'ADMIN',
+        hash: 'f'.repeat(64),
+        last4: 'abcd',
+        actorRole: 'OWNER',
+        accountPlan: 'enterprise',
+      },
       { ...base, type: 'RevokeApiKey', keyId: 'k', actorUserId: 'u-1', actorRole: 'OWNER' },
     ]),
     ...run(variableDecider, [
@@ -56,14 +69,24 @@ function lifeOfEveryAggregate(): DomainEvent[] {
       { ...scope, type: 'DeleteCheck', checkId },
     ]),
     ...run(checkGroupDecider, [
-      { ...scope, type: 'CreateCheckGroup', groupId, group: { name: 'g', environmentVariables: [{ key: 'K', value: 'v' }] } },
+      {
+        ...scope,
+        type: 'CreateCheckGroup',
+        groupId,
+        group: { name: 'g', environmentVariables: [{ key: 'K', value: 'v' }] },
+      },
       { ...scope, type: 'UpdateCheckGroup', groupId, group: { name: 'g2' } },
       { ...scope, type: 'DeleteCheckGroup', groupId, checkCount: 0 },
     ]),
     ...run(alertChannelDecider, [
       { ...scope, type: 'CreateAlertChannel', channelId, channel, webhookSecretEncrypted: 'enc:s' },
       { ...scope, type: 'SetSubscription', channelId, checkId: null, groupId, activated: true },
-      { ...scope, type: 'UpdateAlertChannel', channelId, channel: { ...channel, config: { ...channel.config, webhookSecret: undefined } } },
+      {
+        ...scope,
+        type: 'UpdateAlertChannel',
+        channelId,
+        channel: { ...channel, config: { ...channel.config, webhookSecret: undefined } },
+      },
       { ...scope, type: 'DeleteAlertChannel', channelId },
     ]),
   ];

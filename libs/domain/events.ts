@@ -23,7 +23,10 @@ export interface EventDefinitions<M extends DataSchemas> {
 export function defineEvents<M extends DataSchemas>(data: M): EventDefinitions<M> {
   const options = Object.entries(data).map(([type, schema]) => z.object({ type: z.literal(type), data: schema }));
   // zod types the options as a non-empty tuple; every aggregate has at least one event.
-  const schema = z.discriminatedUnion('type', options as unknown as [z.ZodObject, ...z.ZodObject[]]) as unknown as z.ZodType<EventsOf<M>>;
+  const schema = z.discriminatedUnion(
+    'type',
+    options as unknown as [z.ZodObject, ...z.ZodObject[]],
+  ) as unknown as z.ZodType<EventsOf<M>>;
   return {
     data,
     schema,

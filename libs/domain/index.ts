@@ -3,7 +3,13 @@
 export { fold, type Decider, type CommandBase } from './decider.ts';
 export { streamNames } from './streams.ts';
 export { defineEvents, type EventsOf, type EventDefinitions } from './events.ts';
-export { eventSchemas, parseEvent, isDomainEventType, type DomainEvent, type DomainEventType } from './event-schemas.ts';
+export {
+  eventSchemas,
+  parseEvent,
+  isDomainEventType,
+  type DomainEvent,
+  type DomainEventType,
+} from './event-schemas.ts';
 export { roles, roleSchema, roleAtLeast, type Role } from './roles.ts';
 export { utf8Bytes } from './validation.ts';
 

@@ -13,7 +13,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefi
     message: issue.message,
   }));
   const first = issues[0];
-  const message = first === undefined ? 'invalid input' : first.path === '' ? first.message : `${first.path}: ${first.message}`;
+  const message =
+    first === undefined ? 'invalid input' : first.path === '' ? first.message : `${first.path}: ${first.message}`;
   throw new ValidationError(message, { details: { issues } });
 }
 

@@ -7,7 +7,10 @@ const dataSchema = z.record(z.string(), z.unknown());
 const newEventSchema = z.object({
   id: z.string().min(1),
   // Types starting with '$' are EventStoreDB system events, which subscriptions filter out.
-  type: z.string().min(1).refine((type) => !type.startsWith('$'), 'must not start with $'),
+  type: z
+    .string()
+    .min(1)
+    .refine((type) => !type.startsWith('$'), 'must not start with $'),
   data: dataSchema,
   metadata: eventMetadataSchema,
 });
@@ -29,7 +32,8 @@ export function checkNewEvents(stream: string, events: NewEvent[]): void {
       const path = [index, ...(issue?.path ?? [])].join('.');
       throw new ValidationError(`events.${path}: ${issue?.message ?? 'invalid event'}`);
     }
-    if (ids.has(event.id)) throw new ValidationError(`events.${index}.id: duplicate event id ${event.id} in one append`);
+    if (ids.has(event.id))
+      throw new ValidationError(`events.${index}.id: duplicate event id ${event.id} in one append`);
     ids.add(event.id);
   });
 }
@@ -60,7 +64,11 @@ export function decodeStoredEvent(raw: {
   throw corruptEvent(raw, problems.join('; '));
 }
 
-export function corruptEvent(raw: { stream: unknown; revision: unknown; position: unknown }, problem: string, cause?: unknown): InternalError {
+export function corruptEvent(
+  raw: { stream: unknown; revision: unknown; position: unknown },
+  problem: string,
+  cause?: unknown,
+): InternalError {
   return new InternalError(
     `Corrupt event in the event store at position ${String(raw.position)} (stream ${String(raw.stream)}, revision ${String(raw.revision)}): ${problem}`,
     { cause, details: { position: String(raw.position), stream: String(raw.stream), revision: String(raw.revision) } },
@@ -68,7 +76,11 @@ export function corruptEvent(raw: { stream: unknown; revision: unknown; position
 }
 
 /** JSON.parse that turns a syntax error into a corrupt-event error. */
-export function parseStoredJson(text: unknown, field: string, raw: { stream: unknown; revision: unknown; position: unknown }): unknown {
+export function parseStoredJson(
+  text: unknown,
+  field: string,
+  raw: { stream: unknown; revision: unknown; position: unknown },
+): unknown {
   if (typeof text !== 'string') throw corruptEvent(raw, `${field} is not text`);
   try {
     return JSON.parse(text) as unknown;

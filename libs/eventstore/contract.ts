@@ -9,7 +9,13 @@ export function testEvent(type = 'ThingHappened', data: Record<string, unknown> 
     id: randomUUID(),
     type,
     data,
-    metadata: { accountId: 'acc-1', actor: 'user-1', commandId: randomUUID(), occurredAt: new Date().toISOString(), schemaVersion: 1 },
+    metadata: {
+      accountId: 'acc-1',
+      actor: 'user-1',
+      commandId: randomUUID(),
+      occurredAt: new Date().toISOString(),
+      schemaVersion: 1,
+    },
   };
 }
 
@@ -19,7 +25,13 @@ export function testEvent(type = 'ThingHappened', data: Record<string, unknown> 
  */
 export async function collect(
   store: EventStore,
-  options: { from: bigint; count: number; keep: (event: RecordedEvent) => boolean; timeoutMs?: number; onEvent?: (event: RecordedEvent) => void },
+  options: {
+    from: bigint;
+    count: number;
+    keep: (event: RecordedEvent) => boolean;
+    timeoutMs?: number;
+    onEvent?: (event: RecordedEvent) => void;
+  },
 ): Promise<RecordedEvent[]> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 20_000);
@@ -70,7 +82,11 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
 
     it('appends and reads a stream back, with revisions and positions', async () => {
       const stream = unique('order');
-      const events = [testEvent('Opened', { n: 1 }), testEvent('Renamed', { name: 'x', nested: { a: [1, 2] } }), testEvent('Closed')];
+      const events = [
+        testEvent('Opened', { n: 1 }),
+        testEvent('Renamed', { name: 'x', nested: { a: [1, 2] } }),
+        testEvent('Closed'),
+      ];
       const result = await store.append(stream, events, 'no_stream');
       expect(result.nextRevision).toBe(2);
       const read = await store.readStream(stream);
@@ -112,7 +128,9 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
       for (let round = 0; round < 5; round++) {
         const stream = unique('race');
         await store.append(stream, [testEvent()], 'no_stream');
-        const writers = Array.from({ length: 4 }, (_, i) => store.append(stream, [testEvent('Raced', { writer: i })], 0));
+        const writers = Array.from({ length: 4 }, (_, i) =>
+          store.append(stream, [testEvent('Raced', { writer: i })], 0),
+        );
         const results = await Promise.allSettled(writers);
         const won = results.filter((r) => r.status === 'fulfilled');
         const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -143,7 +161,11 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
 
     it('reads a stream from a revision', async () => {
       const stream = unique('from');
-      await store.append(stream, Array.from({ length: 5 }, (_, n) => testEvent('N', { n })), 'no_stream');
+      await store.append(
+        stream,
+        Array.from({ length: 5 }, (_, n) => testEvent('N', { n })),
+        'no_stream',
+      );
       expect((await store.readStream(stream, { fromRevision: 3 })).map((e) => e.data.n)).toEqual([3, 4]);
       expect((await store.readStream(stream, { fromRevision: 0 })).map((e) => e.revision)).toEqual([0, 1, 2, 3, 4]);
       expect(await store.readStream(stream, { fromRevision: 5 })).toEqual([]);
@@ -220,7 +242,12 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
         positions.push((await store.append(`${prefix}-${s}`, batch, 'no_stream')).position);
       }
       expectStrictlyIncreasing(positions);
-      const events = await collect(store, { from, count: streams * perStream, keep: inStreams(prefix), timeoutMs: 90_000 });
+      const events = await collect(store, {
+        from,
+        count: streams * perStream,
+        keep: inStreams(prefix),
+        timeoutMs: 90_000,
+      });
       expect(events).toHaveLength(streams * perStream);
       expectStrictlyIncreasing(events.map((e) => e.position));
       // Batches were appended one stream after another, so $all order is stream by stream.
@@ -232,15 +259,22 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
         }
       });
       expect(events.at(-1)?.position).toBe(positions.at(-1));
-      expect((await store.readStream(`${prefix}-${streams - 1}`)).map((e) => e.revision)).toEqual(Array.from({ length: perStream }, (_, n) => n));
+      expect((await store.readStream(`${prefix}-${streams - 1}`)).map((e) => e.revision)).toEqual(
+        Array.from({ length: perStream }, (_, n) => n),
+      );
     });
 
     it('ends a live subscription when its signal aborts', async () => {
       const controller = new AbortController();
-      const iterator = store.subscribeToAll({ fromPosition: await store.headPosition(), signal: controller.signal })[Symbol.asyncIterator]();
+      const iterator = store
+        .subscribeToAll({ fromPosition: await store.headPosition(), signal: controller.signal })
+        [Symbol.asyncIterator]();
       const next = iterator.next();
       setTimeout(() => controller.abort(), 100);
-      const outcome = await Promise.race([next, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000))]);
+      const outcome = await Promise.race([
+        next,
+        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000)),
+      ]);
       expect(outcome).toEqual({ done: true, value: undefined });
     });
 
@@ -257,7 +291,10 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
       const next = iterator.next();
       await new Promise((resolve) => setTimeout(resolve, 100));
       await other.close();
-      const outcome = await Promise.race([next, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000))]);
+      const outcome = await Promise.race([
+        next,
+        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000)),
+      ]);
       expect(outcome).toEqual({ done: true, value: undefined });
     });
   });

@@ -29,7 +29,9 @@ describe('EventStoreDB adapter without a server', () => {
     const store = createEventStoreDbEventStore({ connectionString: unreachable });
     try {
       await expect(store.append('s-1', [], 'any')).rejects.toBeInstanceOf(ValidationError);
-      await expect(store.append('s-1', [{ ...testEvent(), type: '$system' }], 'any')).rejects.toBeInstanceOf(ValidationError);
+      await expect(store.append('s-1', [{ ...testEvent(), type: '$system' }], 'any')).rejects.toBeInstanceOf(
+        ValidationError,
+      );
     } finally {
       await store.close();
     }

@@ -13,7 +13,15 @@ import {
   type AppendExpectedRevision,
   type RecordedEvent as DriverRecordedEvent,
 } from '@eventstore/db-client';
-import { AppError, ConcurrencyError, ConflictError, InternalError, PayloadTooLargeError, UnavailableError, type Logger } from '#core';
+import {
+  AppError,
+  ConcurrencyError,
+  ConflictError,
+  InternalError,
+  PayloadTooLargeError,
+  UnavailableError,
+  type Logger,
+} from '#core';
 import { checkNewEvents, corruptEvent, decodeStoredEvent } from './codec.ts';
 import type { EventStore, ExpectedRevision, RecordedEvent, SubscribeOptions } from './port.ts';
 
@@ -24,7 +32,9 @@ export interface EventStoreDbOptions {
 }
 
 /** gRPC status codes that mean "the server is not reachable right now". */
-const unavailableGrpcCodes = new Set([1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 14 /* UNAVAILABLE */]);
+const unavailableGrpcCodes = new Set([
+  1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 14 /* UNAVAILABLE */,
+]);
 
 /**
  * Event store on EventStoreDB over gRPC.
@@ -109,7 +119,9 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
       try {
         const result = await client.appendToStream(
           stream,
-          events.map((event) => jsonEvent({ id: event.id, type: event.type, data: event.data, metadata: event.metadata })),
+          events.map((event) =>
+            jsonEvent({ id: event.id, type: event.type, data: event.data, metadata: event.metadata }),
+          ),
           { expectedRevision: toDriverRevision(expectedRevision) },
         );
         let position = result.position?.commit;
@@ -119,7 +131,8 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
           const last = await positionOf(stream, result.nextExpectedRevision);
           if (last !== undefined && (position === undefined || last > position)) position = last;
         }
-        if (position === undefined) throw new InternalError('EventStoreDB did not report a position (server older than v20?)');
+        if (position === undefined)
+          throw new InternalError('EventStoreDB did not report a position (server older than v20?)');
         return { nextRevision: Number(result.nextExpectedRevision), position };
       } catch (error) {
         throw translate(error, stream);
@@ -131,10 +144,13 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
       const events: RecordedEvent[] = [];
       try {
         const fromRevision = BigInt(readOptions.fromRevision ?? 0);
-        for await (const resolved of client.readStream(stream, { fromRevision: fromRevision > 0n ? fromRevision : START })) {
+        for await (const resolved of client.readStream(stream, {
+          fromRevision: fromRevision > 0n ? fromRevision : START,
+        })) {
           const event = resolved.event;
           if (!event) continue;
-          if (event.position === undefined) throw corruptEvent(locate(event), 'no $all position (EventStoreDB older than 22.6?)');
+          if (event.position === undefined)
+            throw corruptEvent(locate(event), 'no $all position (EventStoreDB older than 22.6?)');
           events.push(decodeDriverEvent(event, event.position.commit));
         }
       } catch (error) {
@@ -189,7 +205,11 @@ function toDriverRevision(expected: ExpectedRevision): AppendExpectedRevision {
   return BigInt(expected);
 }
 
-function locate(event: DriverRecordedEvent | AllStreamRecordedEvent): { stream: string; revision: bigint; position: unknown } {
+function locate(event: DriverRecordedEvent | AllStreamRecordedEvent): {
+  stream: string;
+  revision: bigint;
+  position: unknown;
+} {
   return { stream: event.streamId, revision: event.revision, position: event.position?.commit };
 }
 
@@ -214,12 +234,18 @@ function translate(error: unknown, stream?: string): AppError {
       case ErrorType.WRONG_EXPECTED_VERSION:
         return new ConcurrencyError(`Stream ${stream ?? '?'} is not at the expected revision`, {
           cause: error,
-          details: { stream, expectedRevision: String(error.expectedVersion), actualRevision: String(error.actualVersion) },
+          details: {
+            stream,
+            expectedRevision: String(error.expectedVersion),
+            actualRevision: String(error.actualVersion),
+          },
         });
       case ErrorType.STREAM_DELETED:
         return new ConflictError(`Stream ${stream ?? '?'} was deleted`, { cause: error });
       case ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED:
-        return new PayloadTooLargeError(`Append to ${stream ?? '?'} exceeds EventStoreDB's maximum append size`, { cause: error });
+        return new PayloadTooLargeError(`Append to ${stream ?? '?'} exceeds EventStoreDB's maximum append size`, {
+          cause: error,
+        });
       default:
         return new UnavailableError(`EventStoreDB unavailable (${error.type}): ${error.message}`, { cause: error });
     }
@@ -231,5 +257,8 @@ function translate(error: unknown, stream?: string): AppError {
   if (typeof code === 'string' && /^(ECONN|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE)/.test(code)) {
     return new UnavailableError(`EventStoreDB unreachable: ${(error as Error).message}`, { cause: error });
   }
-  return new UnavailableError(`EventStoreDB request failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  return new UnavailableError(
+    `EventStoreDB request failed: ${error instanceof Error ? error.message : String(error)}`,
+    { cause: error },
+  );
 }

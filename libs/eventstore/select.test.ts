@@ -28,7 +28,11 @@ describe('createEventStore', () => {
   });
 
   it('uses EventStoreDB when a URL is set', async () => {
-    const store = createEventStore({ eventStoreUrl: 'esdb://127.0.0.1:1?tls=false', dataDir: join(dir, 'unused'), log });
+    const store = createEventStore({
+      eventStoreUrl: 'esdb://127.0.0.1:1?tls=false',
+      dataDir: join(dir, 'unused'),
+      log,
+    });
     try {
       await expect(store.ping()).rejects.toBeInstanceOf(UnavailableError);
       expect(existsSync(join(dir, 'unused'))).toBe(false);

@@ -49,10 +49,14 @@ interface ChildLine {
 
 /** Runs the fixture in a separate Node process (tsx loader) against the same file. */
 async function child(path: string, stream: string, expected: string, count: number, startAt = 0): Promise<ChildLine[]> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', childScript, path, stream, expected, String(count), String(startAt)], {
-    cwd: repoRoot,
-    timeout: 30_000,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', childScript, path, stream, expected, String(count), String(startAt)],
+    {
+      cwd: repoRoot,
+      timeout: 30_000,
+    },
+  );
   return stdout
     .trim()
     .split('\n')
@@ -103,7 +107,9 @@ describe('SQLite event store', () => {
     const store = open();
     const clash = testEvent();
     await store.append('atomic-a', [clash], 'no_stream');
-    await expect(store.append('atomic-b', [testEvent(), testEvent(), clash], 'no_stream')).rejects.toBeInstanceOf(ConflictError);
+    await expect(store.append('atomic-b', [testEvent(), testEvent(), clash], 'no_stream')).rejects.toBeInstanceOf(
+      ConflictError,
+    );
     expect(await store.readStream('atomic-b')).toEqual([]);
     expect(await store.headPosition()).toBe(1n);
   });
@@ -117,16 +123,25 @@ describe('SQLite event store', () => {
     raw.prepare("UPDATE events SET data = '{not json' WHERE stream = 'bad-json'").run();
     raw.prepare(`UPDATE events SET metadata = '{"actor":"x"}' WHERE stream = 'bad-meta'`).run();
     raw.close();
-    await expect(store.readStream('bad-json')).rejects.toThrow(/Corrupt event .* position 1 \(stream bad-json, revision 0\): data is not valid JSON/);
+    await expect(store.readStream('bad-json')).rejects.toThrow(
+      /Corrupt event .* position 1 \(stream bad-json, revision 0\): data is not valid JSON/,
+    );
     const error = await store.readStream('bad-meta').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InternalError);
     expect((error as Error).message).toMatch(/position 2 .*metadata\.commandId/);
-    await expect(collect(store, { from: 0n, count: 1, keep: () => true, timeoutMs: 2_000 })).rejects.toBeInstanceOf(InternalError);
+    await expect(collect(store, { from: 0n, count: 1, keep: () => true, timeoutMs: 2_000 })).rejects.toBeInstanceOf(
+      InternalError,
+    );
   });
 
   it('pages a long catch-up without gaps at page boundaries', async () => {
     const store = open(newPath(), { pageSize: 7 });
-    for (let s = 0; s < 10; s++) await store.append(`page-${s}`, Array.from({ length: 5 }, () => testEvent()), 'no_stream');
+    for (let s = 0; s < 10; s++)
+      await store.append(
+        `page-${s}`,
+        Array.from({ length: 5 }, () => testEvent()),
+        'no_stream',
+      );
     const events = await collect(store, { from: 0n, count: 50, keep: () => true, timeoutMs: 5_000 });
     expect(events.map((e) => e.position)).toEqual(Array.from({ length: 50 }, (_, i) => BigInt(i + 1)));
     const tail = await collect(store, { from: 43n, count: 7, keep: () => true, timeoutMs: 5_000 });
@@ -181,7 +196,13 @@ describe('SQLite event store', () => {
       const store = open(path, { pollIntervalMs: 20 });
       await store.append('proc-a', [testEvent('Parent')], 'no_stream');
       const live: RecordedEvent[] = [];
-      const done = collect(store, { from: 1n, count: 3, keep: () => true, timeoutMs: 30_000, onEvent: (e) => live.push(e) });
+      const done = collect(store, {
+        from: 1n,
+        count: 3,
+        keep: () => true,
+        timeoutMs: 30_000,
+        onEvent: (e) => live.push(e),
+      });
       const lines = await child(path, 'proc-a', '0', 3);
       expect(lines.map((l) => l.ok)).toEqual([true, true, true]);
       expect(lines.map((l) => l.nextRevision)).toEqual([1, 2, 3]);
@@ -214,7 +235,10 @@ describe('SQLite event store', () => {
       const store = open(path, { pollIntervalMs: 20 });
       const done = collect(store, { from: 0n, count: 101, keep: () => true, timeoutMs: 45_000 });
       const startAt = Date.now() + 2_000;
-      const children = Promise.all([child(path, 'mix-a', 'any', 60, startAt), child(path, 'mix-b', 'no_stream', 60, startAt)]);
+      const children = Promise.all([
+        child(path, 'mix-a', 'any', 60, startAt),
+        child(path, 'mix-b', 'no_stream', 60, startAt),
+      ]);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
       for (let i = 0; i < 40; i++) await store.append('mix-parent', [testEvent()], 'any');
       const [a, b] = await children;
@@ -223,7 +247,9 @@ describe('SQLite event store', () => {
       expect(b?.filter((l) => l.ok)).toHaveLength(1);
       const events = await done;
       const expectedCount = 40 + 60 + 1;
-      expect(events.slice(0, expectedCount).map((e) => e.position)).toEqual(Array.from({ length: expectedCount }, (_, i) => BigInt(i + 1)));
+      expect(events.slice(0, expectedCount).map((e) => e.position)).toEqual(
+        Array.from({ length: expectedCount }, (_, i) => BigInt(i + 1)),
+      );
       expect((await store.readStream('mix-a')).map((e) => e.revision)).toEqual(Array.from({ length: 60 }, (_, i) => i));
     });
   });

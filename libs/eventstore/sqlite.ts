@@ -57,31 +57,49 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   const db = open(path, options.busyTimeoutMs ?? 5_000);
 
   const statements = {
-    currentRevision: db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+    currentRevision: db.prepare<[string], { revision: number | null }>(
+      'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
+    ),
     insert: db.prepare<[string, number, string, string, string, string]>(
       'INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     idExists: db.prepare<[string], { stream: string }>('SELECT stream FROM events WHERE id = ?'),
-    readStream: db.prepare<[string, number], EventRow>(`SELECT ${columns} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision`),
-    page: db.prepare<[bigint, number], EventRow>(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT ?`),
+    readStream: db.prepare<[string, number], EventRow>(
+      `SELECT ${columns} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision`,
+    ),
+    page: db.prepare<[bigint, number], EventRow>(
+      `SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
+    ),
     head: db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM events'),
     ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok'),
   };
 
-  const appendInTransaction = db.transaction((stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
-    const current = statements.currentRevision.get(stream)?.revision ?? -1;
-    checkExpected(stream, expected, current);
-    let position = 0n;
-    let revision = current;
-    for (const event of events) {
-      revision += 1;
-      const duplicate = statements.idExists.get(event.id);
-      if (duplicate) throw new ConflictError(`Event id ${event.id} already exists (stream ${duplicate.stream})`, { details: { eventId: event.id } });
-      const info = statements.insert.run(stream, revision, event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata));
-      position = BigInt(info.lastInsertRowid);
-    }
-    return { nextRevision: revision, position };
-  });
+  const appendInTransaction = db.transaction(
+    (stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+      const current = statements.currentRevision.get(stream)?.revision ?? -1;
+      checkExpected(stream, expected, current);
+      let position = 0n;
+      let revision = current;
+      for (const event of events) {
+        revision += 1;
+        const duplicate = statements.idExists.get(event.id);
+        if (duplicate)
+          throw new ConflictError(`Event id ${event.id} already exists (stream ${duplicate.stream})`, {
+            details: { eventId: event.id },
+          });
+        const info = statements.insert.run(
+          stream,
+          revision,
+          event.id,
+          event.type,
+          JSON.stringify(event.data),
+          JSON.stringify(event.metadata),
+        );
+        position = BigInt(info.lastInsertRowid);
+      }
+      return { nextRevision: revision, position };
+    },
+  );
 
   let closed = false;
   /** Aborted by close(): ends every subscription of this instance. */
@@ -205,7 +223,9 @@ function open(path: string, busyTimeoutMs: number): Database.Database {
     db.exec(schema);
     return db;
   } catch (error) {
-    throw new UnavailableError(`Cannot open the SQLite event store at ${path}: ${(error as Error).message}`, { cause: error });
+    throw new UnavailableError(`Cannot open the SQLite event store at ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -213,19 +233,26 @@ function checkExpected(stream: string, expected: ExpectedRevision, current: numb
   const ok = expected === 'any' || (expected === 'no_stream' ? current === -1 : expected === current);
   if (ok) return;
   const actual = current === -1 ? 'no stream' : `revision ${current}`;
-  throw new ConcurrencyError(`Stream ${stream} is at ${actual}, expected ${expected === 'no_stream' ? 'no stream' : `revision ${expected}`}`, {
-    details: { stream, expectedRevision: expected, actualRevision: current === -1 ? null : current },
-  });
+  throw new ConcurrencyError(
+    `Stream ${stream} is at ${actual}, expected ${expected === 'no_stream' ? 'no stream' : `revision ${expected}`}`,
+    {
+      details: { stream, expectedRevision: expected, actualRevision: current === -1 ? null : current },
+    },
+  );
 }
 
 function translate(error: unknown, stream: string | undefined): unknown {
   if (error instanceof AppError) return error;
-  if (!(error instanceof Database.SqliteError)) return new InternalError(`Event store failure: ${String(error)}`, { cause: error });
+  if (!(error instanceof Database.SqliteError))
+    return new InternalError(`Event store failure: ${String(error)}`, { cause: error });
   const code = error.code;
   // BEGIN IMMEDIATE makes the revision check and the insert atomic, so this only fires when a
   // writer bypassed it; it still means another append won the race for this revision.
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('events.stream')) {
-    return new ConcurrencyError(`Stream ${stream ?? '?'} was appended to concurrently`, { cause: error, details: { stream } });
+    return new ConcurrencyError(`Stream ${stream ?? '?'} was appended to concurrently`, {
+      cause: error,
+      details: { stream },
+    });
   }
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('events.id')) {
     return new ConflictError('Event id already exists', { cause: error });

@@ -31,7 +31,9 @@ const describedStatuses: Record<number, string> = {
 
 /** Response schemas for the error statuses a route can answer, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]): Record<number, typeof errorBodySchema> {
-  return Object.fromEntries(statuses.map((status) => [status, errorBodySchema.describe(describedStatuses[status] ?? 'Error')]));
+  return Object.fromEntries(
+    statuses.map((status) => [status, errorBodySchema.describe(describedStatuses[status] ?? 'Error')]),
+  );
 }
 
 /** Translates a zod issue path like ['body', 'key'] and message into "key: …". */
@@ -80,7 +82,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
       return reply.code(500).send(errorBody(500, publicServerMessage(500)));
     }
     const mapped = error.code ? fastifyClientErrors[error.code] : undefined;
-    const status = mapped ?? (error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : undefined);
+    const status =
+      mapped ?? (error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : undefined);
     if (status !== undefined) {
       return reply.code(status).send(errorBody(status, error.message));
     }

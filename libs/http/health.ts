@@ -13,28 +13,41 @@ const readySchema = z.object({
 
 /** /health is liveness (the process answers); /ready pings every adapter and names a failing one. */
 export function installHealth(app: FastifyInstance, checks: ReadinessCheck[], timeoutMs = 2000): void {
-  app.get('/health', { schema: { tags: ['operations'], response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  app.get(
+    '/health',
+    { schema: { tags: ['operations'], response: { 200: z.object({ status: z.literal('ok') }) } } },
+    async () => ({ status: 'ok' as const }),
+  );
 
-  app.get('/ready', { schema: { tags: ['operations'], response: { 200: readySchema, 503: readySchema } } }, async (_request, reply) => {
-    const results = await Promise.all(
-      checks.map(async ({ name, check }) => {
-        try {
-          await withTimeout(check(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`);
-          return [name, { ok: true }] as const;
-        } catch (error) {
-          return [name, { ok: false, error: error instanceof Error ? error.message : String(error) }] as const;
-        }
-      }),
-    );
-    const ready = results.every(([, result]) => result.ok);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
-  });
+  app.get(
+    '/ready',
+    { schema: { tags: ['operations'], response: { 200: readySchema, 503: readySchema } } },
+    async (_request, reply) => {
+      const results = await Promise.all(
+        checks.map(async ({ name, check }) => {
+          try {
+            await withTimeout(check(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`);
+            return [name, { ok: true }] as const;
+          } catch (error) {
+            return [name, { ok: false, error: error instanceof Error ? error.message : String(error) }] as const;
+          }
+        }),
+      );
+      const ready = results.every(([, result]) => result.ok);
+      return reply
+        .code(ready ? 200 : 503)
+        .send({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
+    },
+  );
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -25,7 +25,11 @@ export function installMetrics(app: FastifyInstance, registry: Registry): void {
   });
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL, keeps label cardinality bounded.
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
     duration.observe(labels, reply.elapsedTime / 1000);
     requests.inc(labels);
   });

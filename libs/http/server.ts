@@ -54,7 +54,12 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   });
   // Request logs at info only when something went wrong; at 10k req/s a line per request costs more than the request.
   app.addHook('onResponse', async (request, reply) => {
-    const entry = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
+    const entry = {
+      method: request.method,
+      url: request.url,
+      statusCode: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+    };
     if (reply.statusCode >= 500) request.log.error(entry, 'request completed');
     else if (reply.statusCode >= 400) request.log.info(entry, 'request completed');
     else request.log.debug(entry, 'request completed');

@@ -21,5 +21,7 @@ const SENSITIVE = /authorization|cookie|token|secret|api[-_]?key|password|signat
 
 /** Headers as shown back to users: credentials a channel sends are masked. */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, SENSITIVE.test(name) ? '********' : value]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, SENSITIVE.test(name) ? '********' : value]),
+  );
 }

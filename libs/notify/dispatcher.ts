@@ -2,7 +2,14 @@ import { Counter, type Registry } from 'prom-client';
 import type { AlertEvent } from '#alerting';
 import { sleep, type Logger, type SecretBox } from '#core';
 import type { AlertChannelView, ReadModels } from '#readmodels';
-import { deliverWebhook, nextAttemptAt, renderTemplates, type DeliveryResult, type RetryPolicy, type TemplateVariables } from '#webhooks';
+import {
+  deliverWebhook,
+  nextAttemptAt,
+  renderTemplates,
+  type DeliveryResult,
+  type RetryPolicy,
+  type TemplateVariables,
+} from '#webhooks';
 import { channelWants } from './channels.ts';
 import { deterministicId, eachLimited } from './ids.ts';
 import type { Attempt, Delivery, DeliveryStore } from './store.ts';
@@ -51,7 +58,12 @@ export class Dispatcher {
     this.log = options.log.child({ component: 'dispatcher' });
     this.leaseMs = options.timeoutMs + 10_000;
     this.attemptsCounter = options.metrics
-      ? new Counter({ name: 'vigil_webhook_attempts_total', help: 'Webhook attempts by outcome', labelNames: ['outcome'], registers: [options.metrics] })
+      ? new Counter({
+          name: 'vigil_webhook_attempts_total',
+          help: 'Webhook attempts by outcome',
+          labelNames: ['outcome'],
+          registers: [options.metrics],
+        })
       : undefined;
   }
 
@@ -62,7 +74,8 @@ export class Dispatcher {
     const variables = new Map<string, Promise<TemplateVariables>>();
     const candidates: { delivery: Delivery; view: AlertChannelView; context: CheckContext; event: AlertEvent }[] = [];
     for (const event of events) {
-      if (!contexts.has(event.checkId)) contexts.set(event.checkId, checkContext(this.options.readModels, event.checkId));
+      if (!contexts.has(event.checkId))
+        contexts.set(event.checkId, checkContext(this.options.readModels, event.checkId));
       const context = await contexts.get(event.checkId)!;
       if (!context) continue;
       const channels = (await this.options.readModels.channelsFor(event.checkId, context.check.groupId)).filter(
@@ -92,30 +105,61 @@ export class Dispatcher {
         });
       }
     }
-    const created = new Set((await this.options.store.createMany(candidates.map((c) => c.delivery), this.leaseMs)).map((d) => d.id));
+    const created = new Set(
+      (
+        await this.options.store.createMany(
+          candidates.map((c) => c.delivery),
+          this.leaseMs,
+        )
+      ).map((d) => d.id),
+    );
     const fresh = candidates
       .filter((candidate) => created.has(candidate.delivery.id))
       .map((candidate) => {
         const key = candidate.event.alertId;
-        if (!variables.has(key)) variables.set(key, templateVariablesFor(this.options.readModels, candidate.event, candidate.context, this.options.publicUrl));
+        if (!variables.has(key))
+          variables.set(
+            key,
+            templateVariablesFor(this.options.readModels, candidate.event, candidate.context, this.options.publicUrl),
+          );
         return { ...candidate, variables: variables.get(key)! };
       });
-    await eachLimited(fresh, this.options.concurrency ?? 32, async (item) => void (await this.attempt(item.delivery, item.view, item.context, await item.variables)));
+    await eachLimited(
+      fresh,
+      this.options.concurrency ?? 32,
+      async (item) => void (await this.attempt(item.delivery, item.view, item.context, await item.variables)),
+    );
   }
 
   /** One attempt, recorded with the delivery's next state in one write. */
-  async attempt(delivery: Delivery, channelOverride?: AlertChannelView, contextOverride?: CheckContext, variablesOverride?: TemplateVariables): Promise<AttemptOutcome> {
+  async attempt(
+    delivery: Delivery,
+    channelOverride?: AlertChannelView,
+    contextOverride?: CheckContext,
+    variablesOverride?: TemplateVariables,
+  ): Promise<AttemptOutcome> {
     const started = new Date();
     const channel = channelOverride ?? (await this.options.readModels.alertChannel(delivery.channelId));
     const context = contextOverride ?? (await checkContext(this.options.readModels, delivery.checkId));
     let result: DeliveryResult;
     let request = { url: '', method: 'POST', body: '' };
     if (!channel || !context) {
-      result = { outcome: 'refused', error: !channel ? 'the alert channel was deleted' : 'the check was deleted', durationMs: 0, responseBody: '', requestHeaders: {} };
+      result = {
+        outcome: 'refused',
+        error: !channel ? 'the alert channel was deleted' : 'the check was deleted',
+        durationMs: 0,
+        responseBody: '',
+        requestHeaders: {},
+      };
     } else {
       try {
-        const variables = variablesOverride ?? (await templateVariablesFor(this.options.readModels, delivery.alert, context, this.options.publicUrl));
-        const rendered = renderTemplates(channel.channel.config, variables, { now: started, region: this.options.region });
+        const variables =
+          variablesOverride ??
+          (await templateVariablesFor(this.options.readModels, delivery.alert, context, this.options.publicUrl));
+        const rendered = renderTemplates(channel.channel.config, variables, {
+          now: started,
+          region: this.options.region,
+        });
         const sealed = channel.channel.config.webhookSecretEncrypted;
         request = { url: rendered.url, method: rendered.method, body: rendered.body };
         result = await deliverWebhook(
@@ -130,14 +174,37 @@ export class Dispatcher {
           },
         );
       } catch (error) {
-        result = { outcome: 'refused', error: `could not render: ${error instanceof Error ? error.message : String(error)}`, durationMs: 0, responseBody: '', requestHeaders: {} };
+        result = {
+          outcome: 'refused',
+          error: `could not render: ${error instanceof Error ? error.message : String(error)}`,
+          durationMs: 0,
+          responseBody: '',
+          requestHeaders: {},
+        };
       }
     }
     const number = delivery.attempts + 1;
     const finished = Date.now();
-    const retryAt = result.outcome === 'failed' && !delivery.test ? nextAttemptAt(number, this.options.retry, new Date(finished)) : null;
-    const status = result.outcome === 'delivered' ? 'delivered' : result.outcome === 'refused' ? 'refused' : retryAt ? 'pending' : 'failed';
-    const next: Delivery = { ...delivery, attempts: number, status, nextAttemptAt: retryAt?.getTime() ?? null, updatedAt: finished, lastError: result.error ?? null };
+    const retryAt =
+      result.outcome === 'failed' && !delivery.test
+        ? nextAttemptAt(number, this.options.retry, new Date(finished))
+        : null;
+    const status =
+      result.outcome === 'delivered'
+        ? 'delivered'
+        : result.outcome === 'refused'
+          ? 'refused'
+          : retryAt
+            ? 'pending'
+            : 'failed';
+    const next: Delivery = {
+      ...delivery,
+      attempts: number,
+      status,
+      nextAttemptAt: retryAt?.getTime() ?? null,
+      updatedAt: finished,
+      lastError: result.error ?? null,
+    };
     const attempt: Attempt = {
       deliveryId: delivery.id,
       channelId: delivery.channelId,
@@ -155,9 +222,20 @@ export class Dispatcher {
     await this.options.store.recordAttempt(next, attempt, finished);
     if (status === 'pending') this.wake();
     this.attemptsCounter?.inc({ outcome: result.outcome });
-    const entry = { deliveryId: delivery.id, channelId: delivery.channelId, attempt: number, outcome: result.outcome, statusCode: result.statusCode, error: result.error };
+    const entry = {
+      deliveryId: delivery.id,
+      channelId: delivery.channelId,
+      attempt: number,
+      outcome: result.outcome,
+      statusCode: result.statusCode,
+      error: result.error,
+    };
     if (result.outcome === 'refused') this.log.warn(entry, 'webhook delivery refused');
-    else if (result.outcome === 'failed') this.log.info(entry, status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed; retry scheduled');
+    else if (result.outcome === 'failed')
+      this.log.info(
+        entry,
+        status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed; retry scheduled',
+      );
     else this.log.debug(entry, 'webhook delivered');
     return { delivery: next, attempt, result, request };
   }

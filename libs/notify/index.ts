@@ -1,5 +1,13 @@
 export { Dispatcher, type DispatcherOptions, type AttemptOutcome } from './dispatcher.ts';
-export { DeliveryStore, deliverySchema, attemptSchema, deliveryStatuses, type Delivery, type Attempt, type DeliveryStatus } from './store.ts';
+export {
+  DeliveryStore,
+  deliverySchema,
+  attemptSchema,
+  deliveryStatuses,
+  type Delivery,
+  type Attempt,
+  type DeliveryStatus,
+} from './store.ts';
 export { channelWants, maskHeaders } from './channels.ts';
 export { deterministicId } from './ids.ts';
 export { eventVariables, templateVariablesFor, checkContext, type CheckContext } from './variables.ts';

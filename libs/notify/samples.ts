@@ -28,7 +28,11 @@ export function syntheticContext(): CheckContext {
 }
 
 /** A realistic sample alert of the given type for a check. */
-export function sampleAlert(accountId: string, context: CheckContext, alertType: AlertEvent['alertType'] = 'ALERT_FAILURE'): AlertEvent {
+export function sampleAlert(
+  accountId: string,
+  context: CheckContext,
+  alertType: AlertEvent['alertType'] = 'ALERT_FAILURE',
+): AlertEvent {
   const failing = alertType === 'ALERT_FAILURE';
   return {
     alertId: randomUUID(),
@@ -51,8 +55,15 @@ export function sampleAlert(accountId: string, context: CheckContext, alertType:
 }
 
 /** The check a channel's sample renders against: its first subscribed check, else a synthetic one. */
-export async function sampleContext(readModels: ReadModels, accountId: string, channel: AlertChannelView | null, checkId?: string): Promise<CheckContext> {
-  const candidates = checkId ? [checkId] : (channel?.subscriptions ?? []).filter((s) => s.activated && s.checkId).map((s) => s.checkId!);
+export async function sampleContext(
+  readModels: ReadModels,
+  accountId: string,
+  channel: AlertChannelView | null,
+  checkId?: string,
+): Promise<CheckContext> {
+  const candidates = checkId
+    ? [checkId]
+    : (channel?.subscriptions ?? []).filter((s) => s.activated && s.checkId).map((s) => s.checkId!);
   for (const id of candidates) {
     const context = await checkContext(readModels, id);
     if (context && (await readModels.check(id))?.accountId === accountId) return context;

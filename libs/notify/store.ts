@@ -42,7 +42,8 @@ const keys = {
   delivery: (id: string) => `webhook:delivery:${id}`,
   retryQueue: 'webhook:retry-queue',
   attempt: (deliveryId: string, n: number) => `webhook:attempt:${deliveryId}:${n}`,
-  log: (channelId: string, outcome?: string) => (outcome ? `webhook:log:${channelId}:${outcome}` : `webhook:log:${channelId}`),
+  log: (channelId: string, outcome?: string) =>
+    outcome ? `webhook:log:${channelId}:${outcome}` : `webhook:log:${channelId}`,
 };
 
 /**
@@ -72,7 +73,8 @@ export class DeliveryStore {
     // A replayed batch whose deliveries exist but were never queued (a crash in between) is queued again.
     deliveries.forEach((delivery, i) => {
       const raw = existing[i];
-      if (raw && (JSON.parse(raw) as Delivery).status === 'pending') ops.push({ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: Date.now() });
+      if (raw && (JSON.parse(raw) as Delivery).status === 'pending')
+        ops.push({ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: Date.now() });
     });
     if (ops.length > 0) await this.store.write(ops);
     return fresh;
@@ -100,7 +102,12 @@ export class DeliveryStore {
       { op: 'set', key: keys.delivery(delivery.id), value: JSON.stringify(delivery) },
       { op: 'set', key: keys.attempt(delivery.id, attempt.attempt), value: JSON.stringify(attempt) },
       { op: 'zadd', key: keys.log(delivery.channelId), member: `${delivery.id}:${attempt.attempt}`, score: atMs },
-      { op: 'zadd', key: keys.log(delivery.channelId, attempt.outcome), member: `${delivery.id}:${attempt.attempt}`, score: atMs },
+      {
+        op: 'zadd',
+        key: keys.log(delivery.channelId, attempt.outcome),
+        member: `${delivery.id}:${attempt.attempt}`,
+        score: atMs,
+      },
       delivery.status === 'pending' && delivery.nextAttemptAt !== null
         ? { op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.nextAttemptAt }
         : { op: 'zrem', key: keys.retryQueue, member: delivery.id },
@@ -149,7 +156,11 @@ export class DeliveryStore {
   }
 
   /** The channel's attempts, newest first, optionally only one outcome. */
-  async attempts(channelId: string, page: { limit: number; page: number }, outcome?: string): Promise<{ items: Attempt[]; total: number }> {
+  async attempts(
+    channelId: string,
+    page: { limit: number; page: number },
+    outcome?: string,
+  ): Promise<{ items: Attempt[]; total: number }> {
     const index = keys.log(channelId, outcome);
     const total = await this.store.zcard(index);
     const stop = total - 1 - (page.page - 1) * page.limit;
@@ -162,6 +173,9 @@ export class DeliveryStore {
         return keys.attempt(m.member.slice(0, split), Number(m.member.slice(split + 1)));
       }),
     );
-    return { items: raws.filter((raw): raw is string => raw !== null).map((raw) => attemptSchema.parse(JSON.parse(raw))), total };
+    return {
+      items: raws.filter((raw): raw is string => raw !== null).map((raw) => attemptSchema.parse(JSON.parse(raw))),
+      total,
+    };
   }
 }

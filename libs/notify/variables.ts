@@ -3,11 +3,15 @@ import type { CheckGroupView, CheckView, ReadModels } from '#readmodels';
 import type { AlertEventVariables, TemplateVariables } from '#webhooks';
 
 const titles: Record<AlertEvent['alertType'], (name: string, event: AlertEvent) => string> = {
-  ALERT_FAILURE: (name, event) => (event.isReminder ? `Reminder ${event.reminderSequence}: check "${name}" is still failing` : `Check "${name}" is failing`),
+  ALERT_FAILURE: (name, event) =>
+    event.isReminder
+      ? `Reminder ${event.reminderSequence}: check "${name}" is still failing`
+      : `Check "${name}" is failing`,
   ALERT_RECOVERY: (name) => `Check "${name}" has recovered`,
   ALERT_DEGRADED: (name) => `Check "${name}" is degraded`,
   ALERT_DEGRADED_RECOVERY: (name) => `Check "${name}" is no longer degraded`,
-  ALERT_SSL: (name, event) => `SSL certificate for ${event.ssl?.domain ?? 'the domain'} of check "${name}" expires in ${event.ssl?.daysRemaining ?? '?'} days`,
+  ALERT_SSL: (name, event) =>
+    `SSL certificate for ${event.ssl?.domain ?? 'the domain'} of check "${name}" expires in ${event.ssl?.daysRemaining ?? '?'} days`,
 };
 
 export interface CheckContext {
@@ -46,7 +50,12 @@ export function eventVariables(event: AlertEvent, context: CheckContext, publicU
  * Everything a template may read for an alert on this check: the event, the account's
  * non-secret variables and the group's variables (which override the account's).
  */
-export async function templateVariablesFor(readModels: ReadModels, event: AlertEvent, context: CheckContext, publicUrl: string): Promise<TemplateVariables> {
+export async function templateVariablesFor(
+  readModels: ReadModels,
+  event: AlertEvent,
+  context: CheckContext,
+  publicUrl: string,
+): Promise<TemplateVariables> {
   const { items } = await readModels.variables(event.accountId);
   const account: Record<string, string> = {};
   const secretKeys: string[] = [];

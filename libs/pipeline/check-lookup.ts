@@ -15,7 +15,10 @@ export interface CheckLookup {
  * checks are cached for a short time; unknown ids are asked again each time, so a check created
  * a moment ago is accepted at once.
  */
-export function createCheckLookup(readModels: ReadModels, options: { ttlMs?: number; maxEntries?: number } = {}): CheckLookup {
+export function createCheckLookup(
+  readModels: ReadModels,
+  options: { ttlMs?: number; maxEntries?: number } = {},
+): CheckLookup {
   const ttlMs = options.ttlMs ?? 30_000;
   const maxEntries = options.maxEntries ?? 100_000;
   const cache = new Map<string, { identity: CheckIdentity; until: number }>();

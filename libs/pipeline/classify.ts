@@ -33,8 +33,13 @@ export async function classifyResults(raw: readonly unknown[], lookup: CheckLook
   for (const { index, value } of parsed) {
     const check = known.get(value.checkId);
     if (!check) rejected.push({ index, message: `checkId: unknown check ${value.checkId}` });
-    else if (check.accountId !== value.accountId) rejected.push({ index, message: `accountId: check ${value.checkId} belongs to another account` });
-    else if (check.checkType !== value.checkType) rejected.push({ index, message: `checkType: check ${value.checkId} is a ${check.checkType} check, not ${value.checkType}` });
+    else if (check.accountId !== value.accountId)
+      rejected.push({ index, message: `accountId: check ${value.checkId} belongs to another account` });
+    else if (check.checkType !== value.checkType)
+      rejected.push({
+        index,
+        message: `checkType: check ${value.checkId} is a ${check.checkType} check, not ${value.checkType}`,
+      });
     else {
       accepted.push(value);
       acceptedIndexes.push(index);

@@ -23,7 +23,12 @@ export interface IngestDeps {
  */
 export function createIngestHandler(deps: IngestDeps) {
   const counter = deps.metrics
-    ? new Counter({ name: 'vigil_ingest_results_total', help: 'Check results by outcome', labelNames: ['outcome'], registers: [deps.metrics] })
+    ? new Counter({
+        name: 'vigil_ingest_results_total',
+        help: 'Check results by outcome',
+        labelNames: ['outcome'],
+        registers: [deps.metrics],
+      })
     : undefined;
   return async (batch: ConsumedMessage[]): Promise<void> => {
     const { accepted, rejected } = await classifyResults(
@@ -38,7 +43,12 @@ export function createIngestHandler(deps: IngestDeps) {
           return {
             key: source.key || 'unkeyed',
             value: source.value,
-            headers: { reason, 'source-topic': source.topic, 'source-partition': String(source.partition), 'source-offset': source.offset },
+            headers: {
+              reason,
+              'source-topic': source.topic,
+              'source-partition': String(source.partition),
+              'source-offset': source.offset,
+            },
           };
         }),
       );

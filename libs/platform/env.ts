@@ -18,9 +18,16 @@ export const platformEnv = {
   KAFKA_BROKERS: env.list().optional(),
   KAFKA_TOPIC_PARTITIONS: env.int(12, 1, 1000),
   /** Prefixes topic and consumer-group names, so several deployments (or test runs) can share one Kafka. */
-  KAFKA_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore only').max(100).default(''),
+  KAFKA_TOPIC_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore only')
+    .max(100)
+    .default(''),
   CLICKHOUSE_URL: env.url(['http', 'https']).optional(),
-  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a plain identifier').default('vigil'),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a plain identifier')
+    .default('vigil'),
   VIGIL_ENCRYPTION_KEY: z
     .string()
     .regex(/^[A-Fa-f0-9]{64}$|^[A-Za-z0-9+/]{43}=$/, 'expected 32 bytes as 64 hex characters or base64')

@@ -32,7 +32,12 @@ export interface PlatformNeeds {
  * Opens the adapters an app needs, chosen by configuration alone: embedded by default,
  * distributed when the URL is set. Every connection opened here is closed by the lifecycle.
  */
-export async function createPlatform(config: PlatformConfig, log: Logger, lifecycle: Lifecycle, needs: PlatformNeeds): Promise<Platform> {
+export async function createPlatform(
+  config: PlatformConfig,
+  log: Logger,
+  lifecycle: Lifecycle,
+  needs: PlatformNeeds,
+): Promise<Platform> {
   const readiness: ReadinessCheck[] = [];
   const adapters: Record<string, string> = {};
 
@@ -41,17 +46,31 @@ export async function createPlatform(config: PlatformConfig, log: Logger, lifecy
   readiness.push({ name: 'eventStore', check: () => eventStore.ping() });
   adapters.eventStore = config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite';
 
-  const stateStore = await createStateStore({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, dataDir: config.DATA_DIR, log });
+  const stateStore = await createStateStore({
+    redisUrl: config.REDIS_URL,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    dataDir: config.DATA_DIR,
+    log,
+  });
   lifecycle.add('state-store', () => stateStore.close());
   readiness.push({ name: 'stateStore', check: () => stateStore.ping() });
   adapters.stateStore = config.REDIS_URL ? 'redis' : 'sqlite';
 
   const prefix = config.KAFKA_TOPIC_PREFIX;
-  const names: Topics = { checkResults: prefix + topics.checkResults, checkResultsDlq: prefix + topics.checkResultsDlq, alertEvents: prefix + topics.alertEvents };
+  const names: Topics = {
+    checkResults: prefix + topics.checkResults,
+    checkResultsDlq: prefix + topics.checkResultsDlq,
+    alertEvents: prefix + topics.alertEvents,
+  };
 
   let bus: MessageBus | undefined;
   if (needs.bus) {
-    bus = await createMessageBus({ kafkaBrokers: config.KAFKA_BROKERS, dataDir: config.DATA_DIR, clientId: needs.clientId, log });
+    bus = await createMessageBus({
+      kafkaBrokers: config.KAFKA_BROKERS,
+      dataDir: config.DATA_DIR,
+      clientId: needs.clientId,
+      log,
+    });
     lifecycle.add('message-bus', () => bus?.close());
     const partitions = config.KAFKA_TOPIC_PARTITIONS;
     await bus.ensureTopics(Object.values(names).map((name) => ({ name, partitions })));
@@ -61,7 +80,12 @@ export async function createPlatform(config: PlatformConfig, log: Logger, lifecy
 
   let analytics: AnalyticsStore | undefined;
   if (needs.analytics) {
-    analytics = await createAnalyticsStore({ clickhouseUrl: config.CLICKHOUSE_URL, clickhouseDatabase: config.CLICKHOUSE_DATABASE, dataDir: config.DATA_DIR, log });
+    analytics = await createAnalyticsStore({
+      clickhouseUrl: config.CLICKHOUSE_URL,
+      clickhouseDatabase: config.CLICKHOUSE_DATABASE,
+      dataDir: config.DATA_DIR,
+      log,
+    });
     lifecycle.add('analytics-store', () => analytics?.close());
     await analytics.migrate();
     readiness.push({ name: 'analyticsStore', check: () => analytics!.ping() });

@@ -31,12 +31,21 @@ export async function runApp<C extends PlatformConfig & { PORT: number; HOST: st
     const metrics = createMetricsRegistry();
     const platform = await createPlatform(config, log, lifecycle, { ...needs, clientId: `vigil-${name}` });
     await start({ config, platform, log, lifecycle, metrics });
-    const ops = await createHttpServer({ log, title: `Vigil ${name}`, version: '1', readiness: platform.readiness, metrics });
+    const ops = await createHttpServer({
+      log,
+      title: `Vigil ${name}`,
+      version: '1',
+      readiness: platform.readiness,
+      metrics,
+    });
     lifecycle.add('ops-http', () => ops.close());
     await ops.listen({ port: config.PORT, host: config.HOST });
     lifecycle.handleSignals();
   } catch (error) {
-    log.fatal({ err: isAppError(error) ? { message: error.message, code: error.code } : error }, `${name} failed to start`);
+    log.fatal(
+      { err: isAppError(error) ? { message: error.message, code: error.code } : error },
+      `${name} failed to start`,
+    );
     process.exit(1);
   }
 }

@@ -29,7 +29,13 @@ const newEvent = (i: number): NewEvent => ({
   id: randomUUID(),
   type: 'Something',
   data: { i },
-  metadata: { accountId: null, actor: 'test', commandId: randomUUID(), occurredAt: new Date().toISOString(), schemaVersion: 1 },
+  metadata: {
+    accountId: null,
+    actor: 'test',
+    commandId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    schemaVersion: 1,
+  },
 });
 
 describe('ProjectionRunner', () => {
@@ -51,7 +57,14 @@ describe('ProjectionRunner', () => {
     for (let i = 0; i < count; i++) await events.append(`s-${i % streams}`, [newEvent(i)], 'any');
   };
   const runner = (options: Partial<ConstructorParameters<typeof ProjectionRunner>[0]> = {}) =>
-    new ProjectionRunner({ name: 'test', projections: [logProjection], eventStore: events, stateStore: state, log, ...options });
+    new ProjectionRunner({
+      name: 'test',
+      projections: [logProjection],
+      eventStore: events,
+      stateStore: state,
+      log,
+      ...options,
+    });
   const applied = async () => JSON.parse((await state.get('rm:log')) ?? '[]') as string[];
 
   it('catches up, then follows live appends, writing the checkpoint with the read model', async () => {

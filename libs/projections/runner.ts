@@ -131,13 +131,16 @@ export class ProjectionRunner {
         }
       });
     }, this.leaseTtlMs / 3);
-    const events = this.options.eventStore.subscribeToAll({ fromPosition: this.position, signal: inner.signal })[Symbol.asyncIterator]();
+    const events = this.options.eventStore
+      .subscribeToAll({ fromPosition: this.position, signal: inner.signal })
+      [Symbol.asyncIterator]();
     try {
       let overlay = new BatchOverlay(this.options.stateStore);
       let last = this.position;
       let pending = events.next();
       while (!inner.signal.aborted) {
-        const next = overlay.ops.length === 0 && last === this.position ? await pending : await raceTimeout(pending, this.flushMs);
+        const next =
+          overlay.ops.length === 0 && last === this.position ? await pending : await raceTimeout(pending, this.flushMs);
         if (next === 'timeout' || next.done) {
           if (last > this.position) await this.commit(overlay, last);
           overlay = new BatchOverlay(this.options.stateStore);
@@ -163,7 +166,10 @@ export class ProjectionRunner {
   }
 
   private async commit(overlay: BatchOverlay, position: bigint): Promise<void> {
-    await this.options.stateStore.write([...overlay.ops, { op: 'set', key: checkpointKey(this.options.name), value: position.toString() }]);
+    await this.options.stateStore.write([
+      ...overlay.ops,
+      { op: 'set', key: checkpointKey(this.options.name), value: position.toString() },
+    ]);
     this.position = position;
     this.notify();
   }

@@ -8,20 +8,39 @@ type Doc = Record<string, unknown> & { status?: string };
 const ms = (iso: unknown): number => (typeof iso === 'string' ? Date.parse(iso) || 0 : 0);
 
 /** Index entries that follow from one event: lists, look-ups by hash or email, subscriptions. */
-export function indexOps(aggregate: Aggregate, id: string, before: Doc, after: Doc, event: { type: string; data: unknown }, recorded: RecordedEvent): WriteOp[] {
+export function indexOps(
+  aggregate: Aggregate,
+  id: string,
+  before: Doc,
+  after: Doc,
+  event: { type: string; data: unknown },
+  recorded: RecordedEvent,
+): WriteOp[] {
   switch (aggregate) {
     case 'user-email':
-      return typeof after.reservedBy === 'string' ? [{ op: 'set', key: keys.userByEmail(id), value: after.reservedBy }] : [];
+      return typeof after.reservedBy === 'string'
+        ? [{ op: 'set', key: keys.userByEmail(id), value: after.reservedBy }]
+        : [];
     case 'user':
       return userOps(id, event);
     case 'api-key':
       return apiKeyOps(id, before, after);
     case 'variable':
-      return membership(keys.accountVariables(String(after.accountId ?? recorded.metadata.accountId)), String(after.key ?? ''), 0, after.status === 'active');
+      return membership(
+        keys.accountVariables(String(after.accountId ?? recorded.metadata.accountId)),
+        String(after.key ?? ''),
+        0,
+        after.status === 'active',
+      );
     case 'check':
       return checkOps(id, before, after);
     case 'check-group':
-      return membership(keys.accountGroups(String(after.accountId)), id, ms(after.createdAt), after.status === 'active');
+      return membership(
+        keys.accountGroups(String(after.accountId)),
+        id,
+        ms(after.createdAt),
+        after.status === 'active',
+      );
     case 'alert-channel':
       return channelOps(id, before, after);
     case 'account':
@@ -39,13 +58,17 @@ function userOps(userId: string, event: { type: string; data: unknown }): WriteO
   if (event.type === 'UserAddedToAccount' || event.type === 'UserRoleChanged') {
     return [{ op: 'zadd', key: keys.accountMembers(data.accountId), member: userId, score: 0 }];
   }
-  if (event.type === 'UserRemovedFromAccount') return [{ op: 'zrem', key: keys.accountMembers(data.accountId), member: userId }];
+  if (event.type === 'UserRemovedFromAccount')
+    return [{ op: 'zrem', key: keys.accountMembers(data.accountId), member: userId }];
   return [];
 }
 
 function apiKeyOps(keyId: string, before: Doc, after: Doc): WriteOp[] {
   const hash = String(after.hash);
-  const list = after.type === 'service' ? keys.accountServiceKeys(String(after.accountId)) : keys.userApiKeys(String(after.userId));
+  const list =
+    after.type === 'service'
+      ? keys.accountServiceKeys(String(after.accountId))
+      : keys.userApiKeys(String(after.userId));
   if (after.status === 'active' && before.status !== 'active') {
     return [
       { op: 'set', key: keys.apiKeyByHash(hash), value: keyId },
@@ -62,7 +85,7 @@ function apiKeyOps(keyId: string, before: Doc, after: Doc): WriteOp[] {
 }
 
 function checkOps(checkId: string, before: Doc, after: Doc): WriteOp[] {
-  const groupOf = (doc: Doc) => ((doc.check as { groupId?: string | null } | undefined)?.groupId ?? null);
+  const groupOf = (doc: Doc) => (doc.check as { groupId?: string | null } | undefined)?.groupId ?? null;
   const ops: WriteOp[] = [];
   const active = after.status === 'active';
   ops.push(...membership(keys.accountChecks(String(after.accountId)), checkId, ms(after.createdAt), active));
@@ -85,7 +108,11 @@ function channelOps(channelId: string, before: Doc, after: Doc): WriteOp[] {
   const targets = (doc: Doc): Set<string> => {
     if (doc.status !== 'active') return new Set();
     const subscriptions = (doc.subscriptions as SubscriptionDoc[] | undefined) ?? [];
-    return new Set(subscriptions.filter((s) => s.activated).map((s) => (s.checkId ? keys.checkChannels(s.checkId) : keys.groupChannels(String(s.groupId)))));
+    return new Set(
+      subscriptions
+        .filter((s) => s.activated)
+        .map((s) => (s.checkId ? keys.checkChannels(s.checkId) : keys.groupChannels(String(s.groupId)))),
+    );
   };
   const was = targets(before);
   const now = targets(after);

@@ -17,4 +17,5 @@ export const keys = {
   groupChannels: (groupId: string) => `rm:group-channels:${groupId}`,
 };
 
-export type Aggregate = 'account' | 'user' | 'user-email' | 'api-key' | 'variable' | 'check' | 'check-group' | 'alert-channel';
+export type Aggregate =
+  'account' | 'user' | 'user-email' | 'api-key' | 'variable' | 'check' | 'check-group' | 'alert-channel';

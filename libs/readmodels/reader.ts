@@ -57,7 +57,9 @@ export class ReadModels {
   async members(accountId: string): Promise<UserView[]> {
     const ids = (await this.store.zrange(keys.accountMembers(accountId), 0, -1)).map((m) => m.member);
     const docs = await this.store.getMany(ids.map((id) => keys.doc('user', id)));
-    return docs.map(parse<UserState>).filter((doc): doc is UserView => doc?.status === 'registered' && accountId in doc.memberships);
+    return docs
+      .map(parse<UserState>)
+      .filter((doc): doc is UserView => doc?.status === 'registered' && accountId in doc.memberships);
   }
 
   async apiKey(id: string): Promise<ApiKeyView | null> {
@@ -92,7 +94,10 @@ export class ReadModels {
     const [start, stop] = page ? [(page.page - 1) * page.limit, page.page * page.limit - 1] : [0, -1];
     const members = await this.store.zrange(index, start, stop);
     const docs = await this.store.getMany(members.map((m) => keys.doc('variable', `${accountId}-${m.member}`)));
-    return { items: docs.map(parse<VariableState>).filter((doc): doc is VariableView => doc?.status === 'active'), total };
+    return {
+      items: docs.map(parse<VariableState>).filter((doc): doc is VariableView => doc?.status === 'active'),
+      total,
+    };
   }
 
   async variableCount(accountId: string): Promise<number> {
@@ -151,7 +156,9 @@ export class ReadModels {
   private async listed<T>(index: string, aggregate: Aggregate): Promise<T[]> {
     const ids = (await this.store.zrange(index, 0, -1)).map((m) => m.member);
     const docs = await this.store.getMany(ids.map((id) => keys.doc(aggregate, id)));
-    return docs.map(parse<{ status: string }>).filter((doc) => doc !== null && doc.status !== 'absent' && doc.status !== 'deleted') as T[];
+    return docs
+      .map(parse<{ status: string }>)
+      .filter((doc) => doc !== null && doc.status !== 'absent' && doc.status !== 'deleted') as T[];
   }
 }
 

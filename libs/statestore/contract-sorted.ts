@@ -68,7 +68,9 @@ export function sortedSetCases(ctx: ContractContext): void {
 
   describe('claimDue', () => {
     const seed = (k: string, scores: Record<string, number>) =>
-      ctx.store.write(Object.entries(scores).map(([member, score]) => ({ op: 'zadd' as const, key: k, member, score })));
+      ctx.store.write(
+        Object.entries(scores).map(([member, score]) => ({ op: 'zadd' as const, key: k, member, score })),
+      );
 
     it('leases only due members, at most limit, and hands them out again when the lease ends', async () => {
       const k = ctx.key('q');

@@ -124,7 +124,9 @@ export function writeCases(ctx: ContractContext): void {
           { op: 'zadd', key: z, member: 'm', score: Number.NaN },
         ]),
       ).rejects.toBeInstanceOf(ValidationError);
-      await expect(ctx.store.write([{ op: 'set', key: k, value: 'x', ttlMs: -1 }])).rejects.toBeInstanceOf(ValidationError);
+      await expect(ctx.store.write([{ op: 'set', key: k, value: 'x', ttlMs: -1 }])).rejects.toBeInstanceOf(
+        ValidationError,
+      );
       expect(await ctx.store.get(k)).toBeNull();
       expect(await ctx.store.zcard(z)).toBe(0);
     });

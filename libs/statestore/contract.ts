@@ -12,7 +12,11 @@ export interface StateStoreContractOptions {
 }
 
 /** The behaviour every StateStore adapter must share. Run it once per adapter. */
-export function stateStoreContract(name: string, factory: () => Promise<StateStore>, options: StateStoreContractOptions = {}): void {
+export function stateStoreContract(
+  name: string,
+  factory: () => Promise<StateStore>,
+  options: StateStoreContractOptions = {},
+): void {
   describe(`StateStore contract: ${name}`, () => {
     const run = Math.random().toString(36).slice(2, 8);
     let counter = 0;

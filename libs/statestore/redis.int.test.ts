@@ -8,7 +8,9 @@ import { createRedisStateStore, createStateStore } from './index.ts';
 const prefix = `vigil-test:${uniqueSuffix()}:`;
 
 // Each factory call is a separate connection on the same keyspace, so races cross connections.
-stateStoreContract('redis', async () => createRedisStateStore({ url: services().REDIS_URL, keyPrefix: prefix }), { sharesData: true });
+stateStoreContract('redis', async () => createRedisStateStore({ url: services().REDIS_URL, keyPrefix: prefix }), {
+  sharesData: true,
+});
 
 describe('redis state store', () => {
   const raw = () => new Redis(services().REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -42,7 +44,11 @@ describe('redis state store', () => {
 
   it('createStateStore picks Redis when a URL is given', async () => {
     const url = `${services().REDIS_URL}`;
-    const store = createStateStore({ redisUrl: url, dataDir: '/nonexistent/never-created', log: createLogger({ level: 'silent' }) });
+    const store = createStateStore({
+      redisUrl: url,
+      dataDir: '/nonexistent/never-created',
+      log: createLogger({ level: 'silent' }),
+    });
     try {
       await store.ping();
     } finally {

@@ -71,9 +71,12 @@ function translate(error: unknown, what: string): AppError {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof Error && error.name === 'ReplyError') {
     if (message.startsWith('WRONGTYPE')) {
-      return new InternalError(`State store key holds a different type of value: ${what}: ${message}`, { cause: error });
+      return new InternalError(`State store key holds a different type of value: ${what}: ${message}`, {
+        cause: error,
+      });
     }
-    if (UNAVAILABLE_REPLIES.test(message)) return new UnavailableError(`Redis cannot serve ${what} now: ${message}`, { cause: error });
+    if (UNAVAILABLE_REPLIES.test(message))
+      return new UnavailableError(`Redis cannot serve ${what} now: ${message}`, { cause: error });
     return new InternalError(`Redis rejected ${what}: ${message}`, { cause: error });
   }
   // Everything else is the connection: refused, reset, timed out, retries exhausted, closed.
@@ -94,7 +97,8 @@ function parseScore(raw: string): number {
 
 function pairs(flat: string[]): ScoredMember[] {
   const members: ScoredMember[] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) members.push({ member: flat[i] as string, score: parseScore(flat[i + 1] as string) });
+  for (let i = 0; i + 1 < flat.length; i += 2)
+    members.push({ member: flat[i] as string, score: parseScore(flat[i + 1] as string) });
   return members;
 }
 
@@ -228,9 +232,12 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     async zrangeByScore(key, min, max, limit) {
       const low = formatBound(checkBound(min, 'min'));
       const high = formatBound(checkBound(max, 'max'));
-      if (limit === undefined) return pairs(await run('zrangeByScore', () => client.zrangebyscore(key, low, high, 'WITHSCORES')));
+      if (limit === undefined)
+        return pairs(await run('zrangeByScore', () => client.zrangebyscore(key, low, high, 'WITHSCORES')));
       if (checkInteger(limit, 'limit', 0) === 0) return [];
-      return pairs(await run('zrangeByScore', () => client.zrangebyscore(key, low, high, 'WITHSCORES', 'LIMIT', 0, limit)));
+      return pairs(
+        await run('zrangeByScore', () => client.zrangebyscore(key, low, high, 'WITHSCORES', 'LIMIT', 0, limit)),
+      );
     },
 
     async claimDue(key, now, leaseMs, limit) {
@@ -250,7 +257,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       do {
         const [next, found] = await run('deletePrefix', () => client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000));
         cursor = next;
-        if (found.length > 0) deleted += await run('deletePrefix', () => client.unlink(...found.map((key) => key.slice(own.length))));
+        if (found.length > 0)
+          deleted += await run('deletePrefix', () => client.unlink(...found.map((key) => key.slice(own.length))));
       } while (cursor !== '0');
       return deleted;
     },

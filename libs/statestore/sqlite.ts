@@ -142,7 +142,9 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): StateS
   const writeBatch = db.transaction((ops: WriteOp[], now: number) => {
     for (const op of ops) apply(op, now);
   });
-  const getMany = db.transaction((keys: string[], now: number) => keys.map((key) => sql.get.get(key, now)?.value ?? null));
+  const getMany = db.transaction((keys: string[], now: number) =>
+    keys.map((key) => sql.get.get(key, now)?.value ?? null),
+  );
   const setIfAbsent = db.transaction((key: string, value: string, ttl: number | undefined, now: number) => {
     if (typeOf(key, now) !== 'none') return false;
     setString(key, value, ttl, now);
@@ -157,7 +159,8 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): StateS
       return by;
     }
     const next = INTEGER.test(row.value) ? Number(row.value) + by : NaN;
-    if (!Number.isSafeInteger(next)) throw new InternalError('State store counter is not an integer or would overflow', { details: { key } });
+    if (!Number.isSafeInteger(next))
+      throw new InternalError('State store counter is not an integer or would overflow', { details: { key } });
     sql.updateValue.run(String(next), key);
     return next;
   });
@@ -210,7 +213,8 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): StateS
     },
     del: (key) => run('del', () => writeBatch.immediate([{ op: 'del', key }], Date.now())),
     hget: (key, field) => run('hget', () => sql.hget.get(key, field)?.value ?? null),
-    hgetall: (key) => run('hgetall', () => Object.fromEntries(sql.hgetall.all(key).map((row) => [row.field, row.value]))),
+    hgetall: (key) =>
+      run('hgetall', () => Object.fromEntries(sql.hgetall.all(key).map((row) => [row.field, row.value]))),
     async incr(key, by = 1, incrOptions) {
       checkInteger(by, 'by');
       const ttl = checkTtl(incrOptions?.ttlMs);
@@ -250,7 +254,9 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): StateS
           // substr compares bytes exactly, where LIKE and GLOB would treat % _ * ? as wildcards.
           let deleted = 0;
           for (const table of ['kv', 'hashes', 'zsets']) {
-            const keys = db.prepare(`SELECT DISTINCT key FROM ${table} WHERE substr(key, 1, length(?)) = ?`).all(prefix, prefix).length;
+            const keys = db
+              .prepare(`SELECT DISTINCT key FROM ${table} WHERE substr(key, 1, length(?)) = ?`)
+              .all(prefix, prefix).length;
             db.prepare(`DELETE FROM ${table} WHERE substr(key, 1, length(?)) = ?`).run(prefix, prefix);
             deleted += keys;
           }

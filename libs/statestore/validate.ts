@@ -32,7 +32,9 @@ export function checkBound(bound: number, name: string): number {
 
 export function checkInteger(value: number, name: string, min = Number.MIN_SAFE_INTEGER): number {
   if (!Number.isSafeInteger(value) || value < min) {
-    throw new ValidationError(`${name} must be an integer${min > Number.MIN_SAFE_INTEGER ? ` >= ${min}` : ''}, got ${String(value)}`);
+    throw new ValidationError(
+      `${name} must be an integer${min > Number.MIN_SAFE_INTEGER ? ` >= ${min}` : ''}, got ${String(value)}`,
+    );
   }
   return value;
 }

@@ -36,7 +36,9 @@ describe('checkAddress', () => {
     const verdict = checkAddress(address);
     expect(verdict.allowed).toBe(false);
     expect(!verdict.allowed && verdict.reason).toContain(range);
-    expect(!verdict.allowed && verdict.reason).toMatch(new RegExp(`^${address.replace(/[[\]]/g, '').replace(/[.*+?^${}()|]/g, '\\$&')} is `));
+    expect(!verdict.allowed && verdict.reason).toMatch(
+      new RegExp(`^${address.replace(/[[\]]/g, '').replace(/[.*+?^${}()|]/g, '\\$&')} is `),
+    );
   });
 
   it.each([
@@ -44,8 +46,14 @@ describe('checkAddress', () => {
     ['::ffff:7f00:1', 'IPv4-mapped form of 127.0.0.1, which is in the loopback range 127.0.0.0/8'],
     ['[::ffff:7f00:1]', 'IPv4-mapped form of 127.0.0.1, which is in the loopback range 127.0.0.0/8'],
     ['::ffff:10.1.2.3', 'IPv4-mapped form of 10.1.2.3, which is in the private range 10.0.0.0/8'],
-    ['::ffff:169.254.169.254', 'IPv4-mapped form of 169.254.169.254, which is in the cloud metadata range 169.254.169.254/32'],
-    ['::ffff:a9fe:a9fe', 'IPv4-mapped form of 169.254.169.254, which is in the cloud metadata range 169.254.169.254/32'],
+    [
+      '::ffff:169.254.169.254',
+      'IPv4-mapped form of 169.254.169.254, which is in the cloud metadata range 169.254.169.254/32',
+    ],
+    [
+      '::ffff:a9fe:a9fe',
+      'IPv4-mapped form of 169.254.169.254, which is in the cloud metadata range 169.254.169.254/32',
+    ],
     ['64:ff9b::7f00:1', 'NAT64 form of 127.0.0.1, which is in the loopback range 127.0.0.0/8'],
     ['64:ff9b::192.168.0.1', 'NAT64 form of 192.168.0.1, which is in the private range 192.168.0.0/16'],
     ['2002:0a00:0001::1', '6to4 form of 10.0.0.1, which is in the private range 10.0.0.0/8'],
@@ -55,12 +63,19 @@ describe('checkAddress', () => {
     expect(!verdict.allowed && verdict.reason).toContain(reason);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.253.255.255', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    'allows the public address %s',
-    (address) => {
-      expect(checkAddress(address)).toEqual({ allowed: true, address });
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '169.253.255.255',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('allows the public address %s', (address) => {
+    expect(checkAddress(address)).toEqual({ allowed: true, address });
+  });
 
   it('refuses what is not an IP address', () => {
     expect(checkAddress('example.com')).toMatchObject({ allowed: false, reason: 'example.com is not an IP address' });

@@ -5,8 +5,7 @@ import ipaddr from 'ipaddr.js';
  * addresses inside the service's own network, or that no public receiver can have.
  */
 export type AddressVerdict =
-  | { allowed: true; address: string }
-  | { allowed: false; address: string; range: string; reason: string };
+  { allowed: true; address: string } | { allowed: false; address: string; range: string; reason: string };
 
 type Range = [cidr: string, name: string];
 
@@ -84,7 +83,13 @@ export function checkAddress(input: string): AddressVerdict {
     return { allowed: false, address, range: 'invalid', reason: `${address} is not an IP address` };
   }
   const direct = firstMatch(parsed);
-  if (direct) return { allowed: false, address, range: direct.cidr, reason: `${address} is in the ${direct.name} range ${direct.cidr}` };
+  if (direct)
+    return {
+      allowed: false,
+      address,
+      range: direct.cidr,
+      reason: `${address} is in the ${direct.name} range ${direct.cidr}`,
+    };
 
   const embedded = parsed.kind() === 'ipv6' ? embeddedIPv4(parsed as ipaddr.IPv6) : undefined;
   const inner = embedded && firstMatch(embedded.v4);

@@ -88,8 +88,27 @@ function walk(program: Program | undefined, scoped: boolean, visitor: Visitor): 
 
 // The fewest arguments each helper needs to mean anything; fewer is a mistake worth a 400.
 const MIN_ARGUMENTS: Record<string, number> = {
-  eq: 2, contains: 2, gt: 2, gte: 2, lt: 2, lte: 2, startsWith: 2, tagValue: 2, default: 2, lookup: 2,
-  replace: 3, and: 1, or: 1, not: 1, uppercase: 1, lowercase: 1, split: 1, if: 1, unless: 1, each: 1, with: 1,
+  eq: 2,
+  contains: 2,
+  gt: 2,
+  gte: 2,
+  lt: 2,
+  lte: 2,
+  startsWith: 2,
+  tagValue: 2,
+  default: 2,
+  lookup: 2,
+  replace: 3,
+  and: 1,
+  or: 1,
+  not: 1,
+  uppercase: 1,
+  lowercase: 1,
+  split: 1,
+  if: 1,
+  unless: 1,
+  each: 1,
+  with: 1,
 };
 const EXACTLY_ONE_AS_BLOCK = new Set(['if', 'unless', 'with']);
 
@@ -160,7 +179,12 @@ function helperPath(name: string, loc: hbs.AST.SourceLocation): Path {
  * `{{{rawHelper X}}}`), so that each context applies its own encoding through a helper instead
  * of Handlebars' process-wide HTML escaper. Only nodes built here are added, never user text.
  */
-export function routeThroughHelpers(program: Program, helpers: ReadonlySet<string>, escapeHelper: string, rawHelper?: string): void {
+export function routeThroughHelpers(
+  program: Program,
+  helpers: ReadonlySet<string>,
+  escapeHelper: string,
+  rawHelper?: string,
+): void {
   const rewrite = (statements: hbs.AST.Statement[]) => {
     for (const statement of statements) {
       if (statement.type === 'BlockStatement') {
@@ -176,7 +200,13 @@ export function routeThroughHelpers(program: Program, helpers: ReadonlySet<strin
       if (helper === undefined || path === undefined) continue;
       const callee = { ...mustache, path };
       const inner: Node = callsHelper(callee, helpers)
-        ? ({ type: 'SubExpression', path, params: mustache.params, hash: mustache.hash, loc: mustache.loc } as hbs.AST.SubExpression)
+        ? ({
+            type: 'SubExpression',
+            path,
+            params: mustache.params,
+            hash: mustache.hash,
+            loc: mustache.loc,
+          } as hbs.AST.SubExpression)
         : path;
       mustache.path = helperPath(helper, mustache.loc);
       mustache.params = [inner];

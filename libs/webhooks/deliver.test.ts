@@ -33,7 +33,13 @@ async function receiver(handler: Handler = (_req, res) => res.end('ok')) {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body });
+      received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body,
+      });
       handler(req, res, body);
     });
   });
@@ -71,19 +77,35 @@ describe('deliverWebhook to a real receiver', () => {
       'webhook-timestamp': timestamp,
       'x-team': 'payments',
       'content-length': String(Buffer.byteLength(body)),
-      'x-service-signature': createHmac('sha256', secret).update(got?.body ?? '').digest('hex'),
+      'x-service-signature': createHmac('sha256', secret)
+        .update(got?.body ?? '')
+        .digest('hex'),
     });
     const verified = new Webhook(secret).verify(got?.body ?? '', got?.headers as Record<string, string>);
     expect(verified).toEqual(JSON.parse(body));
-    expect(result.requestHeaders).toMatchObject({ 'X-Team': 'payments', 'webhook-id': 'del_0001', 'x-service-timestamp': timestamp });
+    expect(result.requestHeaders).toMatchObject({
+      'X-Team': 'payments',
+      'webhook-id': 'del_0001',
+      'x-service-timestamp': timestamp,
+    });
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
   });
 
   it('delivers what renderTemplates produced, query parameters included', async () => {
     const target = await receiver();
-    const event = alertEventVariablesSchema.parse({ CHECK_NAME: 'A & B', CHECK_ID: 'c1', CHECK_TYPE: 'API', ALERT_TITLE: 't', ALERT_TYPE: 'ALERT_FAILURE' });
+    const event = alertEventVariablesSchema.parse({
+      CHECK_NAME: 'A & B',
+      CHECK_ID: 'c1',
+      CHECK_TYPE: 'API',
+      ALERT_TITLE: 't',
+      ALERT_TYPE: 'ALERT_FAILURE',
+    });
     const rendered = renderTemplates(
-      { url: '{{{BASE_URL}}}/alerts/{{CHECK_ID}}', queryParameters: [{ key: 'name', value: '{{CHECK_NAME}}' }], template: '{ "name": "{{CHECK_NAME}}" }' },
+      {
+        url: '{{{BASE_URL}}}/alerts/{{CHECK_ID}}',
+        queryParameters: [{ key: 'name', value: '{{CHECK_NAME}}' }],
+        template: '{ "name": "{{CHECK_NAME}}" }',
+      },
       { event, account: { BASE_URL: target.url } },
     );
     const result = await deliverWebhook(rendered, { ...base, secret: 'plain-secret' });
@@ -91,13 +113,18 @@ describe('deliverWebhook to a real receiver', () => {
     const [got] = target.received;
     expect(got?.url).toBe('/alerts/c1?name=A%20%26%20B');
     expect(got?.body.toString()).toBe('{"name":"A & B"}');
-    expect(got?.headers['x-service-signature']).toBe(createHmac('sha256', 'plain-secret').update('{"name":"A & B"}').digest('hex'));
+    expect(got?.headers['x-service-signature']).toBe(
+      createHmac('sha256', 'plain-secret').update('{"name":"A & B"}').digest('hex'),
+    );
     expect(got?.headers['webhook-signature']).toBeUndefined();
   });
 
   it.each(['GET', 'HEAD'])('%s sends no body and no Content-Type', async (method) => {
     const target = await receiver();
-    const result = await deliverWebhook({ url: target.url, method, headers: {}, body: '{"ignored":true}' }, { ...base, secret: 's' });
+    const result = await deliverWebhook(
+      { url: target.url, method, headers: {}, body: '{"ignored":true}' },
+      { ...base, secret: 's' },
+    );
     expect(result.outcome).toBe('delivered');
     const [got] = target.received;
     expect(got?.method).toBe(method);
@@ -110,7 +137,15 @@ describe('deliverWebhook to a real receiver', () => {
   it('sends a text body as text/plain, and keeps a Content-Type the channel set', async () => {
     const target = await receiver();
     await deliverWebhook({ url: target.url, method: 'PUT', headers: {}, body: 'check is down' }, base);
-    await deliverWebhook({ url: target.url, method: 'PATCH', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'a=1' }, base);
+    await deliverWebhook(
+      {
+        url: target.url,
+        method: 'PATCH',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'a=1',
+      },
+      base,
+    );
     expect(target.received.map((r) => [r.method, r.headers['content-type'], r.body.toString()])).toEqual([
       ['PUT', 'text/plain; charset=utf-8', 'check is down'],
       ['PATCH', 'application/x-www-form-urlencoded', 'a=1'],
@@ -119,7 +154,12 @@ describe('deliverWebhook to a real receiver', () => {
 
   it('the service’s headers win over the same names in the request', async () => {
     const target = await receiver();
-    const headers = { 'x-service-signature': 'forged', 'User-Agent': 'curl', 'webhook-id': 'other', 'Content-Length': '1' };
+    const headers = {
+      'x-service-signature': 'forged',
+      'User-Agent': 'curl',
+      'webhook-id': 'other',
+      'Content-Length': '1',
+    };
     await deliverWebhook({ url: target.url, method: 'POST', headers, body: 'abc' }, { ...base, secret: 'k' });
     expect(target.received[0]?.headers).toMatchObject({
       'x-service-signature': createHmac('sha256', 'k').update('abc').digest('hex'),
@@ -140,14 +180,23 @@ describe('deliverWebhook to a real receiver', () => {
   it('a 500 is a failure, with the status and the response', async () => {
     const target = await receiver((_req, res) => res.writeHead(500).end('{"error":"boom"}'));
     const result = await deliverWebhook({ url: target.url, method: 'POST', headers: {}, body: '{}' }, base);
-    expect(result).toMatchObject({ outcome: 'failed', statusCode: 500, error: 'receiver answered 500', responseBody: '{"error":"boom"}' });
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      statusCode: 500,
+      error: 'receiver answered 500',
+      responseBody: '{"error":"boom"}',
+    });
   });
 
   it('a 399 is delivered and a 400 is not', async () => {
     const statuses = [399, 400];
     const target = await receiver((_req, res) => res.writeHead(statuses.shift() ?? 200).end());
-    expect((await deliverWebhook({ url: target.url, method: 'POST', headers: {}, body: '' }, base)).outcome).toBe('delivered');
-    expect((await deliverWebhook({ url: target.url, method: 'POST', headers: {}, body: '' }, base)).outcome).toBe('failed');
+    expect((await deliverWebhook({ url: target.url, method: 'POST', headers: {}, body: '' }, base)).outcome).toBe(
+      'delivered',
+    );
+    expect((await deliverWebhook({ url: target.url, method: 'POST', headers: {}, body: '' }, base)).outcome).toBe(
+      'failed',
+    );
   });
 
   it('a 302 is delivered and the redirect is not followed', async () => {
@@ -162,7 +211,10 @@ describe('deliverWebhook to a real receiver', () => {
     const target = await receiver((req, res) => res.end(req.url === '/ascii' ? 'a'.repeat(10_000) : 'é'.repeat(3000)));
     const ascii = await deliverWebhook({ url: `${target.url}/ascii`, method: 'GET', headers: {}, body: '' }, base);
     expect(ascii.responseBody).toBe('a'.repeat(4096));
-    const accented = await deliverWebhook({ url: `${target.url}/accented`, method: 'GET', headers: {}, body: '' }, base);
+    const accented = await deliverWebhook(
+      { url: `${target.url}/accented`, method: 'GET', headers: {}, body: '' },
+      base,
+    );
     expect(accented.responseBody).toBe('é'.repeat(2048));
   });
 
@@ -171,7 +223,10 @@ describe('deliverWebhook to a real receiver', () => {
     const target = await receiver((req) => {
       socketClosed = new Promise((resolve) => req.socket.on('close', () => resolve()));
     });
-    const result = await deliverWebhook({ url: target.url, method: 'POST', headers: {}, body: '{}' }, { ...base, timeoutMs: 300 });
+    const result = await deliverWebhook(
+      { url: target.url, method: 'POST', headers: {}, body: '{}' },
+      { ...base, timeoutMs: 300 },
+    );
     expect(result).toMatchObject({ outcome: 'failed', error: 'timed out after 300 ms' });
     expect(result.statusCode).toBeUndefined();
     expect(result.durationMs).toBeGreaterThanOrEqual(290);
@@ -192,23 +247,42 @@ describe('deliverWebhook to a real receiver', () => {
     const target = await receiver(() => undefined);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const result = await deliverWebhook({ url: target.url, method: 'POST', headers: {}, body: '{}' }, { ...base, signal: controller.signal });
+    const result = await deliverWebhook(
+      { url: target.url, method: 'POST', headers: {}, body: '{}' },
+      { ...base, signal: controller.signal },
+    );
     expect(result).toMatchObject({ outcome: 'failed', error: 'aborted' });
   });
 
   it('refuses what cannot be sent at all, without throwing', async () => {
-    const badSecret = await deliverWebhook({ url: 'http://x.test/', method: 'POST', headers: {}, body: '' }, { ...base, secret: 'whsec_not base64!' });
-    expect(badSecret).toMatchObject({ outcome: 'refused', error: 'refused: webhookSecret: a whsec_ secret must be base64 after the prefix' });
-    const badHeader = await deliverWebhook({ url: 'http://x.test/', method: 'POST', headers: { 'X-A': 'line\nbreak' }, body: '' }, base);
-    expect(badHeader).toMatchObject({ outcome: 'refused', error: expect.stringMatching(/^refused: .*ERR_INVALID_CHAR|Invalid character/) });
+    const badSecret = await deliverWebhook(
+      { url: 'http://x.test/', method: 'POST', headers: {}, body: '' },
+      { ...base, secret: 'whsec_not base64!' },
+    );
+    expect(badSecret).toMatchObject({
+      outcome: 'refused',
+      error: 'refused: webhookSecret: a whsec_ secret must be base64 after the prefix',
+    });
+    const badHeader = await deliverWebhook(
+      { url: 'http://x.test/', method: 'POST', headers: { 'X-A': 'line\nbreak' }, body: '' },
+      base,
+    );
+    expect(badHeader).toMatchObject({
+      outcome: 'refused',
+      error: expect.stringMatching(/^refused: .*ERR_INVALID_CHAR|Invalid character/),
+    });
   });
 
   it('refuses a URL that is not http or https, or not a URL', async () => {
-    expect(await deliverWebhook({ url: 'ftp://example.com/x', method: 'POST', headers: {}, body: '' }, base)).toMatchObject({
+    expect(
+      await deliverWebhook({ url: 'ftp://example.com/x', method: 'POST', headers: {}, body: '' }, base),
+    ).toMatchObject({
       outcome: 'refused',
       error: 'refused: only http and https URLs are delivered, not ftp:',
     });
-    expect(await deliverWebhook({ url: 'not a url', method: 'POST', headers: {}, body: '' }, base)).toMatchObject({ outcome: 'refused' });
+    expect(await deliverWebhook({ url: 'not a url', method: 'POST', headers: {}, body: '' }, base)).toMatchObject({
+      outcome: 'refused',
+    });
   });
 });
 
@@ -219,9 +293,15 @@ describe('deliverWebhook address policy (allowPrivate false)', () => {
     const target = await receiver();
     const cases: Array<[string, RegExp]> = [
       [`http://127.0.0.1:${target.port}/`, /127\.0\.0\.1 is in the loopback range 127\.0\.0\.0\/8/],
-      [`http://localhost:${target.port}/`, /localhost resolves to a blocked address: (127\.0\.0\.1|::1) is in the loopback range/],
+      [
+        `http://localhost:${target.port}/`,
+        /localhost resolves to a blocked address: (127\.0\.0\.1|::1) is in the loopback range/,
+      ],
       [`http://[::1]:${target.port}/`, /::1 is in the loopback range ::1\/128/],
-      [`http://[::ffff:127.0.0.1]:${target.port}/`, /::ffff:7f00:1 is the IPv4-mapped form of 127\.0\.0\.1, which is in the loopback range/],
+      [
+        `http://[::ffff:127.0.0.1]:${target.port}/`,
+        /::ffff:7f00:1 is the IPv4-mapped form of 127\.0\.0\.1, which is in the loopback range/,
+      ],
       [`http://[::ffff:7f00:1]:${target.port}/`, /IPv4-mapped form of 127\.0\.0\.1/],
       [`http://2130706433:${target.port}/`, /127\.0\.0\.1 is in the loopback range/],
       [`http://0x7f.1:${target.port}/`, /127\.0\.0\.1 is in the loopback range/],
@@ -245,7 +325,10 @@ describe('deliverWebhook address policy (allowPrivate false)', () => {
     ['http://100.64.1.1/', '100.64.1.1 is in the carrier-grade NAT range 100.64.0.0/10'],
   ])('refuses %s before connecting', async (url, reason) => {
     // The refusal needs no connection: a timeout would show one had been attempted.
-    const result = await deliverWebhook({ url, method: 'POST', headers: {}, body: '{}' }, { ...guarded, timeoutMs: 60_000 });
+    const result = await deliverWebhook(
+      { url, method: 'POST', headers: {}, body: '{}' },
+      { ...guarded, timeoutMs: 60_000 },
+    );
     expect(result).toMatchObject({ outcome: 'refused', error: `refused: ${reason}`, responseBody: '' });
     expect(result.durationMs).toBeLessThan(1000);
   });
@@ -258,32 +341,62 @@ describe('deliverWebhook address policy (allowPrivate false)', () => {
       callback(null, [{ address: '127.0.0.1', family: 4 }]);
     };
     const url = `http://hooks.rebind.test:${target.port}/x`;
-    const refused = await deliverWebhook({ url, method: 'POST', headers: {}, body: '{}' }, { ...guarded, resolve: rebinding });
-    expect(refused).toMatchObject({ outcome: 'refused', error: 'refused: hooks.rebind.test resolves to a blocked address: 127.0.0.1 is in the loopback range 127.0.0.0/8' });
+    const refused = await deliverWebhook(
+      { url, method: 'POST', headers: {}, body: '{}' },
+      { ...guarded, resolve: rebinding },
+    );
+    expect(refused).toMatchObject({
+      outcome: 'refused',
+      error: 'refused: hooks.rebind.test resolves to a blocked address: 127.0.0.1 is in the loopback range 127.0.0.0/8',
+    });
     expect(lookups).toContain('hooks.rebind.test');
     expect(target.received).toHaveLength(0);
 
     // The same resolver with the policy lifted: the connection goes where the lookup said.
-    const allowed = await deliverWebhook({ url, method: 'POST', headers: {}, body: '{}' }, { ...base, resolve: rebinding });
+    const allowed = await deliverWebhook(
+      { url, method: 'POST', headers: {}, body: '{}' },
+      { ...base, resolve: rebinding },
+    );
     expect(allowed.outcome).toBe('delivered');
     expect(target.received[0]?.headers.host).toBe(`hooks.rebind.test:${target.port}`);
   });
 
   it('refuses a name when any of its addresses is blocked', async () => {
     const mixed: Resolver = (_hostname, _options, callback) =>
-      callback(null, [{ address: '93.184.216.34', family: 4 }, { address: '10.1.2.3', family: 4 }]);
-    const result = await deliverWebhook({ url: 'http://mixed.test/', method: 'POST', headers: {}, body: '' }, { ...guarded, resolve: mixed });
-    expect(result).toMatchObject({ outcome: 'refused', error: expect.stringContaining('10.1.2.3 is in the private range 10.0.0.0/8') });
+      callback(null, [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.1.2.3', family: 4 },
+      ]);
+    const result = await deliverWebhook(
+      { url: 'http://mixed.test/', method: 'POST', headers: {}, body: '' },
+      { ...guarded, resolve: mixed },
+    );
+    expect(result).toMatchObject({
+      outcome: 'refused',
+      error: expect.stringContaining('10.1.2.3 is in the private range 10.0.0.0/8'),
+    });
   });
 
   it('a name that does not resolve is a failure, not a refusal', async () => {
-    const missing: Resolver = (hostname, _options, callback) => callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-    const result = await deliverWebhook({ url: 'http://nowhere.test/', method: 'POST', headers: {}, body: '' }, { ...guarded, resolve: missing });
+    const missing: Resolver = (hostname, _options, callback) =>
+      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+    const result = await deliverWebhook(
+      { url: 'http://nowhere.test/', method: 'POST', headers: {}, body: '' },
+      { ...guarded, resolve: missing },
+    );
     expect(result).toMatchObject({ outcome: 'failed', error: 'getaddrinfo ENOTFOUND nowhere.test' });
   });
 
   it('reports the headers it would have sent', async () => {
-    const result = await deliverWebhook({ url: 'http://10.0.0.1/', method: 'POST', headers: { 'X-A': 'b' }, body: '{}' }, { ...guarded, secret: 's' });
-    expect(result.requestHeaders).toEqual(prepareRequest({ url: '', method: 'POST', headers: { 'X-A': 'b' }, body: '{}' }, { ...guarded, secret: 's', now: new Date() }).headers);
+    const result = await deliverWebhook(
+      { url: 'http://10.0.0.1/', method: 'POST', headers: { 'X-A': 'b' }, body: '{}' },
+      { ...guarded, secret: 's' },
+    );
+    expect(result.requestHeaders).toEqual(
+      prepareRequest(
+        { url: '', method: 'POST', headers: { 'X-A': 'b' }, body: '{}' },
+        { ...guarded, secret: 's', now: new Date() },
+      ).headers,
+    );
   });
 });

@@ -19,7 +19,11 @@ export interface WebhookRequest {
 }
 
 /** Resolves a host name to every address, like dns.lookup with `all: true`. */
-export type Resolver = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export interface DeliveryOptions {
   timeoutMs: number;
@@ -66,7 +70,10 @@ const agents = {
  * The headers and body one attempt sends: the channel's headers (less those the service owns),
  * then Content-Type, User-Agent, x-service-timestamp, webhook-id and the signatures.
  */
-export function prepareRequest(request: WebhookRequest, options: DeliveryOptions): { method: string; headers: Record<string, string>; body: string } {
+export function prepareRequest(
+  request: WebhookRequest,
+  options: DeliveryOptions,
+): { method: string; headers: Record<string, string>; body: string } {
   const method = request.method.toUpperCase();
   const body = BODYLESS.has(method) ? '' : request.body;
   const timestamp = Math.floor((options.now ?? new Date()).getTime() / 1000);
@@ -75,7 +82,8 @@ export function prepareRequest(request: WebhookRequest, options: DeliveryOptions
     if (!SERVICE_HEADER_NAMES.has(name.toLowerCase())) headers[name] = value;
   }
   const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
-  if (body !== '' && !hasContentType) headers['content-type'] = isJsonBody(body) ? 'application/json' : 'text/plain; charset=utf-8';
+  if (body !== '' && !hasContentType)
+    headers['content-type'] = isJsonBody(body) ? 'application/json' : 'text/plain; charset=utf-8';
   headers['user-agent'] = options.userAgent;
   headers['x-service-timestamp'] = String(timestamp);
   headers['webhook-id'] = options.deliveryId;
@@ -99,7 +107,8 @@ function connectLookup(resolve: Resolver, guarded: boolean) {
       if (error) return callback(error);
       for (const { address } of guarded ? addresses : []) {
         const verdict = checkAddress(address);
-        if (!verdict.allowed) return callback(new AddressRefused(`refused: ${hostname} resolves to a blocked address: ${verdict.reason}`));
+        if (!verdict.allowed)
+          return callback(new AddressRefused(`refused: ${hostname} resolves to a blocked address: ${verdict.reason}`));
       }
       const [first] = addresses;
       if (options.all) return callback(null, addresses);
@@ -110,7 +119,8 @@ function connectLookup(resolve: Resolver, guarded: boolean) {
 }
 
 // Node sends header values as Latin-1; UTF-8 text goes out as its bytes, as receivers expect.
-const wireValue = (value: string): string => (/[\u0080-\uffff]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value);
+const wireValue = (value: string): string =>
+  /[\u0080-\uffff]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value;
 
 function describe(error: unknown): string {
   const { code, message } = error as { code?: unknown; message?: unknown };
@@ -128,9 +138,21 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
   } catch (error) {
     // A secret that cannot sign (a malformed whsec_) would fail on every retry too.
     const message = error instanceof Error ? error.message : String(error);
-    return { outcome: 'refused', error: `refused: ${message}`, durationMs: elapsed(), responseBody: '', requestHeaders: {} };
+    return {
+      outcome: 'refused',
+      error: `refused: ${message}`,
+      durationMs: elapsed(),
+      responseBody: '',
+      requestHeaders: {},
+    };
   }
-  const refuse = (error: string): DeliveryResult => ({ outcome: 'refused', error, durationMs: elapsed(), responseBody: '', requestHeaders: prepared.headers });
+  const refuse = (error: string): DeliveryResult => ({
+    outcome: 'refused',
+    error,
+    durationMs: elapsed(),
+    responseBody: '',
+    requestHeaders: prepared.headers,
+  });
 
   let url: URL;
   try {
@@ -138,7 +160,8 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
   } catch {
     return refuse(`refused: ${JSON.stringify(request.url)} is not a valid URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(`refused: only http and https URLs are delivered, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return refuse(`refused: only http and https URLs are delivered, not ${url.protocol}`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!options.allowPrivate && isIP(host) !== 0) {
     // A literal address never goes through the lookup, so it is judged here.
@@ -152,7 +175,10 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
       method: prepared.method,
       headers: Object.fromEntries(Object.entries(prepared.headers).map(([name, value]) => [name, wireValue(value)])),
       agent: url.protocol === 'https:' ? pool.https : pool.http,
-      lookup: connectLookup(options.resolve ?? (dnsLookup as unknown as Resolver), !options.allowPrivate) as unknown as http.RequestOptions['lookup'],
+      lookup: connectLookup(
+        options.resolve ?? (dnsLookup as unknown as Resolver),
+        !options.allowPrivate,
+      ) as unknown as http.RequestOptions['lookup'],
     });
   } catch (error) {
     // Node refuses a header name or value it cannot send; no retry changes that.
@@ -161,7 +187,12 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
   return send(req, prepared, options, elapsed);
 }
 
-function send(req: http.ClientRequest, prepared: ReturnType<typeof prepareRequest>, options: DeliveryOptions, elapsed: () => number): Promise<DeliveryResult> {
+function send(
+  req: http.ClientRequest,
+  prepared: ReturnType<typeof prepareRequest>,
+  options: DeliveryOptions,
+  elapsed: () => number,
+): Promise<DeliveryResult> {
   return new Promise<DeliveryResult>((done) => {
     let settled = false;
     let statusCode: number | undefined;
@@ -186,7 +217,10 @@ function send(req: http.ClientRequest, prepared: ReturnType<typeof prepareReques
       done({ outcome: 'failed', error: describe(error), ...base });
     };
 
-    const timer = setTimeout(() => req.destroy(new AttemptTimedOut(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(new AttemptTimedOut(`timed out after ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
     const onAbort = () => req.destroy(new AttemptAborted('aborted'));
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });

@@ -3,8 +3,11 @@ import { same, truthy } from './helpers.ts';
 import { compileTemplate, validateTemplate } from './template.ts';
 
 const now = new Date('2025-03-04T05:06:07.089Z');
-const render = (source: string, variables: Record<string, unknown> = {}, options: { region?: string; now?: Date } = { now }) =>
-  compileTemplate(source, 'body-text')(variables, options);
+const render = (
+  source: string,
+  variables: Record<string, unknown> = {},
+  options: { region?: string; now?: Date } = { now },
+) => compileTemplate(source, 'body-text')(variables, options);
 
 describe('comparison helpers', () => {
   it('eq renders its block when the values are equal, else the else block', () => {
@@ -18,7 +21,11 @@ describe('comparison helpers', () => {
     expect(render('{{#eq CODE "500"}}yes{{/eq}}', { CODE: 500 })).toBe('yes');
     expect(render('{{#eq CODE 5}}yes{{else}}no{{/eq}}', { CODE: 50 })).toBe('no');
     const chain = '{{#eq T "a"}}A{{else eq T "b"}}B{{else}}other{{/eq}}';
-    expect([render(chain, { T: 'a' }), render(chain, { T: 'b' }), render(chain, { T: 'c' })]).toEqual(['A', 'B', 'other']);
+    expect([render(chain, { T: 'a' }), render(chain, { T: 'b' }), render(chain, { T: 'c' })]).toEqual([
+      'A',
+      'B',
+      'other',
+    ]);
   });
 
   it('same treats null and undefined alike and never equates a list with its text', () => {
@@ -29,10 +36,22 @@ describe('comparison helpers', () => {
   });
 
   it.each([
-    ['gt', 1001, 1000, true], ['gt', 1000, 1000, false], ['gte', 1000, 1000, true], ['gte', 999, 1000, false],
-    ['lt', 2, 10, true], ['lt', 10, 2, false], ['lte', 10, 10, true], ['lte', 11, 10, false],
-    ['gt', '10', '9', true], ['gt', '10', 9, true], ['gt', 'b', 'a', true], ['lt', 'a', 'b', true],
-    ['gt', undefined, 1, false], ['lt', null, 1, false], ['gt', 'abc', 1, false], ['lt', '', 1, false],
+    ['gt', 1001, 1000, true],
+    ['gt', 1000, 1000, false],
+    ['gte', 1000, 1000, true],
+    ['gte', 999, 1000, false],
+    ['lt', 2, 10, true],
+    ['lt', 10, 2, false],
+    ['lte', 10, 10, true],
+    ['lte', 11, 10, false],
+    ['gt', '10', '9', true],
+    ['gt', '10', 9, true],
+    ['gt', 'b', 'a', true],
+    ['lt', 'a', 'b', true],
+    ['gt', undefined, 1, false],
+    ['lt', null, 1, false],
+    ['gt', 'abc', 1, false],
+    ['lt', '', 1, false],
   ])('%s %j %j is %s, as a block and as a subexpression', (helper, a, b, expected) => {
     const variables = { A: a, B: b };
     expect(render(`{{#${helper} A B}}yes{{else}}no{{/${helper}}}`, variables)).toBe(expected ? 'yes' : 'no');
@@ -57,7 +76,15 @@ describe('logic helpers', () => {
   });
 
   it('truthy follows Handlebars: an empty list and zero are false', () => {
-    expect([[], 0, '', null, undefined, false, Number.NaN].map(truthy)).toEqual([false, false, false, false, false, false, false]);
+    expect([[], 0, '', null, undefined, false, Number.NaN].map(truthy)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect([['a'], 1, 'x', {}, true].map(truthy)).toEqual([true, true, true, true, true]);
   });
 
@@ -87,17 +114,23 @@ describe('logic helpers', () => {
 
 describe('iteration and text helpers', () => {
   it('each gives this, @index and @last', () => {
-    expect(render('{{#each TAGS}}{{@index}}={{this}}{{#unless @last}}, {{/unless}}{{/each}}', { TAGS: ['a', 'b', 'c'] })).toBe('0=a, 1=b, 2=c');
+    expect(
+      render('{{#each TAGS}}{{@index}}={{this}}{{#unless @last}}, {{/unless}}{{/each}}', { TAGS: ['a', 'b', 'c'] }),
+    ).toBe('0=a, 1=b, 2=c');
     expect(render('{{#each TAGS}}x{{else}}no tags{{/each}}', { TAGS: [] })).toBe('no tags');
   });
 
   it('uppercase and lowercase', () => {
-    expect(render('{{uppercase NAME}} {{lowercase NAME}} [{{uppercase MISSING}}]', { NAME: 'Api Çheck' })).toBe('API ÇHECK api çheck []');
+    expect(render('{{uppercase NAME}} {{lowercase NAME}} [{{uppercase MISSING}}]', { NAME: 'Api Çheck' })).toBe(
+      'API ÇHECK api çheck []',
+    );
   });
 
   it('tagValue finds the value of a key:value tag', () => {
     const vars = { TAGS: ['team:core', 'env:prod', 'url:https://x.io'], CSV: 'a:1, env:stage' };
-    expect(render('{{tagValue TAGS "env"}}|{{tagValue TAGS "url"}}|{{tagValue TAGS "nope"}}|{{tagValue CSV "env"}}', vars)).toBe('prod|https://x.io||stage');
+    expect(
+      render('{{tagValue TAGS "env"}}|{{tagValue TAGS "url"}}|{{tagValue TAGS "nope"}}|{{tagValue CSV "env"}}', vars),
+    ).toBe('prod|https://x.io||stage');
   });
 
   it('replace replaces every occurrence, literally', () => {
@@ -107,13 +140,21 @@ describe('iteration and text helpers', () => {
   });
 
   it('split gives a list to iterate, trimmed and without empty items', () => {
-    expect(render('{{#each (split EMAILS ",")}}<{{this}}>{{/each}}', { EMAILS: 'a@x.io, b@x.io,,c@x.io' })).toBe('<a@x.io><b@x.io><c@x.io>');
+    expect(render('{{#each (split EMAILS ",")}}<{{this}}>{{/each}}', { EMAILS: 'a@x.io, b@x.io,,c@x.io' })).toBe(
+      '<a@x.io><b@x.io><c@x.io>',
+    );
     expect(render('{{#each (split PATH "/")}}[{{this}}]{{/each}}', { PATH: 'a/b' })).toBe('[a][b]');
     expect(render('{{#each (split MISSING)}}x{{else}}none{{/each}}')).toBe('none');
   });
 
   it('default falls back when the value is missing or empty', () => {
-    expect(render('{{default GROUP_NAME "no group"}}|{{default EMPTY "-"}}|{{default ZERO "-"}}', { GROUP_NAME: null, EMPTY: '', ZERO: 0 })).toBe('no group|-|0');
+    expect(
+      render('{{default GROUP_NAME "no group"}}|{{default EMPTY "-"}}|{{default ZERO "-"}}', {
+        GROUP_NAME: null,
+        EMPTY: '',
+        ZERO: 0,
+      }),
+    ).toBe('no group|-|0');
   });
 });
 

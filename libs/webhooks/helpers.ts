@@ -196,5 +196,6 @@ export function registerHelpers(env: HandlebarsEnv): void {
   const builtinUnless = env.helpers.unless as unknown as Helper;
   env.registerHelper('if', withValueForm(builtinIf, false));
   env.registerHelper('unless', withValueForm(builtinUnless, true));
-  for (const [name, helper] of Object.entries({ ...STATIC_HELPERS, ...renderHelpers() })) env.registerHelper(name, helper);
+  for (const [name, helper] of Object.entries({ ...STATIC_HELPERS, ...renderHelpers() }))
+    env.registerHelper(name, helper);
 }

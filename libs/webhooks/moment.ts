@@ -4,7 +4,20 @@
  * Everything is in UTC: a server has no meaningful local zone, and receivers compare instants.
  */
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** moment's default format when none is given: ISO 8601 to the second. */
@@ -28,62 +41,124 @@ function dayOfYear(date: Date): number {
 function token(date: Date, name: string): string {
   const hours = date.getUTCHours();
   switch (name) {
-    case 'YYYY': return pad(date.getUTCFullYear(), 4);
-    case 'YY': return pad(date.getUTCFullYear() % 100);
-    case 'Q': return String(Math.floor(date.getUTCMonth() / 3) + 1);
-    case 'MMMM': return MONTHS[date.getUTCMonth()] ?? '';
-    case 'MMM': return (MONTHS[date.getUTCMonth()] ?? '').slice(0, 3);
-    case 'MM': return pad(date.getUTCMonth() + 1);
-    case 'M': return String(date.getUTCMonth() + 1);
-    case 'Do': return ordinal(date.getUTCDate());
-    case 'DDDD': return pad(dayOfYear(date), 3);
-    case 'DD': return pad(date.getUTCDate());
-    case 'D': return String(date.getUTCDate());
-    case 'dddd': return WEEKDAYS[date.getUTCDay()] ?? '';
-    case 'ddd': return (WEEKDAYS[date.getUTCDay()] ?? '').slice(0, 3);
-    case 'd': return String(date.getUTCDay());
-    case 'HH': return pad(hours);
-    case 'H': return String(hours);
-    case 'hh': return pad(hours % 12 || 12);
-    case 'h': return String(hours % 12 || 12);
-    case 'mm': return pad(date.getUTCMinutes());
-    case 'm': return String(date.getUTCMinutes());
-    case 'ss': return pad(date.getUTCSeconds());
-    case 's': return String(date.getUTCSeconds());
-    case 'SSS': return pad(date.getUTCMilliseconds(), 3);
-    case 'SS': return pad(Math.floor(date.getUTCMilliseconds() / 10));
-    case 'S': return String(Math.floor(date.getUTCMilliseconds() / 100));
-    case 'A': return hours < 12 ? 'AM' : 'PM';
-    case 'a': return hours < 12 ? 'am' : 'pm';
-    case 'ZZ': return '+0000';
-    case 'Z': return '+00:00';
-    case 'X': return String(Math.floor(date.getTime() / 1000));
-    case 'x': return String(date.getTime());
-    default: return name;
+    case 'YYYY':
+      return pad(date.getUTCFullYear(), 4);
+    case 'YY':
+      return pad(date.getUTCFullYear() % 100);
+    case 'Q':
+      return String(Math.floor(date.getUTCMonth() / 3) + 1);
+    case 'MMMM':
+      return MONTHS[date.getUTCMonth()] ?? '';
+    case 'MMM':
+      return (MONTHS[date.getUTCMonth()] ?? '').slice(0, 3);
+    case 'MM':
+      return pad(date.getUTCMonth() + 1);
+    case 'M':
+      return String(date.getUTCMonth() + 1);
+    case 'Do':
+      return ordinal(date.getUTCDate());
+    case 'DDDD':
+      return pad(dayOfYear(date), 3);
+    case 'DD':
+      return pad(date.getUTCDate());
+    case 'D':
+      return String(date.getUTCDate());
+    case 'dddd':
+      return WEEKDAYS[date.getUTCDay()] ?? '';
+    case 'ddd':
+      return (WEEKDAYS[date.getUTCDay()] ?? '').slice(0, 3);
+    case 'd':
+      return String(date.getUTCDay());
+    case 'HH':
+      return pad(hours);
+    case 'H':
+      return String(hours);
+    case 'hh':
+      return pad(hours % 12 || 12);
+    case 'h':
+      return String(hours % 12 || 12);
+    case 'mm':
+      return pad(date.getUTCMinutes());
+    case 'm':
+      return String(date.getUTCMinutes());
+    case 'ss':
+      return pad(date.getUTCSeconds());
+    case 's':
+      return String(date.getUTCSeconds());
+    case 'SSS':
+      return pad(date.getUTCMilliseconds(), 3);
+    case 'SS':
+      return pad(Math.floor(date.getUTCMilliseconds() / 10));
+    case 'S':
+      return String(Math.floor(date.getUTCMilliseconds() / 100));
+    case 'A':
+      return hours < 12 ? 'AM' : 'PM';
+    case 'a':
+      return hours < 12 ? 'am' : 'pm';
+    case 'ZZ':
+      return '+0000';
+    case 'Z':
+      return '+00:00';
+    case 'X':
+      return String(Math.floor(date.getTime() / 1000));
+    case 'x':
+      return String(date.getTime());
+    default:
+      return name;
   }
 }
 
 /** Formats a date with moment.js format tokens, in UTC. An invalid date gives "Invalid date", as moment does. */
 export function formatMoment(date: Date, format: string = DEFAULT_MOMENT_FORMAT): string {
   if (Number.isNaN(date.getTime())) return 'Invalid date';
-  return format.replace(TOKENS, (match, literal: string | undefined) => (literal !== undefined ? literal : token(date, match)));
+  return format.replace(TOKENS, (match, literal: string | undefined) =>
+    literal !== undefined ? literal : token(date, match),
+  );
 }
 
 type Unit = 'ms' | 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year';
 
 const UNIT_ALIASES: Record<string, Unit> = {
-  ms: 'ms', millisecond: 'ms', milliseconds: 'ms',
-  s: 'second', sec: 'second', secs: 'second', second: 'second', seconds: 'second',
-  m: 'minute', min: 'minute', mins: 'minute', minute: 'minute', minutes: 'minute',
-  h: 'hour', hr: 'hour', hrs: 'hour', hour: 'hour', hours: 'hour',
-  d: 'day', day: 'day', days: 'day',
-  w: 'week', week: 'week', weeks: 'week',
-  month: 'month', months: 'month',
-  y: 'year', yr: 'year', yrs: 'year', year: 'year', years: 'year',
+  ms: 'ms',
+  millisecond: 'ms',
+  milliseconds: 'ms',
+  s: 'second',
+  sec: 'second',
+  secs: 'second',
+  second: 'second',
+  seconds: 'second',
+  m: 'minute',
+  min: 'minute',
+  mins: 'minute',
+  minute: 'minute',
+  minutes: 'minute',
+  h: 'hour',
+  hr: 'hour',
+  hrs: 'hour',
+  hour: 'hour',
+  hours: 'hour',
+  d: 'day',
+  day: 'day',
+  days: 'day',
+  w: 'week',
+  week: 'week',
+  weeks: 'week',
+  month: 'month',
+  months: 'month',
+  y: 'year',
+  yr: 'year',
+  yrs: 'year',
+  year: 'year',
+  years: 'year',
 };
 
 const UNIT_MS: Record<Exclude<Unit, 'month' | 'year'>, number> = {
-  ms: 1, second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000,
+  ms: 1,
+  second: 1000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 604_800_000,
 };
 
 /** Adds calendar months the way moment does: Jan 31 + 1 month is the last day of February. */
@@ -157,7 +232,9 @@ export function resolveMomentInput(input: unknown, now: Date): Date {
   const relative = parseRelative(input, now);
   if (relative) return relative;
   // Only ISO-like strings: Date.parse accepts many loose forms whose meaning depends on the host.
-  const iso = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(input.trim());
+  const iso = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(
+    input.trim(),
+  );
   if (!iso) return new Date(Number.NaN);
   // A time without an offset is read as UTC, never as the server's local time.
   return new Date(`${iso[1]}T${iso[2] ?? '00:00:00'}${iso[3] ?? 'Z'}`);

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '#core';
 import { canonicalJson, renderTemplates, type WebhookChannelConfig } from './render.ts';
-import { alertEventVariablesSchema, EVENT_VARIABLE_NAMES, mergeVariables, type AlertEventVariablesInput } from './variables.ts';
+import {
+  alertEventVariablesSchema,
+  EVENT_VARIABLE_NAMES,
+  mergeVariables,
+  type AlertEventVariablesInput,
+} from './variables.ts';
 
 const now = new Date('2025-03-04T05:06:07.089Z');
 const eventInput: AlertEventVariablesInput = {
@@ -25,7 +30,10 @@ const event = alertEventVariablesSchema.parse(eventInput);
 const account = { PAGER_ROUTE: 'account-route', ENVIRONMENT: 'production', API_TOKEN: 'hunter2' };
 const group = { PAGER_ROUTE: 'payments-route' };
 const variables = { event, account, group, secretKeys: ['API_TOKEN'] };
-const config = (patch: Partial<WebhookChannelConfig>): WebhookChannelConfig => ({ url: 'https://hooks.example.com/alert', ...patch });
+const config = (patch: Partial<WebhookChannelConfig>): WebhookChannelConfig => ({
+  url: 'https://hooks.example.com/alert',
+  ...patch,
+});
 
 describe('renderTemplates: the acceptance template', () => {
   it('uses eq, contains, each with @last, moment, environment and group variables, and renders exactly', () => {
@@ -52,7 +60,11 @@ describe('renderTemplates: the acceptance template', () => {
 
   it('renders UP for a recovery from the same template', () => {
     const recovery = { ...variables, event: { ...event, ALERT_TYPE: 'ALERT_RECOVERY' as const } };
-    const rendered = renderTemplates(config({ template: '{{#eq ALERT_TYPE "ALERT_FAILURE"}}DOWN{{else}}UP{{/eq}}' }), recovery, { now });
+    const rendered = renderTemplates(
+      config({ template: '{{#eq ALERT_TYPE "ALERT_FAILURE"}}DOWN{{else}}UP{{/eq}}' }),
+      recovery,
+      { now },
+    );
     expect(rendered.body).toBe('UP');
   });
 });
@@ -62,13 +74,22 @@ describe('renderTemplates: body', () => {
     const rendered = renderTemplates(config({ template: null }), variables, { now });
     const body = JSON.parse(rendered.body) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual([...EVENT_VARIABLE_NAMES].sort());
-    expect(body).toMatchObject({ CHECK_NAME: 'Checkout "API"', TAGS: ['env:prod', 'team:payments', 'critical'], SSL_DAYS_REMAINING: null, IS_REMINDER: false, REMINDER_SEQUENCE: 0 });
+    expect(body).toMatchObject({
+      CHECK_NAME: 'Checkout "API"',
+      TAGS: ['env:prod', 'team:payments', 'critical'],
+      SSL_DAYS_REMAINING: null,
+      IS_REMINDER: false,
+      REMINDER_SEQUENCE: 0,
+    });
     expect(body).not.toHaveProperty('ENVIRONMENT');
     expect(renderTemplates(config({ template: '  \n' }), variables).body).toBe(rendered.body);
   });
 
   it('sends a JSON body in canonical compact form', () => {
-    const rendered = renderTemplates(config({ template: '{\n  "a" : 1,\n  "b": [ 1, 2 ], "c": "{{CHECK_TYPE}}"\n}\n' }), variables);
+    const rendered = renderTemplates(
+      config({ template: '{\n  "a" : 1,\n  "b": [ 1, 2 ], "c": "{{CHECK_TYPE}}"\n}\n' }),
+      variables,
+    );
     expect(rendered.body).toBe('{"a":1,"b":[1,2],"c":"API"}');
     expect(rendered.body).toBe(JSON.stringify(JSON.parse(rendered.body)));
   });
@@ -86,11 +107,17 @@ describe('renderTemplates: body', () => {
   it('warns when a template that looks like JSON renders something else, and sends it as text', () => {
     const rendered = renderTemplates(config({ template: '{"value": {{{CHECK_ERROR_MESSAGE}}} }' }), variables);
     expect(rendered.body).toBe(`{"value": ${event.CHECK_ERROR_MESSAGE} }`);
-    expect(rendered.warnings).toEqual([expect.stringMatching(/^the body template looks like JSON but does not render valid JSON: .+; it is sent as text$/)]);
+    expect(rendered.warnings).toEqual([
+      expect.stringMatching(
+        /^the body template looks like JSON but does not render valid JSON: .+; it is sent as text$/,
+      ),
+    ]);
   });
 
   it('warns that GET and HEAD send no body', () => {
-    expect(renderTemplates(config({ method: 'GET', template: 'x' }), variables).warnings).toEqual(['GET requests are sent without a body']);
+    expect(renderTemplates(config({ method: 'GET', template: 'x' }), variables).warnings).toEqual([
+      'GET requests are sent without a body',
+    ]);
     expect(renderTemplates(config({ method: 'HEAD' }), variables).warnings).toEqual([]);
   });
 });
@@ -108,33 +135,56 @@ describe('renderTemplates: URL, query parameters and headers', () => {
       }),
       variables,
     );
-    expect(rendered.url).toBe('https://hooks.example.com/API/Checkout%20%22API%22?check%20name=Checkout%20%22API%22&tags=env%3Aprod%2Cteam%3Apayments%2Ccritical&raw=payments-route');
+    expect(rendered.url).toBe(
+      'https://hooks.example.com/API/Checkout%20%22API%22?check%20name=Checkout%20%22API%22&tags=env%3Aprod%2Cteam%3Apayments%2Ccritical&raw=payments-route',
+    );
     expect(new URL(rendered.url).searchParams.get('check name')).toBe('Checkout "API"');
     expect(rendered.method).toBe('POST');
   });
 
   it('keeps an existing query and puts parameters before the fragment', () => {
     const queryParameters = [{ key: 'b', value: '2' }];
-    expect(renderTemplates(config({ url: 'https://x.io/p?a=1#frag', queryParameters }), variables).url).toBe('https://x.io/p?a=1&b=2#frag');
-    expect(renderTemplates(config({ url: 'https://x.io/p?', queryParameters }), variables).url).toBe('https://x.io/p?b=2');
+    expect(renderTemplates(config({ url: 'https://x.io/p?a=1#frag', queryParameters }), variables).url).toBe(
+      'https://x.io/p?a=1&b=2#frag',
+    );
+    expect(renderTemplates(config({ url: 'https://x.io/p?', queryParameters }), variables).url).toBe(
+      'https://x.io/p?b=2',
+    );
   });
 
   it('warns when the rendered URL is not an http(s) URL', () => {
     const rendered = renderTemplates(config({ url: 'x{{ENVIRONMENT}}/hook' }), variables);
     expect(rendered.warnings).toEqual(['the rendered URL is not a valid http or https URL: xproduction/hook']);
-    const encoded = renderTemplates(config({ url: '{{BASE}}/hook' }), { ...variables, account: { BASE: 'https://x.io' } });
+    const encoded = renderTemplates(config({ url: '{{BASE}}/hook' }), {
+      ...variables,
+      account: { BASE: 'https://x.io' },
+    });
     expect(encoded.url).toBe('https%3A%2F%2Fx.io/hook');
-    expect(encoded.warnings).toEqual([expect.stringMatching(/; to insert a variable that holds a URL, use \{\{\{NAME\}\}\}$/)]);
-    expect(renderTemplates(config({ url: '{{{BASE}}}/hook' }), { ...variables, account: { BASE: 'https://x.io' } })).toMatchObject({ url: 'https://x.io/hook', warnings: [] });
+    expect(encoded.warnings).toEqual([
+      expect.stringMatching(/; to insert a variable that holds a URL, use \{\{\{NAME\}\}\}$/),
+    ]);
+    expect(
+      renderTemplates(config({ url: '{{{BASE}}}/hook' }), { ...variables, account: { BASE: 'https://x.io' } }),
+    ).toMatchObject({ url: 'https://x.io/hook', warnings: [] });
   });
 
   it('renders header values with CR and LF removed, even from raw insertions', () => {
     const injected = { ...variables, event: { ...event, CHECK_NAME: 'x\r\nX-Injected: yes' } };
     const rendered = renderTemplates(
-      config({ headers: [{ key: 'X-Check', value: '{{CHECK_NAME}}' }, { key: 'X-Raw', value: '{{{CHECK_NAME}}}' }, { key: 'Authorization', value: 'Bearer {{PAGER_ROUTE}}' }] }),
+      config({
+        headers: [
+          { key: 'X-Check', value: '{{CHECK_NAME}}' },
+          { key: 'X-Raw', value: '{{{CHECK_NAME}}}' },
+          { key: 'Authorization', value: 'Bearer {{PAGER_ROUTE}}' },
+        ],
+      }),
       injected,
     );
-    expect(rendered.headers).toEqual({ 'X-Check': 'xX-Injected: yes', 'X-Raw': 'xX-Injected: yes', Authorization: 'Bearer payments-route' });
+    expect(rendered.headers).toEqual({
+      'X-Check': 'xX-Injected: yes',
+      'X-Raw': 'xX-Injected: yes',
+      Authorization: 'Bearer payments-route',
+    });
     expect(rendered.warnings).toEqual(['header X-Raw: line breaks and control characters were removed from the value']);
   });
 
@@ -162,11 +212,23 @@ describe('renderTemplates: URL, query parameters and headers', () => {
 
   it('throws ValidationError naming the field of a template that does not parse', () => {
     expect(() => renderTemplates(config({ url: 'https://x.io/{{A' }), variables)).toThrow(ValidationError);
-    expect(() => renderTemplates(config({ headers: [{ key: 'A', value: 'ok' }, { key: 'B', value: '{{#if}}{{/if}}' }] }), variables)).toThrow(
-      /^config\.headers\[1\]\.value: line 1, column 1: /,
+    expect(() =>
+      renderTemplates(
+        config({
+          headers: [
+            { key: 'A', value: 'ok' },
+            { key: 'B', value: '{{#if}}{{/if}}' },
+          ],
+        }),
+        variables,
+      ),
+    ).toThrow(/^config\.headers\[1\]\.value: line 1, column 1: /);
+    expect(() => renderTemplates(config({ queryParameters: [{ key: 'q', value: '{{nope 1}}' }] }), variables)).toThrow(
+      /^config\.queryParameters\[0\]\.value: /,
     );
-    expect(() => renderTemplates(config({ queryParameters: [{ key: 'q', value: '{{nope 1}}' }] }), variables)).toThrow(/^config\.queryParameters\[0\]\.value: /);
-    expect(() => renderTemplates(config({ template: '{"a": "{{A}"}' }), variables)).toThrow(/^config\.template: line 1, column 11: /);
+    expect(() => renderTemplates(config({ template: '{"a": "{{A}"}' }), variables)).toThrow(
+      /^config\.template: line 1, column 11: /,
+    );
   });
 });
 
@@ -174,13 +236,24 @@ describe('renderTemplates: variables', () => {
   it('event variables override group variables, which override account variables', () => {
     const rendered = renderTemplates(
       config({ template: '{{CHECK_TYPE}} {{PAGER_ROUTE}} {{ENVIRONMENT}} {{ONLY_GROUP}}' }),
-      { event, account: { CHECK_TYPE: 'from account', PAGER_ROUTE: 'account', ENVIRONMENT: 'account' }, group: { CHECK_TYPE: 'from group', PAGER_ROUTE: 'group', ONLY_GROUP: 'g' } },
+      {
+        event,
+        account: { CHECK_TYPE: 'from account', PAGER_ROUTE: 'account', ENVIRONMENT: 'account' },
+        group: { CHECK_TYPE: 'from group', PAGER_ROUTE: 'group', ONLY_GROUP: 'g' },
+      },
     );
     expect(rendered.body).toBe('API group account g');
   });
 
   it('renders a secret as empty and warns, even if its value was passed', () => {
-    const rendered = renderTemplates(config({ url: 'https://x.io/?t={{API_TOKEN}}', headers: [{ key: 'X-Token', value: '{{{API_TOKEN}}}' }], template: 'token={{API_TOKEN}}' }), variables);
+    const rendered = renderTemplates(
+      config({
+        url: 'https://x.io/?t={{API_TOKEN}}',
+        headers: [{ key: 'X-Token', value: '{{{API_TOKEN}}}' }],
+        template: 'token={{API_TOKEN}}',
+      }),
+      variables,
+    );
     expect(rendered.body).toBe('token=');
     expect(rendered.headers).toEqual({ 'X-Token': '' });
     expect(JSON.stringify(rendered)).not.toContain('hunter2');
@@ -188,14 +261,23 @@ describe('renderTemplates: variables', () => {
   });
 
   it('a group variable of the same name as an account secret is not a secret', () => {
-    const rendered = renderTemplates(config({ template: '{{API_TOKEN}}' }), { ...variables, group: { API_TOKEN: 'group-value' } });
+    const rendered = renderTemplates(config({ template: '{{API_TOKEN}}' }), {
+      ...variables,
+      group: { API_TOKEN: 'group-value' },
+    });
     expect(rendered.body).toBe('group-value');
     expect(rendered.warnings).toEqual([]);
   });
 
   it('warns once about each unknown variable, but not about event variables that are null', () => {
-    const rendered = renderTemplates(config({ url: 'https://x.io/{{NOPE}}', template: '{{NOPE}} {{SSL_DAYS_REMAINING}} {{@root.ALSO_NOPE}}' }), variables);
-    expect(rendered.warnings).toEqual(['NOPE is not a known variable; it renders as empty', 'ALSO_NOPE is not a known variable; it renders as empty']);
+    const rendered = renderTemplates(
+      config({ url: 'https://x.io/{{NOPE}}', template: '{{NOPE}} {{SSL_DAYS_REMAINING}} {{@root.ALSO_NOPE}}' }),
+      variables,
+    );
+    expect(rendered.warnings).toEqual([
+      'NOPE is not a known variable; it renders as empty',
+      'ALSO_NOPE is not a known variable; it renders as empty',
+    ]);
   });
 
   it('mergeVariables leaves secrets out', () => {
@@ -203,7 +285,13 @@ describe('renderTemplates: variables', () => {
   });
 
   it('the event schema fills every optional variable and refuses an unknown alert type', () => {
-    const minimal = alertEventVariablesSchema.parse({ CHECK_NAME: 'n', CHECK_ID: 'i', CHECK_TYPE: 'API', ALERT_TITLE: 't', ALERT_TYPE: 'ALERT_SSL' });
+    const minimal = alertEventVariablesSchema.parse({
+      CHECK_NAME: 'n',
+      CHECK_ID: 'i',
+      CHECK_TYPE: 'API',
+      ALERT_TITLE: 't',
+      ALERT_TYPE: 'ALERT_SSL',
+    });
     expect(Object.keys(minimal).sort()).toEqual([...EVENT_VARIABLE_NAMES].sort());
     expect(alertEventVariablesSchema.safeParse({ ...minimal, ALERT_TYPE: 'ALERT_MAYBE' }).success).toBe(false);
   });

@@ -79,7 +79,11 @@ function isHttpUrl(value: string): boolean {
  * With no body template, the body is the event variables as JSON. A body that is valid JSON is
  * sent in its canonical compact form (JSON.stringify(JSON.parse(body))).
  */
-export function renderTemplates(config: WebhookChannelConfig, variables: TemplateVariables, options: RenderOptions = {}): RenderedWebhook {
+export function renderTemplates(
+  config: WebhookChannelConfig,
+  variables: TemplateVariables,
+  options: RenderOptions = {},
+): RenderedWebhook {
   const render = { ...options, now: options.now ?? new Date() };
   const values = mergeVariables(variables);
   const warnings = new Set<string>();
@@ -89,7 +93,11 @@ export function renderTemplates(config: WebhookChannelConfig, variables: Templat
   const noteReferences = (source: string) => {
     for (const { name } of templateVariables(source)) {
       if (name in values) continue;
-      warnings.add(secrets.has(name) ? `${name} is a secret; secrets are not available to templates` : `${name} is not a known variable; it renders as empty`);
+      warnings.add(
+        secrets.has(name)
+          ? `${name} is a secret; secrets are not available to templates`
+          : `${name} is not a known variable; it renders as empty`,
+      );
     }
   };
 
@@ -124,7 +132,8 @@ export function renderTemplates(config: WebhookChannelConfig, variables: Templat
     const stripped = rendered.replace(HEADER_CONTROL, '');
     // Surrounding whitespace is not part of a header value on the wire.
     const cleaned = stripped.trim();
-    if (stripped !== rendered) warnings.add(`header ${name}: line breaks and control characters were removed from the value`);
+    if (stripped !== rendered)
+      warnings.add(`header ${name}: line breaks and control characters were removed from the value`);
     const existing = Object.keys(headers).find((other) => other.toLowerCase() === name.toLowerCase());
     if (existing !== undefined) {
       warnings.add(`header ${name} is set more than once; the last value is sent`);
@@ -134,7 +143,8 @@ export function renderTemplates(config: WebhookChannelConfig, variables: Templat
   });
 
   const body = renderBody(config.template, variables, values, render, warnings, noteReferences);
-  if ((method === 'GET' || method === 'HEAD') && config.template?.trim()) warnings.add(`${method} requests are sent without a body`);
+  if ((method === 'GET' || method === 'HEAD') && config.template?.trim())
+    warnings.add(`${method} requests are sent without a body`);
   return { url, method, headers, body, warnings: [...warnings] };
 }
 

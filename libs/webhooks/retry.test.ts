@@ -15,7 +15,13 @@ describe('nextAttemptAt', () => {
       schedule.push(next.toISOString());
       at = next;
     }
-    expect(schedule).toEqual(['2025-03-04T05:06:27.000Z', '2025-03-04T05:06:47.000Z', '2025-03-04T05:07:07.000Z', '2025-03-04T05:07:27.000Z', '2025-03-04T05:07:47.000Z']);
+    expect(schedule).toEqual([
+      '2025-03-04T05:06:27.000Z',
+      '2025-03-04T05:06:47.000Z',
+      '2025-03-04T05:07:07.000Z',
+      '2025-03-04T05:07:27.000Z',
+      '2025-03-04T05:07:47.000Z',
+    ]);
     expect(at.getTime() - now.getTime()).toBe(100_000);
   });
 

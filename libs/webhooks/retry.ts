@@ -18,8 +18,10 @@ export function maxAttempts(policy: RetryPolicy): number {
  * `now`, or null when the retries are used up.
  */
 export function nextAttemptAt(attempt: number, policy: RetryPolicy, now: Date): Date | null {
-  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be an integer from 1, got ${attempt}`);
-  if (!Number.isInteger(policy.maxRetries) || policy.maxRetries < 0) throw new RangeError(`maxRetries must be an integer from 0, got ${policy.maxRetries}`);
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new RangeError(`attempt must be an integer from 1, got ${attempt}`);
+  if (!Number.isInteger(policy.maxRetries) || policy.maxRetries < 0)
+    throw new RangeError(`maxRetries must be an integer from 0, got ${policy.maxRetries}`);
   if (!(policy.delayMs >= 0)) throw new RangeError(`delayMs must be at least 0, got ${policy.delayMs}`);
   if (attempt >= maxAttempts(policy)) return null;
   return new Date(now.getTime() + policy.delayMs);

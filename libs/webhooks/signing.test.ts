@@ -15,7 +15,9 @@ const published = {
 
 /** The spec's example receiver: re-serialise the parsed body, HMAC it, compare in constant time. */
 function exampleVerifier(rawBody: string, signature: string, secret: string): number {
-  const expected = createHmac('sha256', secret).update(JSON.stringify(JSON.parse(rawBody))).digest('hex');
+  const expected = createHmac('sha256', secret)
+    .update(JSON.stringify(JSON.parse(rawBody)))
+    .digest('hex');
   const ok = expected.length === signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(signature));
   return ok ? 200 : 400;
 }
@@ -64,8 +66,15 @@ describe('x-service-signature', () => {
 
   it('keys a whsec_ secret as the whole string, and adds the Standard Webhooks headers', () => {
     const headers = signatureHeaders(published);
-    expect(headers['x-service-signature']).toBe(createHmac('sha256', published.secret).update(published.body).digest('hex'));
-    expect(Object.keys(headers).sort()).toEqual(['webhook-id', 'webhook-signature', 'webhook-timestamp', 'x-service-signature']);
+    expect(headers['x-service-signature']).toBe(
+      createHmac('sha256', published.secret).update(published.body).digest('hex'),
+    );
+    expect(Object.keys(headers).sort()).toEqual([
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+      'x-service-signature',
+    ]);
   });
 
   it('is absent without a secret', () => {
@@ -75,7 +84,13 @@ describe('x-service-signature', () => {
   });
 
   it('the spec’s example verifier accepts our canonical body, and would reject a non-canonical one', () => {
-    const event = alertEventVariablesSchema.parse({ CHECK_NAME: 'Checkout "API"', CHECK_ID: 'c', CHECK_TYPE: 'API', ALERT_TITLE: 't', ALERT_TYPE: 'ALERT_FAILURE' });
+    const event = alertEventVariablesSchema.parse({
+      CHECK_NAME: 'Checkout "API"',
+      CHECK_ID: 'c',
+      CHECK_TYPE: 'API',
+      ALERT_TITLE: 't',
+      ALERT_TYPE: 'ALERT_FAILURE',
+    });
     const template = '{\n  "check" : "{{CHECK_NAME}}",\n  "n": 1.50\n}';
     const { body } = renderTemplates({ url: 'https://x.io', template }, { event });
     const secret = 'my-secret';
@@ -84,7 +99,8 @@ describe('x-service-signature', () => {
 
     // What signing the template's text as written would have given: the verifier refuses it.
     const asWritten = '{\n  "check" : "Checkout \\"API\\"",\n  "n": 1.50\n}';
-    const rawSignature = signatureHeaders({ body: asWritten, secret, deliveryId: 'd', timestamp: 1 })['x-service-signature'] ?? '';
+    const rawSignature =
+      signatureHeaders({ body: asWritten, secret, deliveryId: 'd', timestamp: 1 })['x-service-signature'] ?? '';
     expect(exampleVerifier(asWritten, rawSignature, secret)).toBe(400);
     expect(exampleVerifier(body, 'f'.repeat(64), secret)).toBe(400);
   });

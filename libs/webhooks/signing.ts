@@ -35,7 +35,12 @@ export function standardWebhooksKey(secret: string): Buffer {
 }
 
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, as the Standard Webhooks spec defines it. */
-export function standardWebhooksSignature(secret: string, deliveryId: string, timestamp: number, body: string | Buffer): string {
+export function standardWebhooksSignature(
+  secret: string,
+  deliveryId: string,
+  timestamp: number,
+  body: string | Buffer,
+): string {
   const mac = createHmac('sha256', standardWebhooksKey(secret));
   mac.update(`${deliveryId}.${timestamp}.`);
   mac.update(body);

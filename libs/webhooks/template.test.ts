@@ -1,7 +1,14 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '#core';
-import { bodyContext, compileTemplate, TEMPLATE_MAX_BYTES, templateVariables, validateTemplate, type TemplateContext } from './template.ts';
+import {
+  bodyContext,
+  compileTemplate,
+  TEMPLATE_MAX_BYTES,
+  templateVariables,
+  validateTemplate,
+  type TemplateContext,
+} from './template.ts';
 
 const hostile = 'He said "hi"\\ then\nleft\r\n\ttab \u0001 </script><b>&\'`= ü 漢字 🚨 \u2028';
 const render = (source: string, context: TemplateContext, variables: Record<string, unknown> = { X: hostile }) =>
@@ -55,7 +62,9 @@ describe('encoding of {{X}} by context', () => {
   });
 
   it('a missing variable renders empty (not strict), and numbers and booleans as text', () => {
-    expect(render('[{{MISSING}}][{{N}}][{{B}}][{{Z}}]', 'body-text', { N: 1.5, B: false, Z: 0 })).toBe('[][1.5][false][0]');
+    expect(render('[{{MISSING}}][{{N}}][{{B}}][{{Z}}]', 'body-text', { N: 1.5, B: false, Z: 0 })).toBe(
+      '[][1.5][false][0]',
+    );
   });
 });
 
@@ -74,7 +83,9 @@ describe('bodyContext', () => {
 
 describe('validateTemplate', () => {
   it('accepts a valid template', () => {
-    expect(validateTemplate('{{#each TAGS}}{{this}}{{/each}} {{moment "X"}} {{#if (gt A 1)}}x{{/if}}')).toEqual({ ok: true });
+    expect(validateTemplate('{{#each TAGS}}{{this}}{{/each}} {{moment "X"}} {{#if (gt A 1)}}x{{/if}}')).toEqual({
+      ok: true,
+    });
   });
 
   it.each([
@@ -123,7 +134,11 @@ describe('validateTemplate', () => {
 describe('size limit', () => {
   it('accepts exactly 64 KiB and refuses one byte more', () => {
     expect(validateTemplate('x'.repeat(TEMPLATE_MAX_BYTES))).toEqual({ ok: true });
-    expect(validateTemplate('x'.repeat(TEMPLATE_MAX_BYTES + 1))).toMatchObject({ ok: false, message: 'template is larger than 65536 bytes (64 KiB)', line: 1 });
+    expect(validateTemplate('x'.repeat(TEMPLATE_MAX_BYTES + 1))).toMatchObject({
+      ok: false,
+      message: 'template is larger than 65536 bytes (64 KiB)',
+      line: 1,
+    });
     expect(() => compileTemplate('x'.repeat(TEMPLATE_MAX_BYTES + 1), 'body-text')).toThrow(ValidationError);
   });
 
@@ -174,7 +189,8 @@ describe('prototype access', () => {
 
 describe('templateVariables', () => {
   it('lists the top-level variables read, but not helpers, data or names inside each', () => {
-    const source = '{{A}} {{{B}}} {{uppercase C}} {{#if (gt D 1)}}{{E.x}}{{/if}} {{REGION}} {{#each F}}{{G}}{{@index}}{{/each}} {{@root.H}} {{"I"}} {{tagValue TAGS "k"}}';
+    const source =
+      '{{A}} {{{B}}} {{uppercase C}} {{#if (gt D 1)}}{{E.x}}{{/if}} {{REGION}} {{#each F}}{{G}}{{@index}}{{/each}} {{@root.H}} {{"I"}} {{tagValue TAGS "k"}}';
     expect(templateVariables(source).map((ref) => ref.name)).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'H', 'I', 'TAGS']);
   });
 

@@ -1,6 +1,13 @@
 import Handlebars from 'handlebars';
 import { ValidationError, sha256Hex } from '#core';
-import { collectVariables, findIssue, firstLiteralCharacter, routeThroughHelpers, type TemplateIssue, type VariableReference } from './ast.ts';
+import {
+  collectVariables,
+  findIssue,
+  firstLiteralCharacter,
+  routeThroughHelpers,
+  type TemplateIssue,
+  type VariableReference,
+} from './ast.ts';
 import { HELPER_NAMES, registerHelpers, renderHelpers, type RenderOptions } from './helpers.ts';
 import { parseErrorPosition } from './parse-error.ts';
 
@@ -88,7 +95,11 @@ function sizeIssue(source: string): TemplateIssue | undefined {
   }
   const before = source.slice(0, index);
   const line = before.split('\n').length;
-  return { message: `template is larger than ${TEMPLATE_MAX_BYTES} bytes (64 KiB)`, line, column: index - before.lastIndexOf('\n') };
+  return {
+    message: `template is larger than ${TEMPLATE_MAX_BYTES} bytes (64 KiB)`,
+    line,
+    column: index - before.lastIndexOf('\n'),
+  };
 }
 
 function issueFromError(source: string, error: unknown): TemplateIssue {
@@ -178,7 +189,10 @@ function compile(source: string, context: TemplateContext, field: string): Compi
       return template(data, { ...RUNTIME_OPTIONS, helpers: renderHelpers(options) });
     } catch (error) {
       const { message, line, column } = issueFromError(source, error);
-      throw new ValidationError(`${field}: line ${line}, column ${column}: ${message}`, { cause: error, details: { line, column } });
+      throw new ValidationError(`${field}: line ${line}, column ${column}: ${message}`, {
+        cause: error,
+        details: { line, column },
+      });
     }
   };
 }

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 
-export const alertTypes = ['ALERT_FAILURE', 'ALERT_RECOVERY', 'ALERT_DEGRADED', 'ALERT_DEGRADED_RECOVERY', 'ALERT_SSL'] as const;
+export const alertTypes = [
+  'ALERT_FAILURE',
+  'ALERT_RECOVERY',
+  'ALERT_DEGRADED',
+  'ALERT_DEGRADED_RECOVERY',
+  'ALERT_SSL',
+] as const;
 export type AlertType = (typeof alertTypes)[number];
 
 // Fields that do not apply to an alert (SSL fields on a failure, status code on a browser check)

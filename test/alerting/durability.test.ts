@@ -33,15 +33,25 @@ describe('webhook delivery durability and the address policy', () => {
     let vigil: TestVigil = await startVigil({ dataDir, env });
     const account = await createAccount(vigil);
     const check = (await account.owner.post('/v1/checks', { name: 'durable', checkType: 'API' })).body;
-    const channel = (await account.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'd', url: `${hook.url}/d` } })).body;
+    const channel = (
+      await account.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'd', url: `${hook.url}/d` } })
+    ).body;
     await account.owner.put(`/v1/alert-channels/${channel.id}/subscriptions`, { checkId: check.id, activated: true });
     await vigil.as(vigil.ingestKey).post('/v1/check-results', [failing(account.accountId, check.id)]);
-    await eventually(async () => hook.received.length, (n) => n === 1, 20_000);
+    await eventually(
+      async () => hook.received.length,
+      (n) => n === 1,
+      20_000,
+    );
     await vigil.stop(); // the dispatcher dies with a retry pending
     expect(hook.received).toHaveLength(1);
     vigil = await startVigil({ dataDir, env });
     cleanup.push(() => vigil.stop());
-    await eventually(async () => hook.received.length, (n) => n === 3, 20_000);
+    await eventually(
+      async () => hook.received.length,
+      (n) => n === 3,
+      20_000,
+    );
     expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
     const log = await vigil.as(account.ownerKey).get(`/v1/alert-channels/${channel.id}/deliveries`);
     expect(log.body.map((a: { outcome: string }) => a.outcome)).toEqual(['delivered', 'failed', 'failed']);
@@ -54,14 +64,20 @@ describe('webhook delivery durability and the address policy', () => {
     cleanup.push(() => vigil.stop());
     const account = await createAccount(vigil);
     const check = (await account.owner.post('/v1/checks', { name: 'ssrf', checkType: 'API' })).body;
-    const channel = (await account.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 's', url: `${hook.url}/s` } })).body;
+    const channel = (
+      await account.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 's', url: `${hook.url}/s` } })
+    ).body;
     await account.owner.put(`/v1/alert-channels/${channel.id}/subscriptions`, { checkId: check.id, activated: true });
     const test = await account.owner.post(`/v1/alert-channels/${channel.id}/test`);
     expect(test.body.outcome).toBe('refused');
     expect(test.body.error).toMatch(/127\.0\.0\.1/);
     await vigil.as(vigil.ingestKey).post('/v1/check-results', [failing(account.accountId, check.id)]);
     const log = await eventually(
-      async () => (await account.owner.get(`/v1/alert-channels/${channel.id}/deliveries?outcome=refused`)).body as { error: string; test: boolean }[],
+      async () =>
+        (await account.owner.get(`/v1/alert-channels/${channel.id}/deliveries?outcome=refused`)).body as {
+          error: string;
+          test: boolean;
+        }[],
       (list) => list.some((a) => !a.test),
       20_000,
     );

@@ -15,7 +15,14 @@ export function alertingSuite(name: string, env: () => Record<string, string>): 
     let vigil: TestVigil;
     const receivers: Receiver[] = [];
     beforeAll(async () => {
-      vigil = await startVigil({ env: { VIGIL_WEBHOOK_ALLOW_PRIVATE: 'true', VIGIL_WEBHOOK_RETRY_DELAY_MS: String(RETRY_DELAY_MS), VIGIL_WEBHOOK_TIMEOUT_MS: '3000', ...env() } });
+      vigil = await startVigil({
+        env: {
+          VIGIL_WEBHOOK_ALLOW_PRIVATE: 'true',
+          VIGIL_WEBHOOK_RETRY_DELAY_MS: String(RETRY_DELAY_MS),
+          VIGIL_WEBHOOK_TIMEOUT_MS: '3000',
+          ...env(),
+        },
+      });
     });
     afterAll(async () => {
       for (const receiver of receivers) await receiver.close();
@@ -27,16 +34,53 @@ export function alertingSuite(name: string, env: () => Record<string, string>): 
       receivers.push(r);
       return r;
     };
-    async function setup(options: { channel?: Record<string, unknown>; check?: Record<string, unknown>; alertSettings?: Record<string, unknown>; respond?: Parameters<typeof startReceiver>[0] } = {}) {
+    async function setup(
+      options: {
+        channel?: Record<string, unknown>;
+        check?: Record<string, unknown>;
+        alertSettings?: Record<string, unknown>;
+        respond?: Parameters<typeof startReceiver>[0];
+      } = {},
+    ) {
       const account = await createAccount(vigil);
       if (options.alertSettings) await account.owner.patch('/v1/accounts/me', { alertSettings: options.alertSettings });
-      const check = (await account.owner.post('/v1/checks', { name: 'Checkout API', checkType: 'API', tags: ['prod', 'team:payments'], locations: ['eu-west-1'], ...options.check })).body;
+      const check = (
+        await account.owner.post('/v1/checks', {
+          name: 'Checkout API',
+          checkType: 'API',
+          tags: ['prod', 'team:payments'],
+          locations: ['eu-west-1'],
+          ...options.check,
+        })
+      ).body;
       const hook = await receiver(options.respond);
-      const channel = await account.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'ops', url: `${hook.url}/hook`, webhookSecret: 'topsecret' }, ...options.channel });
+      const channel = await account.owner.post('/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'ops', url: `${hook.url}/hook`, webhookSecret: 'topsecret' },
+        ...options.channel,
+      });
       expect(channel.status, JSON.stringify(channel.body)).toBe(201);
-      expect((await account.owner.put(`/v1/alert-channels/${channel.body.id}/subscriptions`, { checkId: check.id, activated: true })).status).toBe(200);
+      expect(
+        (
+          await account.owner.put(`/v1/alert-channels/${channel.body.id}/subscriptions`, {
+            checkId: check.id,
+            activated: true,
+          })
+        ).status,
+      ).toBe(200);
       const send = async (minutes: number, fields: Record<string, unknown> = {}) => {
-        const result = { id: randomUUID(), accountId: account.accountId, checkId: check.id, checkType: 'API', startedAt: at(minutes), runLocation: 'eu-west-1', hasFailures: false, responseTime: 120, statusCode: 200, ...fields };
+        const result = {
+          id: randomUUID(),
+          accountId: account.accountId,
+          checkId: check.id,
+          checkType: 'API',
+          startedAt: at(minutes),
+          runLocation: 'eu-west-1',
+          hasFailures: false,
+          responseTime: 120,
+          statusCode: 200,
+          ...fields,
+        };
         const response = await vigil.as(vigil.ingestKey).post('/v1/check-results', [result]);
         expect(response.body.accepted, JSON.stringify(response.body)).toBe(1);
         return result;
@@ -47,19 +91,42 @@ export function alertingSuite(name: string, env: () => Record<string, string>): 
     it('delivers ALERT_FAILURE signed both ways, then ALERT_RECOVERY', async () => {
       const { hook, send, check } = await setup();
       await send(0);
-      await send(1, { hasFailures: true, statusCode: 503, statusText: 'Service Unavailable', errorMessage: 'He said "down"\nthen left' });
-      const [failure] = await eventually(async () => hook.ofType('ALERT_FAILURE'), (list) => list.length === 1, 20_000);
+      await send(1, {
+        hasFailures: true,
+        statusCode: 503,
+        statusText: 'Service Unavailable',
+        errorMessage: 'He said "down"\nthen left',
+      });
+      const [failure] = await eventually(
+        async () => hook.ofType('ALERT_FAILURE'),
+        (list) => list.length === 1,
+        20_000,
+      );
       const body = JSON.parse(failure!.body);
-      expect(body).toMatchObject({ CHECK_ID: check.id, CHECK_NAME: 'Checkout API', API_CHECK_RESPONSE_STATUS_CODE: 503, CHECK_ERROR_MESSAGE: 'He said "down"\nthen left', TAGS: ['prod', 'team:payments'] });
+      expect(body).toMatchObject({
+        CHECK_ID: check.id,
+        CHECK_NAME: 'Checkout API',
+        API_CHECK_RESPONSE_STATUS_CODE: 503,
+        CHECK_ERROR_MESSAGE: 'He said "down"\nthen left',
+        TAGS: ['prod', 'team:payments'],
+      });
       const signature = failure!.headers['x-service-signature'];
       expect(signature).toBe(createHmac('sha256', 'topsecret').update(failure!.body).digest('hex'));
-      expect(signature).toBe(createHmac('sha256', 'topsecret').update(JSON.stringify(JSON.parse(failure!.body))).digest('hex'));
+      expect(signature).toBe(
+        createHmac('sha256', 'topsecret')
+          .update(JSON.stringify(JSON.parse(failure!.body)))
+          .digest('hex'),
+      );
       expect(Number(failure!.headers['x-service-timestamp'])).toBeGreaterThan(1_700_000_000);
       expect(failure!.headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
       expect(failure!.headers['user-agent']).toMatch(/^Vigil\//);
       expect(failure!.headers['content-type']).toBe('application/json');
       await send(2);
-      await eventually(async () => hook.ofType('ALERT_RECOVERY'), (list) => list.length === 1, 20_000);
+      await eventually(
+        async () => hook.ofType('ALERT_RECOVERY'),
+        (list) => list.length === 1,
+        20_000,
+      );
       // A replayed result (same id) never alerts twice.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(hook.ofType('ALERT_FAILURE')).toHaveLength(1);
@@ -68,7 +135,11 @@ export function alertingSuite(name: string, env: () => Record<string, string>): 
     it('retries a receiver that fails twice: exactly 3 attempts, spaced by the delay within ±20%', async () => {
       const { hook, send, account, channel } = await setup({ respond: (n) => (n <= 2 ? 500 : 200) });
       await send(0, { hasFailures: true });
-      await eventually(async () => hook.received.length, (n) => n >= 3, 20_000);
+      await eventually(
+        async () => hook.received.length,
+        (n) => n >= 3,
+        20_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 2));
       expect(hook.received).toHaveLength(3);
       const ids = new Set(hook.received.map((r) => r.headers['webhook-id']));
@@ -85,13 +156,19 @@ export function alertingSuite(name: string, env: () => Record<string, string>): 
       ]);
       expect(log.body[1].statusCode).toBe(500);
       expect(log.body[1].responseBody).toBe('nope');
-      expect((await account.owner.get(`/v1/alert-channels/${channel.id}/deliveries?outcome=failed`)).body).toHaveLength(2);
+      expect((await account.owner.get(`/v1/alert-channels/${channel.id}/deliveries?outcome=failed`)).body).toHaveLength(
+        2,
+      );
     });
 
     it('gives up after 6 attempts on a receiver that always fails, and marks the delivery failed', async () => {
       const { hook, send, account, channel } = await setup({ respond: () => 503 });
       await send(0, { hasFailures: true });
-      await eventually(async () => hook.received.length, (n) => n >= 6, 30_000);
+      await eventually(
+        async () => hook.received.length,
+        (n) => n >= 6,
+        30_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 3));
       expect(hook.received).toHaveLength(6);
       const log = (await account.owner.get(`/v1/alert-channels/${channel.id}/deliveries?limit=10`)).body;
@@ -102,24 +179,50 @@ export function alertingSuite(name: string, env: () => Record<string, string>): 
       // A replay makes one more attempt with the same delivery id.
       const replay = await account.owner.post(`/v1/alert-channels/${channel.id}/deliveries/${log[0].deliveryId}/retry`);
       expect(replay.status).toBe(202);
-      await eventually(async () => hook.received.length, (n) => n === 7, 10_000);
+      await eventually(
+        async () => hook.received.length,
+        (n) => n === 7,
+        10_000,
+      );
       expect(hook.received[6]!.headers['webhook-id']).toBe(log[0].deliveryId);
     });
 
     it('sends degraded alerts when asked, and recovery from degraded', async () => {
       const { hook, send } = await setup({ channel: { sendDegraded: true } });
       await send(0, { isDegraded: true, responseTime: 6000 });
-      await eventually(async () => hook.ofType('ALERT_DEGRADED'), (list) => list.length === 1, 20_000);
+      await eventually(
+        async () => hook.ofType('ALERT_DEGRADED'),
+        (list) => list.length === 1,
+        20_000,
+      );
       await send(1, { hasFailures: true });
-      await eventually(async () => hook.ofType('ALERT_FAILURE'), (list) => list.length === 1, 20_000);
+      await eventually(
+        async () => hook.ofType('ALERT_FAILURE'),
+        (list) => list.length === 1,
+        20_000,
+      );
       await send(2);
-      await eventually(async () => hook.ofType('ALERT_RECOVERY'), (list) => list.length === 1, 20_000);
+      await eventually(
+        async () => hook.ofType('ALERT_RECOVERY'),
+        (list) => list.length === 1,
+        20_000,
+      );
     });
 
     it('sends reminders while a check keeps failing, flagged and numbered', async () => {
-      const { hook, send } = await setup({ alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 2 }, reminders: { amount: 2, interval: 1 } } });
+      const { hook, send } = await setup({
+        alertSettings: {
+          escalationType: 'RUN_BASED',
+          runBasedEscalation: { failedRunThreshold: 2 },
+          reminders: { amount: 2, interval: 1 },
+        },
+      });
       for (let minute = 0; minute <= 5; minute++) await send(minute, { hasFailures: true });
-      const failures = await eventually(async () => hook.ofType('ALERT_FAILURE'), (list) => list.length === 3, 20_000);
+      const failures = await eventually(
+        async () => hook.ofType('ALERT_FAILURE'),
+        (list) => list.length === 3,
+        20_000,
+      );
       expect(failures.map((r) => [JSON.parse(r.body).IS_REMINDER, JSON.parse(r.body).REMINDER_SEQUENCE])).toEqual([
         [false, 0],
         [true, 1],
@@ -131,40 +234,83 @@ export function alertingSuite(name: string, env: () => Record<string, string>): 
       const { hook, send } = await setup({ channel: { sslExpiry: true, sslExpiryThreshold: 10 } });
       await send(0, { ssl: { daysRemaining: 5, domain: 'shop.example.com' } });
       await send(1, { ssl: { daysRemaining: 5, domain: 'shop.example.com' } });
-      const [ssl] = await eventually(async () => hook.ofType('ALERT_SSL'), (list) => list.length >= 1, 20_000);
+      const [ssl] = await eventually(
+        async () => hook.ofType('ALERT_SSL'),
+        (list) => list.length >= 1,
+        20_000,
+      );
       expect(JSON.parse(ssl!.body)).toMatchObject({ SSL_DAYS_REMAINING: 5, SSL_CHECK_DOMAIN: 'shop.example.com' });
       await send(60 * 24 + 5, { ssl: { daysRemaining: 4, domain: 'shop.example.com' } });
-      await eventually(async () => hook.ofType('ALERT_SSL'), (list) => list.length === 2, 20_000);
+      await eventually(
+        async () => hook.ofType('ALERT_SSL'),
+        (list) => list.length === 2,
+        20_000,
+      );
     });
 
     it('signs with Standard Webhooks headers for a whsec_ secret, verified by the standardwebhooks library', async () => {
       const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
       const hook = await receiver();
       const { send, account, check } = await setup();
-      const channel = await account.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'sw', url: `${hook.url}/sw`, webhookSecret: secret } });
-      await account.owner.put(`/v1/alert-channels/${channel.body.id}/subscriptions`, { checkId: check.id, activated: true });
+      const channel = await account.owner.post('/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'sw', url: `${hook.url}/sw`, webhookSecret: secret },
+      });
+      await account.owner.put(`/v1/alert-channels/${channel.body.id}/subscriptions`, {
+        checkId: check.id,
+        activated: true,
+      });
       await send(0, { hasFailures: true });
-      const [delivery] = await eventually(async () => hook.ofType('ALERT_FAILURE'), (list) => list.length === 1, 20_000);
+      const [delivery] = await eventually(
+        async () => hook.ofType('ALERT_FAILURE'),
+        (list) => list.length === 1,
+        20_000,
+      );
       const headers = delivery!.headers as Record<string, string>;
       expect(headers['webhook-signature']).toMatch(/^v1,/);
-      expect(verifyStandardWebhook(secret, headers, delivery!.body)).toMatchObject({ ALERT_TYPE: 'ALERT_FAILURE', CHECK_ID: check.id });
-      expect(() => verifyStandardWebhook(secret, headers, delivery!.body.replace('ALERT_FAILURE', 'ALERT_RECOVERY'))).toThrow();
+      expect(verifyStandardWebhook(secret, headers, delivery!.body)).toMatchObject({
+        ALERT_TYPE: 'ALERT_FAILURE',
+        CHECK_ID: check.id,
+      });
+      expect(() =>
+        verifyStandardWebhook(secret, headers, delivery!.body.replace('ALERT_FAILURE', 'ALERT_RECOVERY')),
+      ).toThrow();
     });
 
     it('renders a template with eq, contains, each, moment and variables exactly', async () => {
       const a = await createAccount(vigil);
       await a.owner.post('/v1/variables', { key: 'TEAM', value: 'payments' });
       await a.owner.post('/v1/variables', { key: 'PAGER', value: 'never-shown', secret: true });
-      const template = '{"status":"{{#eq ALERT_TYPE "ALERT_FAILURE"}}DOWN{{else}}UP{{/eq}}","prod":{{#contains TAGS "prod"}}true{{else}}false{{/contains}},"tags":"{{#each TAGS}}{{this}}{{#unless @last}}|{{/unless}}{{/each}}","year":"{{moment "YYYY"}}","team":"{{TEAM}}","pager":"{{PAGER}}"}';
+      const template =
+        '{"status":"{{#eq ALERT_TYPE "ALERT_FAILURE"}}DOWN{{else}}UP{{/eq}}","prod":{{#contains TAGS "prod"}}true{{else}}false{{/contains}},"tags":"{{#each TAGS}}{{this}}{{#unless @last}}|{{/unless}}{{/each}}","year":"{{moment "YYYY"}}","team":"{{TEAM}}","pager":"{{PAGER}}"}';
       const check = (await a.owner.post('/v1/checks', { name: 'c', checkType: 'API', tags: ['prod', 'eu'] })).body;
-      const preview = await a.owner.post('/v1/alert-channels/preview', { config: { name: 'p', url: 'https://hooks.example.com/x', template }, alertType: 'ALERT_FAILURE', checkId: check.id });
+      const preview = await a.owner.post('/v1/alert-channels/preview', {
+        config: { name: 'p', url: 'https://hooks.example.com/x', template },
+        alertType: 'ALERT_FAILURE',
+        checkId: check.id,
+      });
       expect(preview.status, JSON.stringify(preview.body)).toBe(200);
-      expect(preview.body.body).toBe(JSON.stringify({ status: 'DOWN', prod: true, tags: 'prod|eu', year: String(new Date().getUTCFullYear()), team: 'payments', pager: '' }));
+      expect(preview.body.body).toBe(
+        JSON.stringify({
+          status: 'DOWN',
+          prod: true,
+          tags: 'prod|eu',
+          year: String(new Date().getUTCFullYear()),
+          team: 'payments',
+          pager: '',
+        }),
+      );
       expect(preview.body.warnings.join(' ')).toMatch(/PAGER is a secret/);
-      const bad = await a.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'bad', url: 'https://hooks.example.com', template: '{\n  "a": {{#if X}}\n}' } });
+      const bad = await a.owner.post('/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'bad', url: 'https://hooks.example.com', template: '{\n  "a": {{#if X}}\n}' },
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.message).toMatch(/line \d+, column \d+/);
-      const slack = await a.owner.post('/v1/alert-channels', { type: 'SLACK', config: { name: 's', url: 'https://hooks.example.com' } });
+      const slack = await a.owner.post('/v1/alert-channels', {
+        type: 'SLACK',
+        config: { name: 's', url: 'https://hooks.example.com' },
+      });
       expect(slack.status).toBe(400);
       expect(slack.body.message).toMatch(/not supported/);
     });
@@ -172,9 +318,19 @@ export function alertingSuite(name: string, env: () => Record<string, string>): 
     it('masks the webhook secret everywhere and returns test-message details', async () => {
       const hook = await receiver();
       const a = await createAccount(vigil);
-      const created = await a.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 't', url: `${hook.url}/t`, webhookSecret: 'supersecret', headers: [{ key: 'Authorization', value: 'Bearer abc' }] } });
+      const created = await a.owner.post('/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: {
+          name: 't',
+          url: `${hook.url}/t`,
+          webhookSecret: 'supersecret',
+          headers: [{ key: 'Authorization', value: 'Bearer abc' }],
+        },
+      });
       expect(created.body.config.webhookSecret).toBe('********');
-      expect(JSON.stringify((await a.owner.get(`/v1/alert-channels/${created.body.id}`)).body)).not.toContain('supersecret');
+      expect(JSON.stringify((await a.owner.get(`/v1/alert-channels/${created.body.id}`)).body)).not.toContain(
+        'supersecret',
+      );
       const test = await a.owner.post(`/v1/alert-channels/${created.body.id}/test`);
       expect(test.status).toBe(200);
       expect(test.body).toMatchObject({ outcome: 'delivered', statusCode: 200, responseBody: 'ok' });

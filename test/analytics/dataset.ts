@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { checkResultSchema, heartbeatStatuses, type CheckResult, type CheckResultInput, type ResultCheckType } from '#domain';
+import {
+  checkResultSchema,
+  heartbeatStatuses,
+  type CheckResult,
+  type CheckResultInput,
+  type ResultCheckType,
+} from '#domain';
 
 /**
  * A generated, deterministic dataset for the analytics contract suite: one check of every type in
@@ -19,7 +25,14 @@ export interface Dataset {
 
 export const SPAN = { from: Date.UTC(2023, 11, 1), to: Date.UTC(2024, 1, 10) };
 export const LOCATIONS = ['eu-west-1', 'us-east-1', 'ap-south-1'];
-const EDGES = ['2023-12-31T23:59:59.999Z', '2024-01-01T00:00:00.000Z', '2024-01-07T23:59:59.999Z', '2024-01-08T00:00:00.000Z', '2024-01-31T23:59:59.999Z', '2024-02-01T00:00:00.000Z'];
+const EDGES = [
+  '2023-12-31T23:59:59.999Z',
+  '2024-01-01T00:00:00.000Z',
+  '2024-01-07T23:59:59.999Z',
+  '2024-01-08T00:00:00.000Z',
+  '2024-01-31T23:59:59.999Z',
+  '2024-02-01T00:00:00.000Z',
+];
 const STEP_MS = 97 * 60_000;
 
 /** mulberry32: a small seeded generator, so every run of the suite sees the same data. */
@@ -60,9 +73,21 @@ export function generateDataset(seed = 42): Dataset {
     };
     if (type === 'API' || type === 'URL') {
       input.statusCode = maybe(pick([200, 200, 200, 201, 404, 500]), 0.93);
-      input.timings = { wait: maybe(ms(50)), dns: maybe(ms(40)), tcp: maybe(ms(60)), firstByte: maybe(ms(300)), download: maybe(ms(100)) };
+      input.timings = {
+        wait: maybe(ms(50)),
+        dns: maybe(ms(40)),
+        tcp: maybe(ms(60)),
+        firstByte: maybe(ms(300)),
+        download: maybe(ms(100)),
+      };
     }
-    if (type === 'TCP') input.timings = { total: maybe(ms(400), 0.8), dns: maybe(ms(40)), connection: maybe(ms(90)), data: maybe(ms(200)) };
+    if (type === 'TCP')
+      input.timings = {
+        total: maybe(ms(400), 0.8),
+        dns: maybe(ms(40)),
+        connection: maybe(ms(90)),
+        data: maybe(ms(200)),
+      };
     if (type === 'DNS') input.timings = { total: maybe(ms(200), 0.8) };
     if (type === 'BROWSER' || type === 'PLAYWRIGHT') {
       const count = Math.floor(rand() * 4); // 0 to 3 pages; a run with none still counts as a run
@@ -90,12 +115,20 @@ export function generateDataset(seed = 42): Dataset {
 
   const results: CheckResult[] = [];
   for (const type of types) {
-    for (let at = SPAN.from + Math.floor(rand() * STEP_MS); at < SPAN.to; at += STEP_MS - 600_000 + Math.floor(rand() * 1_200_000)) {
+    for (
+      let at = SPAN.from + Math.floor(rand() * STEP_MS);
+      at < SPAN.to;
+      at += STEP_MS - 600_000 + Math.floor(rand() * 1_200_000)
+    ) {
       results.push(result(type, new Date(at).toISOString()));
     }
     for (const edge of EDGES) results.push(result(type, edge));
   }
-  const decoys = types.flatMap((type) => Array.from({ length: 40 }, (_, i) => result(type, new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString(), decoyAccountId)));
+  const decoys = types.flatMap((type) =>
+    Array.from({ length: 40 }, (_, i) =>
+      result(type, new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString(), decoyAccountId),
+    ),
+  );
   // Every seventh result is delivered twice: the store must count it once.
   const inserts = [...results, ...results.filter((_, i) => i % 7 === 0), ...decoys];
   return { accountId, decoyAccountId, checks, results, inserts };

@@ -33,7 +33,10 @@ const NOW = new Date('2024-01-20T12:00:00Z');
 
 const engines = [
   { name: 'duckdb' as const, open: () => createDuckDbAnalyticsStore({ path: join(dir, 'analytics.duckdb'), log }) },
-  { name: 'clickhouse' as const, open: () => createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database, log }) },
+  {
+    name: 'clickhouse' as const,
+    open: () => createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database, log }),
+  },
 ];
 const TYPES: ResultCheckType[] = ['API', 'URL', 'BROWSER', 'MULTI_STEP', 'PLAYWRIGHT', 'TCP', 'DNS', 'HEARTBEAT'];
 const GROUPINGS: [ResultCheckType, 'runLocation' | 'statusCode' | 'pageIndex'][] = [
@@ -53,7 +56,9 @@ const iso = (text: string) => Date.parse(text);
 
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
-  await fetch(services().CLICKHOUSE_URL, { method: 'POST', body: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
+  await fetch(services().CLICKHOUSE_URL, { method: 'POST', body: `DROP DATABASE IF EXISTS ${database}` }).catch(
+    () => undefined,
+  );
 });
 
 describe.each(engines)('analytics reader on $name', ({ name, open }) => {
@@ -76,7 +81,11 @@ describe.each(engines)('analytics reader on $name', ({ name, open }) => {
   const resultsOf = (type: ResultCheckType) => dataset.results.filter((r) => r.checkId === dataset.checks[type]);
 
   async function expectMatches(q: ReferenceQuery, params: RawParams = {}, now = NOW) {
-    const answer = await ask(q.type, { metrics: q.metrics.join(','), from: seconds(q.from), to: seconds(q.to), ...params }, now);
+    const answer = await ask(
+      q.type,
+      { metrics: q.metrics.join(','), from: seconds(q.from), to: seconds(q.to), ...params },
+      now,
+    );
     const expected = referenceAggregate(resultsOf(q.type), q);
     expect(seriesDifferences(answer.series, expected, q.groupBy, tolerance)).toEqual([]);
     return answer;
@@ -94,7 +103,10 @@ describe.each(engines)('analytics reader on $name', ({ name, open }) => {
   });
 
   it.each(GROUPINGS)('%s grouped by %s', async (type, groupBy) => {
-    const answer = await expectMatches({ type, from: SPAN.from, to: SPAN.to, metrics: everyAggregatedMetric(type), groupBy }, { groupBy });
+    const answer = await expectMatches(
+      { type, from: SPAN.from, to: SPAN.to, metrics: everyAggregatedMetric(type), groupBy },
+      { groupBy },
+    );
     expect(answer.series.length).toBeGreaterThan(1);
   });
 
@@ -102,19 +114,46 @@ describe.each(engines)('analytics reader on $name', ({ name, open }) => {
     const from = iso('2024-01-09T20:10:00Z');
     const to = iso('2024-01-10T04:30:00Z');
     for (const interval of [60, 7, 30]) {
-      const answer = await expectMatches({ type: 'API', from, to, interval, metrics: ['responseTime_p95', 'responseTime_avg', 'availability', 'retries'] }, { aggregationInterval: String(interval) });
+      const answer = await expectMatches(
+        {
+          type: 'API',
+          from,
+          to,
+          interval,
+          metrics: ['responseTime_p95', 'responseTime_avg', 'availability', 'retries'],
+        },
+        { aggregationInterval: String(interval) },
+      );
       const data = answer.series[0]!.data;
-      expect(data[0]!.timestamp).toBe(new Date(Math.floor(from / (interval * 60_000)) * interval * 60_000).toISOString());
+      expect(data[0]!.timestamp).toBe(
+        new Date(Math.floor(from / (interval * 60_000)) * interval * 60_000).toISOString(),
+      );
       expect(data.some((point) => point.availability === null)).toBe(true);
       expect(data.some((point) => point.timestamp === '2024-01-10T00:00:00.000Z')).toBe(interval !== 7);
     }
     const days = await expectMatches(
-      { type: 'BROWSER', from, to: iso('2024-01-13T03:00:00Z'), interval: 1440, groupBy: 'runLocation', metrics: ['LCP_p90', 'CLS_avg', 'responseTime_max', 'availability'] },
+      {
+        type: 'BROWSER',
+        from,
+        to: iso('2024-01-13T03:00:00Z'),
+        interval: 1440,
+        groupBy: 'runLocation',
+        metrics: ['LCP_p90', 'CLS_avg', 'responseTime_max', 'availability'],
+      },
       { aggregationInterval: '1440', groupBy: 'runLocation' },
     );
-    expect(days.series[0]!.data.map((point) => point.timestamp)).toEqual(['2024-01-09', '2024-01-10', '2024-01-11', '2024-01-12', '2024-01-13'].map((d) => `${d}T00:00:00.000Z`));
+    expect(days.series[0]!.data.map((point) => point.timestamp)).toEqual(
+      ['2024-01-09', '2024-01-10', '2024-01-11', '2024-01-12', '2024-01-13'].map((d) => `${d}T00:00:00.000Z`),
+    );
     await expectMatches(
-      { type: 'BROWSER', from, to: iso('2024-01-11T00:00:00Z'), interval: 180, groupBy: 'pageIndex', metrics: ['TTFB_median', 'consoleErrors_sum', 'retries'] },
+      {
+        type: 'BROWSER',
+        from,
+        to: iso('2024-01-11T00:00:00Z'),
+        interval: 180,
+        groupBy: 'pageIndex',
+        metrics: ['TTFB_median', 'consoleErrors_sum', 'retries'],
+      },
       { aggregationInterval: '180', groupBy: 'pageIndex' },
     );
   });
@@ -134,7 +173,10 @@ describe.each(engines)('analytics reader on $name', ({ name, open }) => {
   ];
   it.each(ranges)('now %s, %s is [%s, %s) in UTC', async (now, quickRange, from, to) => {
     for (const type of ['API', 'HEARTBEAT'] as const) {
-      const metrics = type === 'API' ? ['responseTime_sum', 'responseTime_p99', 'availability', 'retries'] : ['availability', 'retries'];
+      const metrics =
+        type === 'API'
+          ? ['responseTime_sum', 'responseTime_p99', 'availability', 'retries']
+          : ['availability', 'retries'];
       const answer = await ask(type, { metrics: metrics.join(','), quickRange }, new Date(now));
       expect([answer.from, answer.to]).toEqual([from, to]);
       const expected = referenceAggregate(resultsOf(type), { type, from: iso(from), to: iso(to), metrics });
@@ -152,19 +194,55 @@ describe.each(engines)('analytics reader on $name', ({ name, open }) => {
     const to = iso('2024-01-07T00:00:00Z');
     const pages = [1, 2, 3, 99];
     for (const page of pages) {
-      const q: ReferenceQuery = { type: 'API', from, to, metrics: ['responseTime', 'wait', 'firstByte'], limit: 7, page };
-      const answer = await ask('API', { 'metrics[]': ['responseTime', 'wait'], metrics: 'firstByte', from: seconds(from), to: new Date(to).toISOString(), limit: '7', page: String(page) });
+      const q: ReferenceQuery = {
+        type: 'API',
+        from,
+        to,
+        metrics: ['responseTime', 'wait', 'firstByte'],
+        limit: 7,
+        page,
+      };
+      const answer = await ask('API', {
+        'metrics[]': ['responseTime', 'wait'],
+        metrics: 'firstByte',
+        from: seconds(from),
+        to: new Date(to).toISOString(),
+        limit: '7',
+        page: String(page),
+      });
       const expected = referenceRaw(resultsOf('API'), q);
       expect(expected.length).toBe(page === 99 ? 0 : 7);
       expect(pointDifferences(answer.series[0]!.data, expected, `page ${page}`, tolerance)).toEqual([]);
     }
-    const browser: ReferenceQuery = { type: 'BROWSER', from, to, metrics: ['LCP', 'responseTime', 'CLS'], limit: 9, page: 2 };
-    const answer = await ask('BROWSER', { metrics: ['LCP', 'responseTime,CLS'], from: seconds(from), to: seconds(to), limit: '9', page: '2' });
-    expect(pointDifferences(answer.series[0]!.data, referenceRaw(resultsOf('BROWSER'), browser), 'browser', tolerance)).toEqual([]);
+    const browser: ReferenceQuery = {
+      type: 'BROWSER',
+      from,
+      to,
+      metrics: ['LCP', 'responseTime', 'CLS'],
+      limit: 9,
+      page: 2,
+    };
+    const answer = await ask('BROWSER', {
+      metrics: ['LCP', 'responseTime,CLS'],
+      from: seconds(from),
+      to: seconds(to),
+      limit: '9',
+      page: '2',
+    });
+    expect(
+      pointDifferences(answer.series[0]!.data, referenceRaw(resultsOf('BROWSER'), browser), 'browser', tolerance),
+    ).toEqual([]);
   });
 
   it('pages through the entries of a grouped query', async () => {
-    const base: ReferenceQuery = { type: 'API', from: SPAN.from, to: SPAN.to, metrics: ['responseTime_avg', 'availability'], groupBy: 'runLocation', limit: 2 };
+    const base: ReferenceQuery = {
+      type: 'API',
+      from: SPAN.from,
+      to: SPAN.to,
+      metrics: ['responseTime_avg', 'availability'],
+      groupBy: 'runLocation',
+      limit: 2,
+    };
     const first = await expectMatches({ ...base, page: 1 }, { groupBy: 'runLocation', limit: '2', page: '1' });
     const second = await expectMatches({ ...base, page: 2 }, { groupBy: 'runLocation', limit: '2', page: '2' });
     expect(first.series.length + second.series.length).toBe(3);
@@ -174,25 +252,50 @@ describe.each(engines)('analytics reader on $name', ({ name, open }) => {
   it('filters by status, including heartbeat statuses', async () => {
     const window = { from: SPAN.from, to: SPAN.to };
     for (const statuses of [['success'], ['failure'], ['success', 'failure']]) {
-      const answer = await expectMatches({ type: 'URL', ...window, statuses, metrics: ['availability', 'responseTime_p90', 'retries'] }, { filterByStatus: statuses });
+      const answer = await expectMatches(
+        { type: 'URL', ...window, statuses, metrics: ['availability', 'responseTime_p90', 'retries'] },
+        { filterByStatus: statuses },
+      );
       const availability = answer.series[0]!.data[0]!.availability;
       if (statuses.length === 1) expect(availability).toBe(statuses[0] === 'success' ? 100 : 0);
     }
     for (const statuses of [['FAILING', 'LATE'], ['RECEIVED'], ['EARLY', 'GRACE']]) {
-      await expectMatches({ type: 'HEARTBEAT', ...window, statuses, metrics: ['availability', 'retries'] }, { 'filterByStatus[]': statuses });
+      await expectMatches(
+        { type: 'HEARTBEAT', ...window, statuses, metrics: ['availability', 'retries'] },
+        { 'filterByStatus[]': statuses },
+      );
     }
   });
 
   it('never counts another account’s results, even under the same check id', async () => {
-    const decoy = dataset.inserts.filter((r) => r.accountId === dataset.decoyAccountId && r.checkId === dataset.checks.API);
-    const request = parseAnalyticsParams({ metrics: 'retries,responseTime_sum', from: seconds(SPAN.from), to: seconds(SPAN.to) }, { checkType: 'API', now: NOW });
-    const answer = await reader.read({ ...request, accountId: dataset.decoyAccountId, checkId: dataset.checks.API, checkType: 'API' });
-    const expected = referenceAggregate(decoy, { type: 'API', from: SPAN.from, to: SPAN.to, metrics: ['retries', 'responseTime_sum'] });
+    const decoy = dataset.inserts.filter(
+      (r) => r.accountId === dataset.decoyAccountId && r.checkId === dataset.checks.API,
+    );
+    const request = parseAnalyticsParams(
+      { metrics: 'retries,responseTime_sum', from: seconds(SPAN.from), to: seconds(SPAN.to) },
+      { checkType: 'API', now: NOW },
+    );
+    const answer = await reader.read({
+      ...request,
+      accountId: dataset.decoyAccountId,
+      checkId: dataset.checks.API,
+      checkType: 'API',
+    });
+    const expected = referenceAggregate(decoy, {
+      type: 'API',
+      from: SPAN.from,
+      to: SPAN.to,
+      metrics: ['retries', 'responseTime_sum'],
+    });
     expect(seriesDifferences(answer.series, expected, undefined, tolerance)).toEqual([]);
   });
 
   it('answers a window without runs with nulls', async () => {
-    const answer = await ask('DNS', { metrics: 'availability,retries,total_p95', from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z' });
+    const answer = await ask('DNS', {
+      metrics: 'availability,retries,total_p95',
+      from: '2030-01-01T00:00:00Z',
+      to: '2030-01-02T00:00:00Z',
+    });
     expect(answer.series).toEqual([{ data: [{ availability: null, retries: null, total_p95: null }] }]);
   });
 });

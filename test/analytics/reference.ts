@@ -36,7 +36,12 @@ export const referenceBases: Record<ResultCheckType, Record<string, Sample>> = {
   },
   MULTI_STEP: { responseTime: { run: (r) => r.responseTime } },
   PLAYWRIGHT: { responseTime: { run: (r) => r.responseTime } },
-  TCP: { total, dns: { run: (r) => r.timings?.dns }, connection: { run: (r) => r.timings?.connection }, data: { run: (r) => r.timings?.data } },
+  TCP: {
+    total,
+    dns: { run: (r) => r.timings?.dns },
+    connection: { run: (r) => r.timings?.connection },
+    data: { run: (r) => r.timings?.data },
+  },
   DNS: { total },
   HEARTBEAT: {},
 };
@@ -44,7 +49,11 @@ export const referenceBases: Record<ResultCheckType, Record<string, Sample>> = {
 export const SUFFIXES = ['avg', 'max', 'median', 'min', 'p50', 'p90', 'p95', 'p99', 'stddev', 'sum'];
 
 export function everyAggregatedMetric(type: ResultCheckType): string[] {
-  return ['availability', 'retries', ...Object.keys(referenceBases[type]).flatMap((base) => SUFFIXES.map((suffix) => `${base}_${suffix}`))];
+  return [
+    'availability',
+    'retries',
+    ...Object.keys(referenceBases[type]).flatMap((base) => SUFFIXES.map((suffix) => `${base}_${suffix}`)),
+  ];
 }
 
 /** numpy.percentile(values, 100 * q), method 'linear'. */
@@ -110,7 +119,12 @@ export function referenceAggregate(results: CheckResult[], q: ReferenceQuery): R
   const units: Unit[] =
     q.groupBy === 'pageIndex'
       ? runs.flatMap((run) => (run.pages ?? []).map((page) => ({ run, pages: [page], group: page.index })))
-      : runs.map((run) => ({ run, pages: run.pages ?? [], group: q.groupBy === 'runLocation' ? run.runLocation : q.groupBy === 'statusCode' ? (run.statusCode ?? null) : 0 }));
+      : runs.map((run) => ({
+          run,
+          pages: run.pages ?? [],
+          group:
+            q.groupBy === 'runLocation' ? run.runLocation : q.groupBy === 'statusCode' ? (run.statusCode ?? null) : 0,
+        }));
   const groups = q.groupBy === undefined ? [0] : [...new Set(units.map((u) => u.group))].sort(compare);
   const size = (q.interval ?? 0) * 60_000;
   const buckets: number[] = [];
@@ -120,7 +134,8 @@ export function referenceAggregate(results: CheckResult[], q: ReferenceQuery): R
   return groups.slice(first, first + limit).map((group) => {
     const mine = units.filter((u) => u.group === group);
     const data = (size > 0 ? buckets : [null]).map((bucket) => {
-      const here = bucket === null ? mine : mine.filter((u) => Math.floor(Date.parse(u.run.startedAt) / size) * size === bucket);
+      const here =
+        bucket === null ? mine : mine.filter((u) => Math.floor(Date.parse(u.run.startedAt) / size) * size === bucket);
       const point: Point = bucket === null ? {} : { timestamp: new Date(bucket).toISOString() };
       for (const metric of q.metrics) point[metric] = metricValue(q.type, metric, here);
       return point;
@@ -145,22 +160,33 @@ function metricValue(type: ResultCheckType, metric: string, units: Unit[]): numb
   const cut = metric.lastIndexOf('_');
   const sample = referenceBases[type][metric.slice(0, cut)];
   if (!sample) throw new Error(`reference has no metric ${metric} for ${type}`);
-  const values = 'run' in sample ? units.map((u) => sample.run(u.run)) : units.flatMap((u) => u.pages.map((p) => sample.page(p)));
-  return aggregate(values.filter((v): v is number => v !== undefined), metric.slice(cut + 1));
+  const values =
+    'run' in sample ? units.map((u) => sample.run(u.run)) : units.flatMap((u) => u.pages.map((p) => sample.page(p)));
+  return aggregate(
+    values.filter((v): v is number => v !== undefined),
+    metric.slice(cut + 1),
+  );
 }
 
 /** Raw runs newest first (ties by id, descending); page metrics give one row per page. */
 export function referenceRaw(results: CheckResult[], q: ReferenceQuery): Point[] {
   const bases = q.metrics.map((name) => ({ name, sample: referenceBases[q.type][name]! }));
   const perPage = bases.some((b) => 'page' in b.sample);
-  const runs = results.filter((r) => inQuery(r, q)).sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || (a.id < b.id ? 1 : -1));
+  const runs = results
+    .filter((r) => inQuery(r, q))
+    .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || (a.id < b.id ? 1 : -1));
   const rows = runs.flatMap((run) => {
     const base = { startedAt: run.startedAt, resultId: run.id, runLocation: run.runLocation };
     const value = (sample: Sample, page?: Page) => ('run' in sample ? sample.run(run) : sample.page(page!)) ?? null;
     if (!perPage) return [{ ...base, ...Object.fromEntries(bases.map((b) => [b.name, value(b.sample)])) }];
     return [...(run.pages ?? [])]
       .sort((a, b) => a.index - b.index)
-      .map((page) => ({ ...base, pageIndex: page.index, pageUrl: page.url, ...Object.fromEntries(bases.map((b) => [b.name, value(b.sample, page)])) }));
+      .map((page) => ({
+        ...base,
+        pageIndex: page.index,
+        pageUrl: page.url,
+        ...Object.fromEntries(bases.map((b) => [b.name, value(b.sample, page)])),
+      }));
   });
   const limit = q.limit ?? 10;
   return rows.slice(((q.page ?? 1) - 1) * limit, (q.page ?? 1) * limit);

@@ -14,7 +14,8 @@ const ids: Record<string, string> = {};
 
 async function check(owner: ApiClient, name: string, checkType: string): Promise<string> {
   const created = await owner.post<{ id: string }>('/v1/checks', { name, checkType });
-  if (created.status !== 201) throw new Error(`check creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`check creation failed: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.id;
 }
 
@@ -42,7 +43,13 @@ beforeAll(async () => {
   ids.foreign = await check(b.owner, 'B multistep', 'MULTI_STEP');
   const startedAt = new Date(Date.now() - 3_600_000).toISOString();
   await vigil.running.platform.analytics!.insert([
-    sampleCheckResult({ accountId: a.accountId, checkId: ids.multistep, checkType: 'MULTI_STEP', startedAt, responseTime: 1200 }),
+    sampleCheckResult({
+      accountId: a.accountId,
+      checkId: ids.multistep,
+      checkType: 'MULTI_STEP',
+      startedAt,
+      responseTime: 1200,
+    }),
     sampleCheckResult({ accountId: a.accountId, checkId: ids.api, checkType: 'API', startedAt, responseTime: 80 }),
   ]);
 });

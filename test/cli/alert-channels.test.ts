@@ -27,7 +27,9 @@ beforeAll(async () => {
     request.on('end', () => {
       received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body });
       const failing = request.url?.startsWith('/fail') === true;
-      response.writeHead(failing ? 503 : 200, { 'content-type': 'text/plain' }).end(failing ? 'down for maintenance' : 'thanks');
+      response
+        .writeHead(failing ? 503 : 200, { 'content-type': 'text/plain' })
+        .end(failing ? 'down for maintenance' : 'thanks');
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -52,8 +54,39 @@ describe.concurrent('alert-channels', () => {
   it('create, ls, get with the secret masked', async ({ expect }) => {
     const { env } = await ownerEnv();
     const [ops, slack] = await Promise.all([
-      vigil(['alert-channels', 'create', '--name', 'Ops', '--url', `${receiverUrl}/ops`, '--secret', SECRET, '--header', 'X-Team: ops', '--send-degraded'], { env }),
-      vigil(['alert-channels', 'create', '--name', 'Chat', '--url', `${receiverUrl}/chat`, '--method', 'PUT', '--template', '{"text":"{{ALERT_TITLE}}"}', '--no-send-recovery', '--json'], { env }),
+      vigil(
+        [
+          'alert-channels',
+          'create',
+          '--name',
+          'Ops',
+          '--url',
+          `${receiverUrl}/ops`,
+          '--secret',
+          SECRET,
+          '--header',
+          'X-Team: ops',
+          '--send-degraded',
+        ],
+        { env },
+      ),
+      vigil(
+        [
+          'alert-channels',
+          'create',
+          '--name',
+          'Chat',
+          '--url',
+          `${receiverUrl}/chat`,
+          '--method',
+          'PUT',
+          '--template',
+          '{"text":"{{ALERT_TITLE}}"}',
+          '--no-send-recovery',
+          '--json',
+        ],
+        { env },
+      ),
     ]);
     expect(ops.stderr).toBe('');
     expect(ops.code).toBe(0);
@@ -61,7 +94,12 @@ describe.concurrent('alert-channels', () => {
     expect(ops.stdout).not.toContain(SECRET);
     const opsId = idOf(ops);
     const chat = JSON.parse(slack.stdout);
-    expect(chat).toMatchObject({ type: 'WEBHOOK', sendFailure: true, sendRecovery: false, config: { name: 'Chat', method: 'PUT', template: '{"text":"{{ALERT_TITLE}}"}', webhookSecret: null } });
+    expect(chat).toMatchObject({
+      type: 'WEBHOOK',
+      sendFailure: true,
+      sendRecovery: false,
+      config: { name: 'Chat', method: 'PUT', template: '{"text":"{{ALERT_TITLE}}"}', webhookSecret: null },
+    });
 
     const [ls, lsJson, get, getJson] = await Promise.all([
       vigil(['alert-channels', 'ls'], { env }),
@@ -72,9 +110,15 @@ describe.concurrent('alert-channels', () => {
     const lines = ls.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+NAME\s+TYPE\s+METHOD\s+URL\s+SENDS$/);
     expect(lines).toHaveLength(3);
-    expect(ls.stdout).toMatch(new RegExp(`^${opsId}\\s+Ops\\s+WEBHOOK\\s+POST\\s+${receiverUrl}/ops\\s+failure, recovery, degraded$`, 'm'));
-    expect(ls.stdout).toMatch(new RegExp(`^${chat.id}\\s+Chat\\s+WEBHOOK\\s+PUT\\s+${receiverUrl}/chat\\s+failure$`, 'm'));
-    expect((JSON.parse(lsJson.stdout) as Array<{ id: string }>).map((channel) => channel.id).sort()).toEqual([opsId, chat.id].sort());
+    expect(ls.stdout).toMatch(
+      new RegExp(`^${opsId}\\s+Ops\\s+WEBHOOK\\s+POST\\s+${receiverUrl}/ops\\s+failure, recovery, degraded$`, 'm'),
+    );
+    expect(ls.stdout).toMatch(
+      new RegExp(`^${chat.id}\\s+Chat\\s+WEBHOOK\\s+PUT\\s+${receiverUrl}/chat\\s+failure$`, 'm'),
+    );
+    expect((JSON.parse(lsJson.stdout) as Array<{ id: string }>).map((channel) => channel.id).sort()).toEqual(
+      [opsId, chat.id].sort(),
+    );
 
     expect(get.code).toBe(0);
     expect(get.stdout).toMatch(/^config\.webhookSecret\s+\*{8}$/m);
@@ -84,10 +128,26 @@ describe.concurrent('alert-channels', () => {
     expect(JSON.parse(getJson.stdout).config.webhookSecret).toBe('********');
   });
 
-  it('test delivers a signed sample alert to the receiver; a failing receiver exits 1; deliveries lists both attempts', async ({ expect }) => {
+  it('test delivers a signed sample alert to the receiver; a failing receiver exits 1; deliveries lists both attempts', async ({
+    expect,
+  }) => {
     const { env } = await ownerEnv();
     const [good, bad] = await Promise.all([
-      vigil(['alert-channels', 'create', '--name', 'Good', '--url', `${receiverUrl}/good`, '--secret', SECRET, '--header', 'X-Team: ops'], { env }),
+      vigil(
+        [
+          'alert-channels',
+          'create',
+          '--name',
+          'Good',
+          '--url',
+          `${receiverUrl}/good`,
+          '--secret',
+          SECRET,
+          '--header',
+          'X-Team: ops',
+        ],
+        { env },
+      ),
       vigil(['alert-channels', 'create', '--name', 'Bad', '--url', `${receiverUrl}/fail`], { env }),
     ]);
     const goodId = idOf(good);
@@ -107,7 +167,13 @@ describe.concurrent('alert-channels', () => {
     expect(delivered.stdout).toMatch(/^Response\s+thanks$/m);
 
     const answer = JSON.parse(deliveredJson.stdout);
-    expect(answer).toMatchObject({ outcome: 'delivered', statusCode: 200, responseBody: 'thanks', error: null, request: { url: `${receiverUrl}/good` } });
+    expect(answer).toMatchObject({
+      outcome: 'delivered',
+      statusCode: 200,
+      responseBody: 'thanks',
+      error: null,
+      request: { url: `${receiverUrl}/good` },
+    });
     expect(JSON.parse(answer.request.body)).toMatchObject({ ALERT_TYPE: 'ALERT_FAILURE' });
 
     expect(failed.code).toBe(1);
@@ -135,22 +201,55 @@ describe.concurrent('alert-channels', () => {
     const lines = log.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^AT\s+DELIVERY\s+ALERT\s+ATTEMPT\s+OUTCOME\s+STATUS\s+MS\s+ERROR$/);
     expect(lines).toHaveLength(3);
-    for (const line of lines.slice(1)) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z\s+[0-9a-f-]{36}\s+ALERT_FAILURE \(test\)\s+1\s+delivered\s+200\s+\d+\s+-$/);
+    for (const line of lines.slice(1))
+      expect(line).toMatch(
+        /^\d{4}-\d\d-\d\dT\S+Z\s+[0-9a-f-]{36}\s+ALERT_FAILURE \(test\)\s+1\s+delivered\s+200\s+\d+\s+-$/,
+      );
 
     const [latest] = JSON.parse(logJson.stdout);
     expect(JSON.parse(logJson.stdout)).toHaveLength(1);
-    expect(latest).toMatchObject({ channelId: goodId, alertType: 'ALERT_FAILURE', attempt: 1, outcome: 'delivered', statusCode: 200, error: null, responseBody: 'thanks', test: true });
-    expect(Object.keys(latest).sort()).toEqual(['alertType', 'at', 'attempt', 'channelId', 'checkId', 'deliveryId', 'durationMs', 'error', 'outcome', 'responseBody', 'statusCode', 'test']);
+    expect(latest).toMatchObject({
+      channelId: goodId,
+      alertType: 'ALERT_FAILURE',
+      attempt: 1,
+      outcome: 'delivered',
+      statusCode: 200,
+      error: null,
+      responseBody: 'thanks',
+      test: true,
+    });
+    expect(Object.keys(latest).sort()).toEqual([
+      'alertType',
+      'at',
+      'attempt',
+      'channelId',
+      'checkId',
+      'deliveryId',
+      'durationMs',
+      'error',
+      'outcome',
+      'responseBody',
+      'statusCode',
+      'test',
+    ]);
 
     const failures = JSON.parse(failedOnly.stdout);
     expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatchObject({ channelId: badId, outcome: 'failed', statusCode: 503, responseBody: 'down for maintenance', test: true });
+    expect(failures[0]).toMatchObject({
+      channelId: badId,
+      outcome: 'failed',
+      statusCode: 503,
+      responseBody: 'down for maintenance',
+      test: true,
+    });
     expect(deliveredOnly.code).toBe(0);
     expect(deliveredOnly.stdout).toBe('');
     expect(deliveredOnly.stderr).toContain('(none)');
   });
 
-  it('usage and API errors: no --url, a bad --outcome, an unknown channel, a URL that is not http', async ({ expect }) => {
+  it('usage and API errors: no --url, a bad --outcome, an unknown channel, a URL that is not http', async ({
+    expect,
+  }) => {
     const { env } = await ownerEnv();
     const [noUrl, badOutcome, unknown, badUrl] = await Promise.all([
       vigil(['alert-channels', 'create', '--name', 'X'], { env }),

@@ -25,16 +25,53 @@ describe.concurrent('checks', () => {
   it('create, ls with --type and --tag, get, rm', async ({ expect }) => {
     const { env } = await ownerEnv();
     const created = await Promise.all([
-      vigil(['checks', 'create', '--name', 'Login API', '--type', 'API', '--frequency', '5', '--tag', 'prod,auth', '--location', 'eu-west-1', '--degraded-ms', '800', '--max-ms', '2000'], { env }),
+      vigil(
+        [
+          'checks',
+          'create',
+          '--name',
+          'Login API',
+          '--type',
+          'API',
+          '--frequency',
+          '5',
+          '--tag',
+          'prod,auth',
+          '--location',
+          'eu-west-1',
+          '--degraded-ms',
+          '800',
+          '--max-ms',
+          '2000',
+        ],
+        { env },
+      ),
       vigil(['checks', 'create', '--name', 'Homepage', '--type', 'URL', '--tag', 'prod', '--json'], { env }),
-      vigil(['checks', 'create', '--data', '{"name":"Staging API","checkType":"API","tags":["staging"]}', '--muted', '--no-activated'], { env }),
+      vigil(
+        [
+          'checks',
+          'create',
+          '--data',
+          '{"name":"Staging API","checkType":"API","tags":["staging"]}',
+          '--muted',
+          '--no-activated',
+        ],
+        { env },
+      ),
     ]);
     expect(created.map((run) => run.stderr)).toEqual(['', '', '']);
     expect(created.map((run) => run.code)).toEqual([0, 0, 0]);
     expect(created[0]!.stdout).toMatch(new RegExp(`^Created API check Login API: ${UUID.source}\n$`));
     const loginId = createdId(created[0]!.stdout);
     const homepage = JSON.parse(created[1]!.stdout);
-    expect(homepage).toMatchObject({ name: 'Homepage', checkType: 'URL', tags: ['prod'], frequency: 10, activated: true, muted: false });
+    expect(homepage).toMatchObject({
+      name: 'Homepage',
+      checkType: 'URL',
+      tags: ['prod'],
+      frequency: 10,
+      activated: true,
+      muted: false,
+    });
     const stagingId = createdId(created[2]!.stdout);
 
     const [ls, apiOnly, prodOnly, prodApi, get, getJson] = await Promise.all([
@@ -51,7 +88,8 @@ describe.concurrent('checks', () => {
     expect(lines).toHaveLength(4);
     expect(ls.stdout).toMatch(new RegExp(`^${loginId}\\s+Login API\\s+API\\s+5m\\s+yes\\s+no\\s+prod, auth$`, 'm'));
     expect(ls.stdout).toMatch(new RegExp(`^${stagingId}\\s+Staging API\\s+API\\s+10m\\s+no\\s+yes\\s+staging$`, 'm'));
-    const names = (run: { stdout: string }) => (JSON.parse(run.stdout) as Array<{ name: string }>).map((check) => check.name).sort();
+    const names = (run: { stdout: string }) =>
+      (JSON.parse(run.stdout) as Array<{ name: string }>).map((check) => check.name).sort();
     expect(names(apiOnly)).toEqual(['Login API', 'Staging API']);
     expect(names(prodOnly)).toEqual(['Homepage', 'Login API']);
     expect(prodApi.stdout.trimEnd().split('\n')).toHaveLength(2);
@@ -62,24 +100,37 @@ describe.concurrent('checks', () => {
     expect(get.stdout).toMatch(/^locations\s+eu-west-1$/m);
     expect(get.stdout).toMatch(/^degradedResponseTime\s+800$/m);
     expect(get.stdout).toMatch(/^maxResponseTime\s+2000$/m);
-    expect(JSON.parse(getJson.stdout)).toMatchObject({ id: stagingId, name: 'Staging API', activated: false, muted: true, tags: ['staging'] });
+    expect(JSON.parse(getJson.stdout)).toMatchObject({
+      id: stagingId,
+      name: 'Staging API',
+      activated: false,
+      muted: true,
+      tags: ['staging'],
+    });
 
     const rm = await vigil(['checks', 'rm', loginId], { env });
     expect(rm).toMatchObject({ code: 0, stdout: `Deleted check ${loginId}\n` });
-    const [gone, after] = await Promise.all([vigil(['checks', 'get', loginId], { env }), vigil(['checks', 'ls', '--type', 'API', '--json'], { env })]);
+    const [gone, after] = await Promise.all([
+      vigil(['checks', 'get', loginId], { env }),
+      vigil(['checks', 'ls', '--type', 'API', '--json'], { env }),
+    ]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('not found');
     expect(names(after)).toEqual(['Staging API']);
   });
 
-  it('create without --type is a usage error; a bad --type and an API validation error are reported', async ({ expect }) => {
+  it('create without --type is a usage error; a bad --type and an API validation error are reported', async ({
+    expect,
+  }) => {
     const { env } = await ownerEnv();
     const [noType, badType, badFrequency, invalid] = await Promise.all([
       vigil(['checks', 'create', '--name', 'No type'], { env }),
       vigil(['checks', 'ls', '--type', 'SMTP'], { env }),
       vigil(['checks', 'create', '--name', 'X', '--type', 'API', '--frequency', '7'], { env }),
       // Degraded above max: only the API knows that rule.
-      vigil(['checks', 'create', '--name', 'Slow', '--type', 'API', '--degraded-ms', '3000', '--max-ms', '1000'], { env }),
+      vigil(['checks', 'create', '--name', 'Slow', '--type', 'API', '--degraded-ms', '3000', '--max-ms', '1000'], {
+        env,
+      }),
     ]);
     expect([noType.code, badType.code, badFrequency.code]).toEqual([2, 2, 2]);
     expect(noType.stderr).toContain('A check needs --name and --type');
@@ -97,7 +148,23 @@ describe.concurrent('check-groups', () => {
   it('create, ls, get, rm; rm of a group that still has checks is the API 409', async ({ expect }) => {
     const { env } = await ownerEnv();
     const [created, json] = await Promise.all([
-      vigil(['check-groups', 'create', '--name', 'Checkout', '--tag', 'shop', '--runtime', '2025.04', '--var', 'BASE_URL=https://shop.example.com', '--locked-var', 'TOKEN=abc'], { env }),
+      vigil(
+        [
+          'check-groups',
+          'create',
+          '--name',
+          'Checkout',
+          '--tag',
+          'shop',
+          '--runtime',
+          '2025.04',
+          '--var',
+          'BASE_URL=https://shop.example.com',
+          '--locked-var',
+          'TOKEN=abc',
+        ],
+        { env },
+      ),
       vigil(['check-groups', 'create', '--name', 'Empty', '--json'], { env }),
     ]);
     expect(created.stderr).toBe('');
@@ -128,7 +195,10 @@ describe.concurrent('check-groups', () => {
     const cart = JSON.parse(inGroup.stdout);
     expect(cart.groupId).toBe(checkoutId);
 
-    const [busy, removed] = await Promise.all([vigil(['check-groups', 'rm', checkoutId], { env }), vigil(['check-groups', 'rm', empty.id, '--json'], { env })]);
+    const [busy, removed] = await Promise.all([
+      vigil(['check-groups', 'rm', checkoutId], { env }),
+      vigil(['check-groups', 'rm', empty.id, '--json'], { env }),
+    ]);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain(`check group ${checkoutId} still has 1 check(s); move or delete them first`);
     expect(busy.stdout).toBe('');

@@ -24,19 +24,42 @@ const ownerEnv = () => baseOwnerEnv(server);
 const ANSI = '\u001b[';
 
 describe.concurrent('credentials', () => {
-  it('admin create-account --login stores the owner key (0600); whoami shows the account, plan and URL', async ({ expect }) => {
+  it('admin create-account --login stores the owner key (0600); whoami shows the account, plan and URL', async ({
+    expect,
+  }) => {
     const configDir = tempDir();
     const env = userEnv(server.url, configDir, { VIGIL_ADMIN_KEY: server.adminKey });
-    const created = await vigil(['admin', 'create-account', '--name', 'Acme CLI', '--owner-email', 'ops@acme.test', '--plan', 'enterprise', '--login', '--json'], { env });
+    const created = await vigil(
+      [
+        'admin',
+        'create-account',
+        '--name',
+        'Acme CLI',
+        '--owner-email',
+        'ops@acme.test',
+        '--plan',
+        'enterprise',
+        '--login',
+        '--json',
+      ],
+      { env },
+    );
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const body = JSON.parse(created.stdout);
-    expect(body).toMatchObject({ account: { name: 'Acme CLI', plan: 'enterprise' }, owner: { email: 'ops@acme.test' } });
+    expect(body).toMatchObject({
+      account: { name: 'Acme CLI', plan: 'enterprise' },
+      owner: { email: 'ops@acme.test' },
+    });
     expect(body.apiKey.key).toMatch(/^vgl_/);
 
     const file = join(configDir, 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ apiUrl: server.url, apiKey: body.apiKey.key, accountId: body.account.id });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      apiUrl: server.url,
+      apiKey: body.apiKey.key,
+      accountId: body.account.id,
+    });
 
     const whoami = await vigil(['whoami'], { env: userEnv(server.url, configDir) });
     expect(whoami.code).toBe(0);
@@ -48,42 +71,65 @@ describe.concurrent('credentials', () => {
     expect(whoami.stdout).not.toContain(ANSI);
 
     const json = JSON.parse((await vigil(['whoami', '--json'], { env: userEnv(server.url, configDir) })).stdout);
-    expect(json).toMatchObject({ account: { id: body.account.id, plan: 'enterprise' }, apiUrl: server.url, key: { source: 'config file', name: 'default', type: 'user' } });
+    expect(json).toMatchObject({
+      account: { id: body.account.id, plan: 'enterprise' },
+      apiUrl: server.url,
+      key: { source: 'config file', name: 'default', type: 'user' },
+    });
   });
 
-  it('admin create-account without VIGIL_ADMIN_KEY is a usage error; with a user key it is the API 403', async ({ expect }) => {
+  it('admin create-account without VIGIL_ADMIN_KEY is a usage error; with a user key it is the API 403', async ({
+    expect,
+  }) => {
     const configDir = tempDir();
-    const missing = await vigil(['admin', 'create-account', '--name', 'X', '--owner-email', 'x@example.com'], { env: userEnv(server.url, configDir) });
+    const missing = await vigil(['admin', 'create-account', '--name', 'X', '--owner-email', 'x@example.com'], {
+      env: userEnv(server.url, configDir),
+    });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('VIGIL_ADMIN_KEY');
     const { account } = await ownerEnv();
-    const forbidden = await vigil(['admin', 'create-account', '--name', 'X', '--owner-email', 'x@example.com'], { env: userEnv(server.url, configDir, { VIGIL_ADMIN_KEY: account.ownerKey }) });
+    const forbidden = await vigil(['admin', 'create-account', '--name', 'X', '--owner-email', 'x@example.com'], {
+      env: userEnv(server.url, configDir, { VIGIL_ADMIN_KEY: account.ownerKey }),
+    });
     expect(forbidden.code).toBe(1);
     expect(forbidden.stderr).toContain('This route needs the platform admin key');
   });
 
-  it('login reads the key from stdin and stores key, account and URL; the variables override what is stored', async ({ expect }) => {
+  it('login reads the key from stdin and stores key, account and URL; the variables override what is stored', async ({
+    expect,
+  }) => {
     const account = await createAccount(server);
     const configDir = tempDir();
     // A stored URL that is wrong on purpose: a URL from the environment must win over it.
-    const login = await vigil(['login', '--api-url', server.url], { env: { VIGIL_CONFIG_DIR: configDir }, input: `${account.ownerKey}\n` });
+    const login = await vigil(['login', '--api-url', server.url], {
+      env: { VIGIL_CONFIG_DIR: configDir },
+      input: `${account.ownerKey}\n`,
+    });
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
     expect(login.stdout).toContain(account.accountId);
     const file = join(configDir, 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ apiUrl: server.url, apiKey: account.ownerKey, accountId: account.accountId });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      apiUrl: server.url,
+      apiKey: account.ownerKey,
+      accountId: account.accountId,
+    });
 
     const stored = await vigil(['whoami', '--json'], { env: { VIGIL_CONFIG_DIR: configDir } });
     expect(stored.code).toBe(0);
     expect(JSON.parse(stored.stdout).account.id).toBe(account.accountId);
 
-    const wrongKey = await vigil(['whoami'], { env: { VIGIL_CONFIG_DIR: configDir, VIGIL_API_KEY: 'vgl_' + 'x'.repeat(43) } });
+    const wrongKey = await vigil(['whoami'], {
+      env: { VIGIL_CONFIG_DIR: configDir, VIGIL_API_KEY: 'vgl_' + 'x'.repeat(43) },
+    });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toContain('Unknown or deleted API key');
     expect(wrongKey.stdout).toBe('');
 
-    const wrongUrl = await vigil(['whoami'], { env: { VIGIL_CONFIG_DIR: configDir, VIGIL_API_URL: 'http://127.0.0.1:9' } });
+    const wrongUrl = await vigil(['whoami'], {
+      env: { VIGIL_CONFIG_DIR: configDir, VIGIL_API_URL: 'http://127.0.0.1:9' },
+    });
     expect(wrongUrl.code).toBe(1);
     expect(wrongUrl.stderr).toContain('Cannot reach http://127.0.0.1:9');
   });
@@ -96,7 +142,9 @@ describe.concurrent('credentials', () => {
     const ambiguous = await vigil(['login', '--key', first.ownerKey], { env: userEnv(server.url, configDir) });
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('--account');
-    const picked = await vigil(['login', '--key', first.ownerKey, '--account', second.accountId, '--json'], { env: userEnv(server.url, configDir) });
+    const picked = await vigil(['login', '--key', first.ownerKey, '--account', second.accountId, '--json'], {
+      env: userEnv(server.url, configDir),
+    });
     expect(picked.code).toBe(0);
     expect(JSON.parse(picked.stdout)).toMatchObject({ accountId: second.accountId, apiUrl: server.url });
     const none = await vigil(['env', 'ls'], { env: userEnv(server.url, tempDir()) });
@@ -120,7 +168,12 @@ describe.concurrent('accounts', () => {
       vigil(['accounts', 'get'], { env }),
     ]);
     expect(JSON.parse(lsJson.stdout).map((a: { id: string }) => a.id)).toEqual([account.accountId]);
-    expect(JSON.parse(get.stdout)).toMatchObject({ id: account.accountId, plan: 'team', runtimeId: '2025.04', alertSettings: { escalationType: 'RUN_BASED' } });
+    expect(JSON.parse(get.stdout)).toMatchObject({
+      id: account.accountId,
+      plan: 'team',
+      runtimeId: '2025.04',
+      alertSettings: { escalationType: 'RUN_BASED' },
+    });
     expect(me.code).toBe(0);
     expect(me.stdout).toMatch(new RegExp(`^ID\\s+${account.accountId}$`, 'm'));
   });
@@ -153,7 +206,11 @@ describe.concurrent('env', () => {
     expect(lines[0]).toMatch(/^KEY\s+VALUE\s+LOCKED\s+SECRET$/);
     // Aligned: every column starts at the same offset on every line.
     const valueAt = lines[0]!.indexOf('VALUE');
-    expect(lines.slice(1).map((line) => line.slice(valueAt).split(/\s{2,}/)[0])).toEqual(['https://example.com', 'eu-west-1', '********']);
+    expect(lines.slice(1).map((line) => line.slice(valueAt).split(/\s{2,}/)[0])).toEqual([
+      'https://example.com',
+      'eu-west-1',
+      '********',
+    ]);
 
     const [get, value, json] = await Promise.all([
       vigil(['env', 'get', 'REGION'], { env }),
@@ -178,7 +235,10 @@ describe.concurrent('env', () => {
   it('add of an existing key and an invalid key: exit 1 with the API message', async ({ expect }) => {
     const { env } = await ownerEnv();
     await vigil(['env', 'add', 'DUP', 'one'], { env });
-    const [duplicate, invalid] = await Promise.all([vigil(['env', 'add', 'DUP', 'two'], { env }), vigil(['env', 'add', '1-bad', 'x'], { env })]);
+    const [duplicate, invalid] = await Promise.all([
+      vigil(['env', 'add', 'DUP', 'two'], { env }),
+      vigil(['env', 'add', '1-bad', 'x'], { env }),
+    ]);
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain('variable DUP already exists');
     expect(invalid.code).toBe(1);
@@ -194,7 +254,9 @@ describe.concurrent('env', () => {
       MULTILINE: 'line one\nline two',
       DOLLAR: '$HOME and ${PATH}',
     };
-    await Promise.all(Object.entries(values).map(([key, value]) => account.owner.post('/v1/variables', { key, value })));
+    await Promise.all(
+      Object.entries(values).map(([key, value]) => account.owner.post('/v1/variables', { key, value })),
+    );
     await account.owner.post('/v1/variables', { key: 'API_TOKEN', value: 'hidden', secret: true });
 
     const dir = tempDir('vigil-pull-');
@@ -211,7 +273,10 @@ describe.concurrent('env', () => {
     expect(parseEnv(text)).toEqual(values);
 
     const named = await vigil(['env', 'pull', join(dir, 'prod.env'), '--json'], { env });
-    expect(JSON.parse(named.stdout)).toMatchObject({ written: ['DOLLAR', 'MULTILINE', 'PLAIN', 'QUOTES', 'SPACES'], skipped: ['API_TOKEN'] });
+    expect(JSON.parse(named.stdout)).toMatchObject({
+      written: ['DOLLAR', 'MULTILINE', 'PLAIN', 'QUOTES', 'SPACES'],
+      skipped: ['API_TOKEN'],
+    });
   });
 });
 
@@ -275,7 +340,11 @@ describe.concurrent('usage', () => {
   });
 
   it('--help exits 0 and shows an example', async ({ expect }) => {
-    const runs = await Promise.all([vigil(['--help']), vigil(['env', 'pull', '--help']), vigil(['analytics', '--help'])]);
+    const runs = await Promise.all([
+      vigil(['--help']),
+      vigil(['env', 'pull', '--help']),
+      vigil(['analytics', '--help']),
+    ]);
     for (const run of runs) {
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('Example:');

@@ -21,7 +21,8 @@ const stored = (accountId: string) => storedResults(server, accountId);
 
 async function createCheck(owner: TestVigil['admin'], checkType: string): Promise<string> {
   const response = await owner.post<{ id: string }>('/v1/checks', { name: `${checkType} check`, checkType });
-  if (response.status !== 201) throw new Error(`check creation failed: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`check creation failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.id;
 }
 
@@ -32,7 +33,11 @@ interface ResultLine {
   failed?: boolean;
 }
 
-function apiResult(accountId: string, checkId: string, { at, location = 'eu-west-1', ms, failed = false }: ResultLine): string {
+function apiResult(
+  accountId: string,
+  checkId: string,
+  { at, location = 'eu-west-1', ms, failed = false }: ResultLine,
+): string {
   return JSON.stringify({
     id: randomUUID(),
     accountId,
@@ -49,11 +54,14 @@ function apiResult(accountId: string, checkId: string, { at, location = 'eu-west
 const minutes = (n: number) => n * 60_000;
 
 describe.concurrent('results send', () => {
-  it('a file with a line that is not JSON and an invalid result: the rest is stored, exit 1 with both line numbers', async ({ expect }) => {
+  it('a file with a line that is not JSON and an invalid result: the rest is stored, exit 1 with both line numbers', async ({
+    expect,
+  }) => {
     const { account, env } = await ownerEnv();
     const checkId = await createCheck(account.owner, 'API');
     const now = Date.now();
-    const valid = (i: number) => apiResult(account.accountId, checkId, { at: new Date(now - minutes(i + 1)), ms: 100 + i });
+    const valid = (i: number) =>
+      apiResult(account.accountId, checkId, { at: new Date(now - minutes(i + 1)), ms: 100 + i });
     const lines = [
       valid(0),
       valid(1),
@@ -91,7 +99,9 @@ describe.concurrent('results send', () => {
     const checkId = await createCheck(account.owner, 'API');
     const now = Date.now();
     const input = (count: number, offset: number) =>
-      Array.from({ length: count }, (_, i) => apiResult(account.accountId, checkId, { at: new Date(now - minutes(offset + i + 1)), ms: 50 })).join('\n') + '\n';
+      Array.from({ length: count }, (_, i) =>
+        apiResult(account.accountId, checkId, { at: new Date(now - minutes(offset + i + 1)), ms: 50 }),
+      ).join('\n') + '\n';
     const [one, split, whole] = await Promise.all([
       vigil(['results', 'send', '-'], { env, input: input(1, 0) }),
       vigil(['results', 'send', '-', '--json', '--batch-size', '3'], { env, input: input(7, 10) }),
@@ -108,7 +118,10 @@ describe.concurrent('results send', () => {
     const { env } = await baseOwnerEnv(server);
     const [noKey, badSize] = await Promise.all([
       vigil(['results', 'send', '-'], { env, input: '{}\n' }),
-      vigil(['results', 'send', '-', '--batch-size', '0'], { env: { ...env, VIGIL_INGEST_KEY: server.ingestKey }, input: '{}\n' }),
+      vigil(['results', 'send', '-', '--batch-size', '0'], {
+        env: { ...env, VIGIL_INGEST_KEY: server.ingestKey },
+        input: '{}\n',
+      }),
     ]);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('VIGIL_INGEST_KEY');
@@ -118,7 +131,9 @@ describe.concurrent('results send', () => {
 });
 
 describe.concurrent('analytics', () => {
-  it('after sending results: a table, --json, --csv, --interval and --group-by; a bad metric is the API 400', async ({ expect }) => {
+  it('after sending results: a table, --json, --csv, --interval and --group-by; a bad metric is the API 400', async ({
+    expect,
+  }) => {
     const { account, env } = await ownerEnv();
     const checkId = await createCheck(account.owner, 'API');
     // A fixed window of two whole hours, so the buckets and their values are known exactly.
@@ -143,8 +158,33 @@ describe.concurrent('analytics', () => {
       vigil(['analytics', 'api', checkId, ...metrics, ...window], { env }),
       vigil(['analytics', 'api', checkId, ...metrics, ...window, '--json'], { env }),
       vigil(['analytics', 'API-checks', checkId, ...metrics, ...window, '--csv'], { env }),
-      vigil(['analytics', 'api', checkId, '--metrics', 'responseTime_avg,availability', ...window, '--interval', '60', '--csv'], { env }),
-      vigil(['analytics', 'api', checkId, '--metrics', 'responseTime_avg,availability', ...window, '--group-by', 'runLocation'], { env }),
+      vigil(
+        [
+          'analytics',
+          'api',
+          checkId,
+          '--metrics',
+          'responseTime_avg,availability',
+          ...window,
+          '--interval',
+          '60',
+          '--csv',
+        ],
+        { env },
+      ),
+      vigil(
+        [
+          'analytics',
+          'api',
+          checkId,
+          '--metrics',
+          'responseTime_avg,availability',
+          ...window,
+          '--group-by',
+          'runLocation',
+        ],
+        { env },
+      ),
       vigil(['analytics', 'api', checkId, '--metrics', 'bogus_avg', ...window], { env }),
       vigil(['analytics', 'browser', checkId, '--metrics', 'responseTime_avg'], { env }),
     ]);
@@ -165,12 +205,17 @@ describe.concurrent('analytics', () => {
     expect(csv.stdout).toBe('responseTime_avg,availability,responseTime_max\n275,75,500\n');
 
     expect(interval.code).toBe(0);
-    expect(interval.stdout).toBe(`timestamp,responseTime_avg,availability\n${from.toISOString()},150,50\n${at(60).toISOString()},400,100\n`);
+    expect(interval.stdout).toBe(
+      `timestamp,responseTime_avg,availability\n${from.toISOString()},150,50\n${at(60).toISOString()},400,100\n`,
+    );
 
     expect(grouped.code).toBe(0);
     const groupedLines = grouped.stdout.trimEnd().split('\n');
     expect(groupedLines[1]).toMatch(/^runLocation\s+responseTime_avg \(ms\)\s+availability \(%\)$/);
-    expect(groupedLines.slice(2).sort()).toEqual([expect.stringMatching(/^eu-west-1\s+300\s+100$/), expect.stringMatching(/^us-east-1\s+200\s+0$/)]);
+    expect(groupedLines.slice(2).sort()).toEqual([
+      expect.stringMatching(/^eu-west-1\s+300\s+100$/),
+      expect.stringMatching(/^us-east-1\s+200\s+0$/),
+    ]);
 
     expect(badMetric.code).toBe(1);
     expect(badMetric.stderr).toContain('Error: metrics: "bogus_avg" is not a metric of API checks');
@@ -197,7 +242,9 @@ describe.concurrent('analytics', () => {
 });
 
 describe.concurrent('metrics', () => {
-  it('api: the catalogue with the analytics names, without thresholds unless asked; browser --thresholds: the Core Web Vitals thresholds', async ({ expect }) => {
+  it('api: the catalogue with the analytics names, without thresholds unless asked; browser --thresholds: the Core Web Vitals thresholds', async ({
+    expect,
+  }) => {
     const { env } = await ownerEnv();
     const [api, apiJson, browser, browserJson, bad] = await Promise.all([
       vigil(['metrics', 'api'], { env }),
@@ -210,12 +257,16 @@ describe.concurrent('metrics', () => {
     expect(api.code).toBe(0);
     const lines = api.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^GROUP\s+NAME\s+UNIT\s+ANALYTICS\s+DESCRIPTION$/);
-    expect(api.stdout).toMatch(/^responseTime\s+averageResponseTime\s+milliseconds\s+responseTime_avg\s+Arithmetic mean/m);
+    expect(api.stdout).toMatch(
+      /^responseTime\s+averageResponseTime\s+milliseconds\s+responseTime_avg\s+Arithmetic mean/m,
+    );
     expect(api.stdout).toMatch(/^success\s+successRate\s+percentage\s+availability\s+/m);
     expect(api.stdout).not.toContain('largestContentfulPaint');
     const catalogue = JSON.parse(apiJson.stdout);
     expect(catalogue.meta.totalMetrics).toBe(lines.length - 1);
-    expect(catalogue.data.responseTimeMetrics.map((metric: { name: string }) => metric.name)).toContain('p95ResponseTime');
+    expect(catalogue.data.responseTimeMetrics.map((metric: { name: string }) => metric.name)).toContain(
+      'p95ResponseTime',
+    );
     // No --thresholds: none in the JSON either.
     expect(apiJson.stdout).not.toContain('guidelines');
 
@@ -226,7 +277,11 @@ describe.concurrent('metrics', () => {
     expect(browser.stdout).toMatch(/^browserSpecific\s+largestContentfulPaint\s+seconds\s+LCP_avg\s+2\.5\s+4\s+/m);
     expect(browser.stdout).toMatch(/^browserSpecific\s+cumulativeLayoutShift\s+score\s+CLS_avg\s+0\.1\s+0\.25\s+/m);
     const vitals = JSON.parse(browserJson.stdout).data.browserSpecificMetrics;
-    expect(vitals.find((metric: { name: string }) => metric.name === 'firstContentfulPaint')).toMatchObject({ goodThreshold: 1.8, needsImprovementThreshold: 3, analyticsMetric: 'FCP_avg' });
+    expect(vitals.find((metric: { name: string }) => metric.name === 'firstContentfulPaint')).toMatchObject({
+      goodThreshold: 1.8,
+      needsImprovementThreshold: 3,
+      analyticsMetric: 'FCP_avg',
+    });
 
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("argument 'speed' is invalid");

@@ -21,13 +21,21 @@ export interface RunOptions {
 
 /** The environment of the test process without any VIGIL_* setting, so nothing leaks into a run. */
 function cleanEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => !entry[0].startsWith('VIGIL_') && entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => !entry[0].startsWith('VIGIL_') && entry[1] !== undefined,
+    ),
+  );
 }
 
 /** Runs the real binary, as a user would: a child process, stdin/stdout/stderr as pipes. */
 export function vigil(args: string[], options: RunOptions = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...cleanEnv(), ...options.env }, cwd: options.cwd, stdio: 'pipe' });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...cleanEnv(), ...options.env },
+      cwd: options.cwd,
+      stdio: 'pipe',
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

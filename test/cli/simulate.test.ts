@@ -16,11 +16,23 @@ describe.concurrent('simulate', () => {
   it('a short run registers its checks, exits 0 and its results are stored', async ({ expect }) => {
     const { account, env } = await baseOwnerEnv(server, { VIGIL_INGEST_KEY: server.ingestKey });
     // Run from a directory without node_modules: the simulator must not depend on the working directory.
-    const run = await vigil(['simulate', '--checks', '2', '--rate', '20', '--duration', '2', '--seed', 'cli-test', '--quiet', '--json'], { env, cwd: tempDir('vigil-sim-') });
+    const run = await vigil(
+      ['simulate', '--checks', '2', '--rate', '20', '--duration', '2', '--seed', 'cli-test', '--quiet', '--json'],
+      { env, cwd: tempDir('vigil-sim-') },
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
-    expect(summary).toMatchObject({ transport: 'http', mode: 'realtime', seed: 'cli-test', checks: 2, targetRate: 20, rejected: 0, failed: 0, stoppedBy: null });
+    expect(summary).toMatchObject({
+      transport: 'http',
+      mode: 'realtime',
+      seed: 'cli-test',
+      checks: 2,
+      targetRate: 20,
+      rejected: 0,
+      failed: 0,
+      stoppedBy: null,
+    });
     expect(summary.accepted).toBeGreaterThan(10);
     expect(await storedResults(server, account.accountId)).toBe(summary.accepted);
 
@@ -44,7 +56,9 @@ describe.concurrent('simulate', () => {
   it('not logged in is a usage error; so is a bad flag, reported by the simulator', async ({ expect }) => {
     const { env } = await baseOwnerEnv(server, { VIGIL_INGEST_KEY: server.ingestKey });
     const [noKey, badRate] = await Promise.all([
-      vigil(['simulate', '--checks', '5'], { env: userEnv(server.url, tempDir(), { VIGIL_INGEST_KEY: server.ingestKey }) }),
+      vigil(['simulate', '--checks', '5'], {
+        env: userEnv(server.url, tempDir(), { VIGIL_INGEST_KEY: server.ingestKey }),
+      }),
       vigil(['simulate', '--rate', 'fast'], { env }),
     ]);
     expect(noKey.code).toBe(2);

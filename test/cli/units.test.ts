@@ -32,10 +32,37 @@ describe('help', () => {
       return path.join(' ');
     });
     for (const expected of [
-      'login', 'whoami', 'accounts ls', 'accounts get', 'env ls', 'env get', 'env add', 'env update', 'env rm', 'env pull',
-      'runtimes ls', 'runtimes get', 'checks ls', 'checks get', 'checks create', 'checks rm', 'check-groups ls', 'check-groups get',
-      'check-groups create', 'check-groups rm', 'analytics', 'metrics', 'alert-channels ls', 'alert-channels get', 'alert-channels create',
-      'alert-channels test', 'alert-channels deliveries', 'results send', 'simulate', 'admin create-account', 'api',
+      'login',
+      'whoami',
+      'accounts ls',
+      'accounts get',
+      'env ls',
+      'env get',
+      'env add',
+      'env update',
+      'env rm',
+      'env pull',
+      'runtimes ls',
+      'runtimes get',
+      'checks ls',
+      'checks get',
+      'checks create',
+      'checks rm',
+      'check-groups ls',
+      'check-groups get',
+      'check-groups create',
+      'check-groups rm',
+      'analytics',
+      'metrics',
+      'alert-channels ls',
+      'alert-channels get',
+      'alert-channels create',
+      'alert-channels test',
+      'alert-channels deliveries',
+      'results send',
+      'simulate',
+      'admin create-account',
+      'api',
     ]) {
       expect(names).toContain(expected);
     }
@@ -43,7 +70,22 @@ describe('help', () => {
 });
 
 describe('.env quoting', () => {
-  const cases = ['', 'plain', 'with space', '#hash', "it's", 'say "hi"', `both ' and "`, 'a\nb', 'tab\there', '$HOME ${X} `cmd`', 'back\\slash', 'literal \\n text', ' padded ', 'x=y'];
+  const cases = [
+    '',
+    'plain',
+    'with space',
+    '#hash',
+    "it's",
+    'say "hi"',
+    `both ' and "`,
+    'a\nb',
+    'tab\there',
+    '$HOME ${X} `cmd`',
+    'back\\slash',
+    'literal \\n text',
+    ' padded ',
+    'x=y',
+  ];
   it('Node reads back exactly what was written', () => {
     const lines = cases.map((value, index) => dotenvLine(`K${index}`, value));
     expect(lines.every((line) => line !== undefined)).toBe(true);
@@ -70,12 +112,25 @@ describe('check types', () => {
 describe('analytics rows', () => {
   it('one row per data point, group fields first, then time, then metrics in metadata order', () => {
     const result = analyticsSchema.parse({
-      checkId: 'c', name: 'n', checkType: 'API', from: 'f', to: 't',
+      checkId: 'c',
+      name: 'n',
+      checkType: 'API',
+      from: 'f',
+      to: 't',
       series: [
-        { runLocation: 'eu-west-1', data: [{ timestamp: 'T1', availability: 100, responseTime_avg: 120.12345 }, { timestamp: 'T2', availability: null, responseTime_avg: null }] },
+        {
+          runLocation: 'eu-west-1',
+          data: [
+            { timestamp: 'T1', availability: 100, responseTime_avg: 120.12345 },
+            { timestamp: 'T2', availability: null, responseTime_avg: null },
+          ],
+        },
         { runLocation: 'us-east-1', data: [{ timestamp: 'T1', availability: 50, responseTime_avg: 300 }] },
       ],
-      metadata: { responseTime_avg: { unit: 'milliseconds', label: 'Avg', aggregation: 'avg' }, availability: { unit: 'percentage', label: 'A', aggregation: 'avg' } },
+      metadata: {
+        responseTime_avg: { unit: 'milliseconds', label: 'Avg', aggregation: 'avg' },
+        availability: { unit: 'percentage', label: 'A', aggregation: 'avg' },
+      },
     });
     const { columns, rows } = flatten(result);
     expect(columns).toEqual(['runLocation', 'timestamp', 'responseTime_avg', 'availability']);

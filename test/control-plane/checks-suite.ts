@@ -14,9 +14,23 @@ export function checksSuite(name: string, start: () => Promise<TestVigil>): void
 
     it('creates a check with type defaults, reads, replaces and deletes it', async () => {
       const a = await createAccount(vigil);
-      const created = await a.owner.post('/v1/checks', { name: 'Homepage', checkType: 'URL', frequency: 5, tags: ['prod'], locations: ['eu-west-1'] });
+      const created = await a.owner.post('/v1/checks', {
+        name: 'Homepage',
+        checkType: 'URL',
+        frequency: 5,
+        tags: ['prod'],
+        locations: ['eu-west-1'],
+      });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ name: 'Homepage', checkType: 'URL', activated: true, muted: false, degradedResponseTime: 3000, maxResponseTime: 5000, groupId: null });
+      expect(created.body).toMatchObject({
+        name: 'Homepage',
+        checkType: 'URL',
+        activated: true,
+        muted: false,
+        degradedResponseTime: 3000,
+        maxResponseTime: 5000,
+        groupId: null,
+      });
       const id = created.body.id;
       expect((await a.owner.get(`/v1/checks/${id}`)).body.name).toBe('Homepage');
       const replaced = await a.owner.put(`/v1/checks/${id}`, { name: 'Home', checkType: 'URL', muted: true });
@@ -31,7 +45,12 @@ export function checksSuite(name: string, start: () => Promise<TestVigil>): void
       const freq = await a.owner.post('/v1/checks', { name: 'x', checkType: 'API', frequency: 7 });
       expect(freq.status).toBe(400);
       expect(freq.body.message).toMatch(/frequency/);
-      const order = await a.owner.post('/v1/checks', { name: 'x', checkType: 'API', degradedResponseTime: 9000, maxResponseTime: 8000 });
+      const order = await a.owner.post('/v1/checks', {
+        name: 'x',
+        checkType: 'API',
+        degradedResponseTime: 9000,
+        maxResponseTime: 8000,
+      });
       expect(order.body.message).toMatch(/degradedResponseTime/);
       const dns = await a.owner.post('/v1/checks', { name: 'x', checkType: 'DNS', maxResponseTime: 6000 });
       expect(dns.status).toBe(400);
@@ -49,14 +68,23 @@ export function checksSuite(name: string, start: () => Promise<TestVigil>): void
       const all = await a.owner.get('/v1/checks?limit=2');
       expect(all.body.map((c: { name: string }) => c.name)).toEqual(['a', 'b']);
       expect(all.headers.get('x-total-count')).toBe('3');
-      expect((await a.owner.get('/v1/checks?checkType=API')).body.map((c: { name: string }) => c.name)).toEqual(['a', 'c']);
-      expect((await a.owner.get('/v1/checks?tag=prod&checkType=API')).body.map((c: { name: string }) => c.name)).toEqual(['a']);
+      expect((await a.owner.get('/v1/checks?checkType=API')).body.map((c: { name: string }) => c.name)).toEqual([
+        'a',
+        'c',
+      ]);
+      expect(
+        (await a.owner.get('/v1/checks?tag=prod&checkType=API')).body.map((c: { name: string }) => c.name),
+      ).toEqual(['a']);
       expect((await a.owner.get('/v1/checks?checkType=NOPE')).status).toBe(400);
     });
 
     it('groups: a check joins a group of its account only; a group with checks cannot be deleted', async () => {
       const a = await createAccount(vigil);
-      const group = await a.owner.post('/v1/check-groups', { name: 'Payments', tags: ['pay'], environmentVariables: [{ key: 'REGION_NAME', value: 'eu' }] });
+      const group = await a.owner.post('/v1/check-groups', {
+        name: 'Payments',
+        tags: ['pay'],
+        environmentVariables: [{ key: 'REGION_NAME', value: 'eu' }],
+      });
       expect(group.status).toBe(201);
       expect(group.body.environmentVariables).toEqual([{ key: 'REGION_NAME', value: 'eu', locked: false }]);
       const check = await a.owner.post('/v1/checks', { name: 'pay-api', checkType: 'API', groupId: group.body.id });

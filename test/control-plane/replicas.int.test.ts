@@ -9,7 +9,11 @@ describe('two API replicas on one Redis', () => {
   });
 
   it('share rate-limit counters and read models (a key made on one works on the other)', async () => {
-    const env = { REDIS_URL: services().REDIS_URL, REDIS_KEY_PREFIX: `vigil-test-${uniqueSuffix()}:`, VIGIL_RATE_LIMIT_PER_MINUTE: '6' };
+    const env = {
+      REDIS_URL: services().REDIS_URL,
+      REDIS_KEY_PREFIX: `vigil-test-${uniqueSuffix()}:`,
+      VIGIL_RATE_LIMIT_PER_MINUTE: '6',
+    };
     const first = await startVigil({ env });
     started.push(first);
     // The second replica shares the state store; its writes go to its own embedded event store,

@@ -45,7 +45,9 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
         expect((await vigil.as(a.ownerKey, other.accountId).get('/v1/variables')).status).toBe(403);
         expect((await vigil.as(a.ownerKey).get(`/v1/accounts/${other.accountId}`)).status).toBe(403);
         // The header name is case-insensitive.
-        expect((await vigil.as(a.ownerKey).get('/v1/accounts/me', { 'X-SERVICE-ACCOUNT': a.accountId })).body.id).toBe(a.accountId);
+        expect((await vigil.as(a.ownerKey).get('/v1/accounts/me', { 'X-SERVICE-ACCOUNT': a.accountId })).body.id).toBe(
+          a.accountId,
+        );
       });
 
       it('only the platform admin key creates accounts', async () => {
@@ -64,12 +66,25 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
         const a = await createAccount(vigil);
         const list = await a.owner.get('/v1/runtimes');
         expect(list.status).toBe(200);
-        expect(list.body.map((r: { name: string }) => r.name)).toEqual(['2026.04', '2025.04', '2024.09', '2024.02', '2023.09', '2023.02', '2022.10']);
+        expect(list.body.map((r: { name: string }) => r.name)).toEqual([
+          '2026.04',
+          '2025.04',
+          '2024.09',
+          '2024.02',
+          '2023.09',
+          '2023.02',
+          '2022.10',
+        ]);
         const current = await a.owner.get('/v1/runtimes/2025.04');
         expect(current.body).toMatchObject({ stage: 'CURRENT', nodeJsVersion: 'v22.11.0', multiStepSupport: true });
         expect((await a.owner.get('/v1/runtimes/2023.02')).body.multiStepSupport).toBe(false);
         expect((await a.owner.get('/v1/runtimes/1999.01')).status).toBe(404);
-        const removed = await vigil.admin.post('/v1/accounts', { name: 'r', plan: 'team', ownerEmail: 'r@example.com', runtimeId: '2022.10' });
+        const removed = await vigil.admin.post('/v1/accounts', {
+          name: 'r',
+          plan: 'team',
+          ownerEmail: 'r@example.com',
+          runtimeId: '2022.10',
+        });
         expect(removed.status).toBe(400);
         expect(removed.body.message).toMatch(/runtimeId/);
         expect((await a.owner.patch('/v1/accounts/me', { runtimeId: 'nope' })).status).toBe(400);
@@ -82,7 +97,10 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
     describe('roles, users and keys', () => {
       it('enforces roles: READ_ONLY reads, READ_WRITE writes variables, ADMIN manages users', async () => {
         const a = await createAccount(vigil);
-        const reader = await a.owner.post('/v1/users', { email: `reader-${Date.now()}@example.com`, role: 'READ_ONLY' });
+        const reader = await a.owner.post('/v1/users', {
+          email: `reader-${Date.now()}@example.com`,
+          role: 'READ_ONLY',
+        });
         expect(reader.status).toBe(201);
         expect(reader.body.apiKey.key).toMatch(/^vgl_/);
         const readerClient = vigil.as(reader.body.apiKey.key, a.accountId);
@@ -90,7 +108,10 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
         const denied = await readerClient.post('/v1/variables', { key: 'A', value: '1' });
         expect(denied.status).toBe(403);
         expect(denied.body.message).toMatch(/READ_WRITE/);
-        const writer = await a.owner.post('/v1/users', { email: `writer-${Date.now()}@example.com`, role: 'READ_WRITE' });
+        const writer = await a.owner.post('/v1/users', {
+          email: `writer-${Date.now()}@example.com`,
+          role: 'READ_WRITE',
+        });
         const writerClient = vigil.as(writer.body.apiKey.key, a.accountId);
         expect((await writerClient.post('/v1/variables', { key: 'A', value: '1' })).status).toBe(201);
         expect((await writerClient.post('/v1/users', { email: 'x@example.com', role: 'READ_ONLY' })).status).toBe(403);
@@ -121,7 +142,9 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
         const ent = await createAccount(vigil, 'enterprise');
         const writer = await ent.owner.post('/v1/users', { email: `w-${Date.now()}@example.com`, role: 'READ_WRITE' });
         const asWriter = vigil.as(writer.body.apiKey.key, ent.accountId);
-        expect((await asWriter.post('/v1/api-keys', { name: 'svc', type: 'service', role: 'READ_ONLY' })).status).toBe(403);
+        expect((await asWriter.post('/v1/api-keys', { name: 'svc', type: 'service', role: 'READ_ONLY' })).status).toBe(
+          403,
+        );
       });
 
       it('keys are listed without secrets; only the owner deletes a user key; a deleted key is 401', async () => {
@@ -144,13 +167,21 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
     describe('variables', () => {
       it('creates, lists sorted and paged, updates, deletes; duplicates are 409, unknown keys 404', async () => {
         const a = await createAccount(vigil);
-        for (const key of ['B', 'A', 'C']) expect((await a.owner.post('/v1/variables', { key, value: `v-${key}` })).status).toBe(201);
+        for (const key of ['B', 'A', 'C'])
+          expect((await a.owner.post('/v1/variables', { key, value: `v-${key}` })).status).toBe(201);
         expect((await a.owner.post('/v1/variables', { key: 'A', value: 'again' })).status).toBe(409);
         const page1 = await a.owner.get('/v1/variables?limit=2&page=1');
         expect(page1.body.map((v: { key: string }) => v.key)).toEqual(['A', 'B']);
         expect(page1.headers.get('x-total-count')).toBe('3');
-        expect((await a.owner.get('/v1/variables?limit=2&page=2')).body.map((v: { key: string }) => v.key)).toEqual(['C']);
-        expect((await a.owner.put('/v1/variables/A', { value: 'new' })).body).toEqual({ key: 'A', value: 'new', locked: false, secret: false });
+        expect((await a.owner.get('/v1/variables?limit=2&page=2')).body.map((v: { key: string }) => v.key)).toEqual([
+          'C',
+        ]);
+        expect((await a.owner.put('/v1/variables/A', { value: 'new' })).body).toEqual({
+          key: 'A',
+          value: 'new',
+          locked: false,
+          secret: false,
+        });
         expect((await a.owner.get('/v1/variables/A')).body.value).toBe('new');
         expect((await a.owner.delete('/v1/variables/A')).status).toBe(204);
         expect((await a.owner.get('/v1/variables/A')).status).toBe(404);
@@ -167,7 +198,10 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
         expect(tooLong.status).toBe(400);
         expect(tooLong.body.message).toMatch(/value/);
         expect((await a.owner.get('/v1/variables?limit=101')).body.message).toMatch(/limit/);
-        const notJson = await a.owner.request('POST', '/v1/variables', { raw: '{"key": ', headers: { 'content-type': 'application/json' } });
+        const notJson = await a.owner.request('POST', '/v1/variables', {
+          raw: '{"key": ',
+          headers: { 'content-type': 'application/json' },
+        });
         expect(notJson.status).toBe(400);
         expect(notJson.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
         const mismatch = await (async () => {
@@ -222,7 +256,9 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
       it('twenty parallel PUTs each succeed in turn or get 409, and no successful update is lost', async () => {
         const a = await createAccount(vigil);
         await a.owner.post('/v1/variables', { key: 'RACE', value: 'start' });
-        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => a.owner.put('/v1/variables/RACE', { value: `v${i}` })));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => a.owner.put('/v1/variables/RACE', { value: `v${i}` })),
+        );
         const statuses = results.map((r) => r.status);
         expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
         const winners = results.filter((r) => r.status === 200).map((r) => r.body.value as string);
@@ -247,8 +283,16 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
         expect(again.body).toEqual(first.body);
         expect(again.headers.get('idempotent-replayed')).toBe('true');
         expect((await a.owner.post('/v1/variables', { key: 'IDEM', value: '2' }, headers)).status).toBe(409);
-        const keyA = await vigil.admin.post('/v1/accounts', { name: 'Idem', plan: 'team', ownerEmail: `idem-${Date.now()}@example.com` }, { 'idempotency-key': 'acct-1' });
-        const keyB = await vigil.admin.post('/v1/accounts', { name: 'Idem', plan: 'team', ownerEmail: keyA.body.owner.email }, { 'idempotency-key': 'acct-1' });
+        const keyA = await vigil.admin.post(
+          '/v1/accounts',
+          { name: 'Idem', plan: 'team', ownerEmail: `idem-${Date.now()}@example.com` },
+          { 'idempotency-key': 'acct-1' },
+        );
+        const keyB = await vigil.admin.post(
+          '/v1/accounts',
+          { name: 'Idem', plan: 'team', ownerEmail: keyA.body.owner.email },
+          { 'idempotency-key': 'acct-1' },
+        );
         expect(keyB.body.account.id).toBe(keyA.body.account.id);
       });
     });
@@ -256,7 +300,11 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
     describe('api conventions', () => {
       it('answers unknown routes and oversized bodies with the error shape', async () => {
         const missing = await vigil.as(null).get('/v1/nothing-here');
-        expect(missing.body).toEqual({ statusCode: 404, error: 'Not Found', message: expect.stringContaining('/v1/nothing-here') });
+        expect(missing.body).toEqual({
+          statusCode: 404,
+          error: 'Not Found',
+          message: expect.stringContaining('/v1/nothing-here'),
+        });
         const a = await createAccount(vigil);
         const huge = await a.owner.post('/v1/variables', { key: 'HUGE', value: 'x'.repeat(2 * 1024 * 1024) });
         expect(huge.status).toBe(413);
@@ -272,9 +320,14 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
       });
 
       it('documents every /v1 operation with its error responses', async () => {
-        const doc = (await vigil.as(null).get('/openapi.json')).body as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+        const doc = (await vigil.as(null).get('/openapi.json')).body as {
+          openapi: string;
+          paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+        };
         expect(doc.openapi).toBe('3.1.0');
-        const operations = Object.entries(doc.paths).filter(([path]) => path.startsWith('/v1/')).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+        const operations = Object.entries(doc.paths)
+          .filter(([path]) => path.startsWith('/v1/'))
+          .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
         expect(operations.length).toBeGreaterThanOrEqual(15);
         for (const { path, method, op } of operations) {
           expect(Object.keys(op.responses), `${method} ${path}`).toContain('401');

@@ -28,7 +28,10 @@ describe('HTTP ingestion on the embedded path (DuckDB)', () => {
       sampleResult({ accountId: account.accountId, checkId }, { responseTime: -1 }),
       sampleResult({ accountId: account.accountId, checkId: '00000000-0000-4000-8000-000000000001' }),
       sampleResult({ accountId: other.accountId, checkId }),
-      sampleResult({ accountId: account.accountId, checkId }, { checkType: 'TCP', statusCode: undefined, statusText: undefined, timings: undefined }),
+      sampleResult(
+        { accountId: account.accountId, checkId },
+        { checkType: 'TCP', statusCode: undefined, statusText: undefined, timings: undefined },
+      ),
       sampleResult({ accountId: other.accountId, checkId: foreignCheck }),
     ];
     const response = await ingest().post('/v1/check-results', body);
@@ -44,8 +47,15 @@ describe('HTTP ingestion on the embedded path (DuckDB)', () => {
 
   it('accepts NDJSON and rejects a line that is not JSON by its index', async () => {
     const before = await count();
-    const lines = [JSON.stringify(sampleResult({ accountId: account.accountId, checkId })), '{not json', JSON.stringify(sampleResult({ accountId: account.accountId, checkId }))];
-    const response = await ingest().request('POST', '/v1/check-results', { raw: lines.join('\n') + '\n', headers: { 'content-type': 'application/x-ndjson' } });
+    const lines = [
+      JSON.stringify(sampleResult({ accountId: account.accountId, checkId })),
+      '{not json',
+      JSON.stringify(sampleResult({ accountId: account.accountId, checkId })),
+    ];
+    const response = await ingest().request('POST', '/v1/check-results', {
+      raw: lines.join('\n') + '\n',
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({ accepted: 2, rejected: [{ index: 1 }] });
     expect(response.body.rejected[0].message).toMatch(/JSON/);

@@ -39,8 +39,14 @@ describe('rebuilding read models from position zero', () => {
     await a.owner.post('/v1/api-keys', { name: 'svc', type: 'service', role: 'READ_ONLY' });
     const group = await a.owner.post('/v1/check-groups', { name: 'g' });
     const check = await a.owner.post('/v1/checks', { name: 'c', checkType: 'API', groupId: group.body.id });
-    const channel = await a.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'w', url: 'https://hooks.example.com/x' } });
-    await a.owner.put(`/v1/alert-channels/${channel.body.id}/subscriptions`, { checkId: check.body.id, activated: true });
+    const channel = await a.owner.post('/v1/alert-channels', {
+      type: 'WEBHOOK',
+      config: { name: 'w', url: 'https://hooks.example.com/x' },
+    });
+    await a.owner.put(`/v1/alert-channels/${channel.body.id}/subscriptions`, {
+      checkId: check.body.id,
+      activated: true,
+    });
     await a.owner.delete(`/v1/users/${user.body.user.id}`);
     const before = snapshot(vigil.dataDir);
     expect(before.length).toBeGreaterThan(20);

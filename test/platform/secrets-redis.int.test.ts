@@ -27,7 +27,13 @@ describe('secrets at rest (Redis)', () => {
       for (const key of keys) {
         const type = await redis.type(key);
         const content =
-          type === 'string' ? String(await redis.get(key)) : type === 'hash' ? JSON.stringify(await redis.hgetall(key)) : type === 'zset' ? JSON.stringify(await redis.zrange(key, '0', '-1')) : '';
+          type === 'string'
+            ? String(await redis.get(key))
+            : type === 'hash'
+              ? JSON.stringify(await redis.hgetall(key))
+              : type === 'zset'
+                ? JSON.stringify(await redis.zrange(key, '0', '-1'))
+                : '';
         expect(content.includes(SECRET), key).toBe(false);
         if (content.includes('visible-value')) sawPlain = true;
       }

@@ -19,9 +19,14 @@ describe('secrets at rest (embedded)', () => {
     await a.owner.post('/v1/variables', { key: 'STRIPE', value: SECRET, secret: true });
     await a.owner.post('/v1/variables', { key: 'MADE_SECRET', value: 'plain' });
     await a.owner.put('/v1/variables/MADE_SECRET', { value: `${SECRET}-2`, secret: true });
-    await a.owner.post('/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'x', url: 'https://hooks.example.com', webhookSecret: `${SECRET}-hook` } });
+    await a.owner.post('/v1/alert-channels', {
+      type: 'WEBHOOK',
+      config: { name: 'x', url: 'https://hooks.example.com', webhookSecret: `${SECRET}-hook` },
+    });
     // A checkpoint is written on every WAL commit, but the WAL itself is part of the file set too.
-    const files = readdirSync(vigil.dataDir).map((name) => join(vigil.dataDir, name)).filter((path) => statSync(path).isFile());
+    const files = readdirSync(vigil.dataDir)
+      .map((name) => join(vigil.dataDir, name))
+      .filter((path) => statSync(path).isFile());
     expect(files.some((path) => path.endsWith('events.sqlite'))).toBe(true);
     for (const path of files) expect(readFileSync(path).includes(SECRET), path).toBe(false);
     // The control: a non-secret value is in the same files, so the search itself works.

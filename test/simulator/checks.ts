@@ -13,11 +13,17 @@ export function sampleChecks(seed = 'checks', perType = 4): SimCheck[] {
   const rng = createRng(seed);
   const accountId = rng.uuid();
   return checkTypes.flatMap((checkType) =>
-    Array.from({ length: perType }, (_, index) => sampleCheck(checkType, index, { id: rng.uuid(), accountId, tight: index === perType - 1 })),
+    Array.from({ length: perType }, (_, index) =>
+      sampleCheck(checkType, index, { id: rng.uuid(), accountId, tight: index === perType - 1 }),
+    ),
   );
 }
 
-export function sampleCheck(checkType: CheckType, index: number, options: { id: string; accountId: string; tight?: boolean }): SimCheck {
+export function sampleCheck(
+  checkType: CheckType,
+  index: number,
+  options: { id: string; accountId: string; tight?: boolean },
+): SimCheck {
   const defaults = responseTimeDefaults[checkType];
   return {
     id: options.id,

@@ -21,7 +21,8 @@ function simulateRounds(checks: SimCheck[], rounds: number, seed = 'seed'): Chec
   return results;
 }
 
-const share = (results: CheckResultInput[], predicate: (result: CheckResultInput) => boolean) => results.filter(predicate).length / results.length;
+const share = (results: CheckResultInput[], predicate: (result: CheckResultInput) => boolean) =>
+  results.filter(predicate).length / results.length;
 
 describe('the result generator', () => {
   const checks = sampleChecks();
@@ -29,7 +30,9 @@ describe('the result generator', () => {
 
   it('produces only results the v1 contract accepts, for every type', () => {
     expect(new Set(results.map((result) => result.checkType))).toEqual(new Set(checkTypes));
-    const invalid = results.map((result) => ({ result, parsed: parseCheckResult(result) })).filter(({ parsed }) => !parsed.ok);
+    const invalid = results
+      .map((result) => ({ result, parsed: parseCheckResult(result) }))
+      .filter(({ parsed }) => !parsed.ok);
     expect(invalid.slice(0, 3)).toEqual([]);
     expect(results.length).toBeGreaterThan(20_000);
   });
@@ -54,7 +57,11 @@ describe('the result generator', () => {
         const phases = (t?.wait ?? 0) + (t?.dns ?? 0) + (t?.tcp ?? 0) + (t?.firstByte ?? 0) + (t?.download ?? 0);
         expect([phases, t?.total]).toEqual([result.responseTime, result.responseTime]);
       }
-      if (result.checkType === 'TCP') expect([(t?.dns ?? 0) + (t?.connection ?? 0) + (t?.data ?? 0), t?.total]).toEqual([result.responseTime, result.responseTime]);
+      if (result.checkType === 'TCP')
+        expect([(t?.dns ?? 0) + (t?.connection ?? 0) + (t?.data ?? 0), t?.total]).toEqual([
+          result.responseTime,
+          result.responseTime,
+        ]);
       if (result.checkType === 'DNS') expect(t).toEqual({ total: result.responseTime });
       for (const page of result.pages ?? []) {
         expect(page.TTFB!).toBeLessThanOrEqual(page.FCP!);
@@ -107,7 +114,12 @@ describe('the result generator', () => {
 
   it('gives failed API runs error statuses and mostly 200 to the rest', () => {
     const api = results.filter((r) => r.checkType === 'API');
-    expect(share(api.filter((r) => !r.hasFailures), (r) => r.statusCode === 200)).toBeGreaterThan(0.75);
+    expect(
+      share(
+        api.filter((r) => !r.hasFailures),
+        (r) => r.statusCode === 200,
+      ),
+    ).toBeGreaterThan(0.75);
     const codes = api.filter((r) => r.hasFailures && r.statusCode !== undefined).map((r) => r.statusCode!);
     expect(codes.some((code) => code >= 500)).toBe(true);
     expect(codes.some((code) => code >= 400 && code < 500)).toBe(true);
@@ -118,21 +130,30 @@ describe('the result generator', () => {
     expect(share(beats, (r) => r.heartbeat?.status === 'RECEIVED')).toBeGreaterThan(0.85);
     const statuses = new Set(beats.map((r) => r.heartbeat?.status));
     for (const status of ['RECEIVED', 'EARLY', 'GRACE', 'FAILING']) expect(statuses).toContain(status);
-    for (const beat of beats) expect(beat.hasFailures).toBe(beat.heartbeat?.status === 'FAILING' || beat.heartbeat?.status === 'LATE');
+    for (const beat of beats)
+      expect(beat.hasFailures).toBe(beat.heartbeat?.status === 'FAILING' || beat.heartbeat?.status === 'LATE');
   });
 
   it('gives each location its own latency and keeps response times log-normal around a median', () => {
     const api = checks.find((check) => check.checkType === 'API' && check.locations.length === 3)!;
     const medianAt = (location: string) => {
-      const times = results.filter((r) => r.checkId === api.id && r.runLocation === location && !r.hasFailures && !r.isDegraded).map((r) => r.responseTime).sort((a, b) => a - b);
+      const times = results
+        .filter((r) => r.checkId === api.id && r.runLocation === location && !r.hasFailures && !r.isDegraded)
+        .map((r) => r.responseTime)
+        .sort((a, b) => a - b);
       return times[Math.floor(times.length / 2)]!;
     };
     const medians = api.locations.map(medianAt);
     expect(Math.max(...medians) / Math.min(...medians)).toBeGreaterThan(1.05);
-    const times = results.filter((r) => r.checkId === api.id && !r.hasFailures).map((r) => r.responseTime).sort((a, b) => a - b);
+    const times = results
+      .filter((r) => r.checkId === api.id && !r.hasFailures)
+      .map((r) => r.responseTime)
+      .sort((a, b) => a - b);
     const median = times[Math.floor(times.length / 2)]!;
     // Right-skewed: the 95th percentile is much further from the median than the 5th.
-    expect(times[Math.floor(times.length * 0.95)]! - median).toBeGreaterThan(median - times[Math.floor(times.length * 0.05)]!);
+    expect(times[Math.floor(times.length * 0.95)]! - median).toBeGreaterThan(
+      median - times[Math.floor(times.length * 0.05)]!,
+    );
   });
 
   it('reports SSL now and then, only for checks with an SSL domain', () => {
@@ -149,7 +170,10 @@ describe('the result generator', () => {
     expect(simulateRounds(few, 30, 'a')).toEqual(simulateRounds(few, 30, 'a'));
     expect(simulateRounds(few, 30, 'b')).not.toEqual(simulateRounds(few, 30, 'a'));
 
-    const rerun = few.map((check, index) => ({ ...check, id: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}` }));
+    const rerun = few.map((check, index) => ({
+      ...check,
+      id: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+    }));
     const first = simulateRounds(few, 30, 'a');
     const second = simulateRounds(rerun, 30, 'a');
     const withoutIds = (list: CheckResultInput[]) => list.map(({ id: _id, checkId: _checkId, ...rest }) => rest);
@@ -162,7 +186,12 @@ describe('the result generator', () => {
 
 describe('the check plan', () => {
   const plan = (count: number, types: Parameters<typeof planChecks>[1]['types'] = [], seed = 'plan') =>
-    planChecks(createRng(seed), { count, types, locations: ['eu-west-1', 'us-east-1', 'ap-southeast-1', 'eu-central-1'], runTag: 'sim-test' });
+    planChecks(createRng(seed), {
+      count,
+      types,
+      locations: ['eu-west-1', 'us-east-1', 'ap-southeast-1', 'eu-central-1'],
+      runTag: 'sim-test',
+    });
 
   it('covers all eight types once there are eight checks, mostly API and URL after that', () => {
     expect(new Set(plan(8).map((check) => check.checkType))).toEqual(new Set(checkTypes));

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { readEnv } from '../../apps/simulator/src/config.ts';
 import { parseOptions, type SimulatorOptions } from '../../apps/simulator/src/options.ts';
 
-const env = readEnv({ VIGIL_API_URL: 'http://api.test:3000/', VIGIL_API_KEY: 'vk_user', VIGIL_ACCOUNT_ID: 'acc-1', VIGIL_INGEST_KEY: 'ingest' });
+const env = readEnv({
+  VIGIL_API_URL: 'http://api.test:3000/',
+  VIGIL_API_KEY: 'vk_user',
+  VIGIL_ACCOUNT_ID: 'acc-1',
+  VIGIL_INGEST_KEY: 'ingest',
+});
 const quiet = { writeOut: () => undefined, writeErr: () => undefined };
 
 function parse(argv: string[], from = env): SimulatorOptions {
@@ -34,14 +39,49 @@ describe('simulator options', () => {
 
   it('reads every flag, and flags beat the environment', () => {
     const options = parse([
-      '--checks', '50', '--rate', '500', '--duration', '2.5', '--transport', 'kafka', '--kafka-brokers', 'k1:9092, k2:9092',
-      '--topic-prefix', 'demo.', '--types', 'api,Browser,multi-step', '--locations', 'eu-west-1,us-east-1', '--seed', 'demo',
-      '--batch-size', '250', '--concurrency', '2', '--ingest-key', 'other', '--api-url', 'http://x:1', '--json',
+      '--checks',
+      '50',
+      '--rate',
+      '500',
+      '--duration',
+      '2.5',
+      '--transport',
+      'kafka',
+      '--kafka-brokers',
+      'k1:9092, k2:9092',
+      '--topic-prefix',
+      'demo.',
+      '--types',
+      'api,Browser,multi-step',
+      '--locations',
+      'eu-west-1,us-east-1',
+      '--seed',
+      'demo',
+      '--batch-size',
+      '250',
+      '--concurrency',
+      '2',
+      '--ingest-key',
+      'other',
+      '--api-url',
+      'http://x:1',
+      '--json',
     ]);
     expect(options).toMatchObject({
-      checks: 50, rate: 500, durationSeconds: 2.5, transport: 'kafka', kafkaBrokers: ['k1:9092', 'k2:9092'], topicPrefix: 'demo.',
-      types: ['API', 'BROWSER', 'MULTI_STEP'], locations: ['eu-west-1', 'us-east-1'], seed: 'demo', batchSize: 250, concurrency: 2,
-      ingestKey: 'other', apiUrl: 'http://x:1', json: true,
+      checks: 50,
+      rate: 500,
+      durationSeconds: 2.5,
+      transport: 'kafka',
+      kafkaBrokers: ['k1:9092', 'k2:9092'],
+      topicPrefix: 'demo.',
+      types: ['API', 'BROWSER', 'MULTI_STEP'],
+      locations: ['eu-west-1', 'us-east-1'],
+      seed: 'demo',
+      batchSize: 250,
+      concurrency: 2,
+      ingestKey: 'other',
+      apiUrl: 'http://x:1',
+      json: true,
     });
   });
 
@@ -51,8 +91,16 @@ describe('simulator options', () => {
   });
 
   it('falls back to the admin key for ingestion and to KAFKA_ variables for Kafka', () => {
-    const options = parse(['--transport', 'kafka'], readEnv({ VIGIL_API_KEY: 'k', VIGIL_ADMIN_KEY: 'admin', KAFKA_BROKERS: 'b:9092', KAFKA_TOPIC_PREFIX: 'ci-' }));
-    expect(options).toMatchObject({ ingestKey: 'admin', kafkaBrokers: ['b:9092'], topicPrefix: 'ci-', apiUrl: 'http://127.0.0.1:3000' });
+    const options = parse(
+      ['--transport', 'kafka'],
+      readEnv({ VIGIL_API_KEY: 'k', VIGIL_ADMIN_KEY: 'admin', KAFKA_BROKERS: 'b:9092', KAFKA_TOPIC_PREFIX: 'ci-' }),
+    );
+    expect(options).toMatchObject({
+      ingestKey: 'admin',
+      kafkaBrokers: ['b:9092'],
+      topicPrefix: 'ci-',
+      apiUrl: 'http://127.0.0.1:3000',
+    });
   });
 
   it('rejects bad values with a message', () => {
@@ -67,7 +115,9 @@ describe('simulator options', () => {
 
   it('never prints a key from the environment in its help', () => {
     let help = '';
-    expect(() => parseOptions(['--help'], env, { writeOut: (text) => (help += text), writeErr: () => undefined })).toThrow();
+    expect(() =>
+      parseOptions(['--help'], env, { writeOut: (text) => (help += text), writeErr: () => undefined }),
+    ).toThrow();
     expect(help).toMatch(/--ingest-key/);
     expect(help).not.toMatch(/vk_user|ingest"/);
   });

@@ -33,7 +33,14 @@ function fakeSender(delayMs = 0, fail?: (call: number) => Error | null) {
   return { sender, batches, maxInFlight: () => maxInFlight };
 }
 
-function run(options: { sender: Sender; rate: number; durationMs: number; batchSize?: number; concurrency?: number; source?: ReturnType<typeof realtimeRuns> }) {
+function run(options: {
+  sender: Sender;
+  rate: number;
+  durationMs: number;
+  batchSize?: number;
+  concurrency?: number;
+  source?: ReturnType<typeof realtimeRuns>;
+}) {
   const tally = new Tally();
   const outcome = pump({
     source: options.source ?? realtimeRuns(checks),
@@ -71,8 +78,16 @@ describe('the pump', () => {
   });
 
   it('stops at the first error no retry can fix, and counts the failed results', async () => {
-    const fake = fakeSender(0, (call) => (call === 2 ? new FatalRequestError('POST /v1/check-results answered 401: bad key') : null));
-    const { tally, fatal, elapsedMs } = await run({ sender: fake.sender, rate: 0, durationMs: 5000, batchSize: 10, concurrency: 1 });
+    const fake = fakeSender(0, (call) =>
+      call === 2 ? new FatalRequestError('POST /v1/check-results answered 401: bad key') : null,
+    );
+    const { tally, fatal, elapsedMs } = await run({
+      sender: fake.sender,
+      rate: 0,
+      durationMs: 5000,
+      batchSize: 10,
+      concurrency: 1,
+    });
     expect(fatal).toMatch(/401/);
     expect(elapsedMs).toBeLessThan(1000);
     expect(tally.failed).toBe(10);
@@ -110,7 +125,9 @@ describe('the backfill schedule', () => {
     expect(Math.min(...minutes) * 60_000).toBeGreaterThanOrEqual(now - 2 * 86_400_000 - 60_000);
     expect(Math.max(...runs.map((run) => run.startedAt))).toBeLessThan(now);
     checks.forEach((check, index) => {
-      const mine = runs.filter((run) => run.check === index && run.location === check.locations[0]).map((run) => Math.floor(run.startedAt / 60_000));
+      const mine = runs
+        .filter((run) => run.check === index && run.location === check.locations[0])
+        .map((run) => Math.floor(run.startedAt / 60_000));
       const gaps = new Set(mine.slice(1).map((minute, i) => minute - mine[i]!));
       expect([...gaps]).toEqual([check.frequency]);
     });

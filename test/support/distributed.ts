@@ -40,7 +40,9 @@ export async function startDistributed(options: { checks?: number; apps?: string
     PORT: '0',
     VIGIL_ENCRYPTION_KEY: 'ab'.repeat(32),
   };
-  const vigil = await startVigil({ env: { ...env, LOG_LEVEL: 'silent', VIGIL_STANDALONE_APPS: options.apps ?? 'api,projector' } });
+  const vigil = await startVigil({
+    env: { ...env, LOG_LEVEL: 'silent', VIGIL_STANDALONE_APPS: options.apps ?? 'api,projector' },
+  });
   env.DATA_DIR = vigil.dataDir; // the SQLite event store: the apps under test do not read it
   const log = createLogger({ level: 'silent' });
   const bus = createKafkaBus({ brokers: KAFKA_BROKERS.split(','), clientId: `test-${suffix}`, log });
@@ -48,7 +50,11 @@ export async function startDistributed(options: { checks?: number; apps?: string
   const account = await createAccount(vigil);
   const checkIds: string[] = [];
   for (let i = 0; i < (options.checks ?? 20); i++) {
-    const created = await account.owner.post('/v1/checks', { name: `check ${i}`, checkType: 'API', locations: ['eu-west-1'] });
+    const created = await account.owner.post('/v1/checks', {
+      name: `check ${i}`,
+      checkType: 'API',
+      locations: ['eu-west-1'],
+    });
     checkIds.push(created.body.id);
   }
   const topics = vigil.running.platform.topics;
@@ -76,7 +82,13 @@ type Message = { key: string; value: string; headers?: Record<string, string> };
  * distinct by `identity` (the DLQ is at-least-once: a record dead-lettered just before a crash
  * is dead-lettered again on replay, with the same source coordinates).
  */
-export async function readTopic(bus: MessageBus, topic: string, count: number, timeoutMs = 60_000, identity: (m: Message) => string = (m) => JSON.stringify(m)) {
+export async function readTopic(
+  bus: MessageBus,
+  topic: string,
+  count: number,
+  timeoutMs = 60_000,
+  identity: (m: Message) => string = (m) => JSON.stringify(m),
+) {
   const seen = new Map<string, Message>();
   const consumer = await bus.consume({
     groupId: `reader-${randomUUID()}`,

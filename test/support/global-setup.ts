@@ -38,7 +38,8 @@ export default async function setup(project: TestProject): Promise<void> {
         .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
     );
     const { REDIS_URL, CLICKHOUSE_URL, KAFKA_BROKERS } = values;
-    if (!REDIS_URL || !CLICKHOUSE_URL || !KAFKA_BROKERS) throw new Error(`services.sh env printed an incomplete set: ${stdout}`);
+    if (!REDIS_URL || !CLICKHOUSE_URL || !KAFKA_BROKERS)
+      throw new Error(`services.sh env printed an incomplete set: ${stdout}`);
     project.provide('services', { REDIS_URL, CLICKHOUSE_URL, KAFKA_BROKERS });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);

@@ -21,7 +21,9 @@ export function spawnApp(name: string, env: Record<string, string>): AppProcess 
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   return {
     child,
     output: () => output,
@@ -34,11 +36,17 @@ export function spawnApp(name: string, env: Record<string, string>): AppProcess 
 }
 
 /** Polls until check() returns true, or fails with the last value after timeoutMs. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, intervalMs = 250): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+  intervalMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!done(value)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
     value = await read();
   }

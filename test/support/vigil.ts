@@ -12,7 +12,11 @@ export interface ApiResponse<T = unknown> {
 }
 
 export interface ApiClient {
-  request<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<ApiResponse<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; headers?: Record<string, string>; raw?: string },
+  ): Promise<ApiResponse<T>>;
   get<T = any>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   put<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
@@ -73,7 +77,11 @@ export async function startVigil(options: StartVigilOptions = {}): Promise<TestV
 }
 
 export function client(baseUrl: string, key: string | null, accountId?: string): ApiClient {
-  const request = async <T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}): Promise<ApiResponse<T>> => {
+  const request = async <T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
+  ): Promise<ApiResponse<T>> => {
     const headers: Record<string, string> = { ...options.headers };
     if (key) headers.authorization = `Bearer ${key}`;
     if (accountId) headers['x-service-account'] = accountId;
@@ -103,13 +111,28 @@ export function client(baseUrl: string, key: string | null, accountId?: string):
 }
 
 /** Creates an account through the API and returns its id and the owner's key. */
-export async function createAccount(vigil: TestVigil, plan: 'hobby' | 'team' | 'enterprise' = 'team', ownerEmail = `owner-${uniqueSuffix()}@example.com`) {
-  const response = await vigil.admin.post<{ account: { id: string }; owner: { id: string; email: string }; apiKey: { key: string } }>('/v1/accounts', {
+export async function createAccount(
+  vigil: TestVigil,
+  plan: 'hobby' | 'team' | 'enterprise' = 'team',
+  ownerEmail = `owner-${uniqueSuffix()}@example.com`,
+) {
+  const response = await vigil.admin.post<{
+    account: { id: string };
+    owner: { id: string; email: string };
+    apiKey: { key: string };
+  }>('/v1/accounts', {
     name: `Account ${uniqueSuffix()}`,
     plan,
     ownerEmail,
   });
-  if (response.status !== 201) throw new Error(`account creation failed: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`account creation failed: ${response.status} ${JSON.stringify(response.body)}`);
   const { account, owner, apiKey } = response.body;
-  return { accountId: account.id, ownerId: owner.id, ownerEmail: owner.email, ownerKey: apiKey.key, owner: vigil.as(apiKey.key, account.id) };
+  return {
+    accountId: account.id,
+    ownerId: owner.id,
+    ownerEmail: owner.email,
+    ownerKey: apiKey.key,
+    owner: vigil.as(apiKey.key, account.id),
+  };
 }

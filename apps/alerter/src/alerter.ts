@@ -1,6 +1,14 @@
 import type { Registry } from 'prom-client';
 import { Counter } from 'prom-client';
-import { buildAlertEvent, evolveAlertState, initialAlertState, parseAlertState, resolveAlertSettings, serializeAlertState, type AlertEvent } from '#alerting';
+import {
+  buildAlertEvent,
+  evolveAlertState,
+  initialAlertState,
+  parseAlertState,
+  resolveAlertSettings,
+  serializeAlertState,
+  type AlertEvent,
+} from '#alerting';
 import type { ConsumedMessage, Consumer } from '#bus';
 import { InternalError, type Lifecycle, type Logger } from '#core';
 import { parseCheckResult, type CheckResult } from '#domain';
@@ -16,12 +24,24 @@ const stateKey = (checkId: string) => `alert:state:${checkId}`;
  * events go out before the new states are saved: after a crash the same results are replayed,
  * the machine decides the same alerts with the same ids, and the dispatcher drops the repeats.
  */
-export async function startAlerter(deps: { platform: Platform; log: Logger; lifecycle: Lifecycle; metrics?: Registry }): Promise<Consumer> {
+export async function startAlerter(deps: {
+  platform: Platform;
+  log: Logger;
+  lifecycle: Lifecycle;
+  metrics?: Registry;
+}): Promise<Consumer> {
   const { bus, stateStore } = deps.platform;
   if (!bus) throw new InternalError('the alerter needs the message bus');
   const log = deps.log.child({ component: 'alerter' });
   const readModels = new ReadModels(stateStore);
-  const alertsCounter = deps.metrics ? new Counter({ name: 'vigil_alerts_total', help: 'Alerts decided, by type', labelNames: ['type'], registers: [deps.metrics] }) : undefined;
+  const alertsCounter = deps.metrics
+    ? new Counter({
+        name: 'vigil_alerts_total',
+        help: 'Alerts decided, by type',
+        labelNames: ['type'],
+        registers: [deps.metrics],
+      })
+    : undefined;
 
   const handle = async (batch: ConsumedMessage[]): Promise<void> => {
     const byCheck = new Map<string, CheckResult[]>();
@@ -40,9 +60,14 @@ export async function startAlerter(deps: { platform: Platform; log: Logger; life
     }
     if (byCheck.size === 0) return;
     const checkIds = [...byCheck.keys()];
-    const [checks, rawStates] = await Promise.all([readModels.checksByIds(checkIds), stateStore.getMany(checkIds.map(stateKey))]);
+    const [checks, rawStates] = await Promise.all([
+      readModels.checksByIds(checkIds),
+      stateStore.getMany(checkIds.map(stateKey)),
+    ]);
     const checkById = new Map(checks.map((view) => [view.check.id, view]));
-    const accounts = new Map((await readModels.accounts([...new Set(checks.map((view) => view.accountId))])).map((a) => [a.accountId, a]));
+    const accounts = new Map(
+      (await readModels.accounts([...new Set(checks.map((view) => view.accountId))])).map((a) => [a.accountId, a]),
+    );
 
     const events: AlertEvent[] = [];
     const writes: WriteOp[] = [];
@@ -53,16 +78,26 @@ export async function startAlerter(deps: { platform: Platform; log: Logger; life
       const raw = rawStates[index];
       let state = raw ? parseAlertState(raw) : initialAlertState();
       const settings = resolveAlertSettings(account.alertSettings, view.check.alertSettings);
-      const results = byCheck.get(checkId)!.filter((r) => r.accountId === view.accountId).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+      const results = byCheck
+        .get(checkId)!
+        .filter((r) => r.accountId === view.accountId)
+        .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
       for (const result of results) {
-        const evolution = evolveAlertState(state, { result, settings, check: { activated: view.check.activated, muted: view.check.muted } });
+        const evolution = evolveAlertState(state, {
+          result,
+          settings,
+          check: { activated: view.check.activated, muted: view.check.muted },
+        });
         state = evolution.state;
         for (const decision of evolution.alerts) events.push(buildAlertEvent(decision, result));
       }
       writes.push({ op: 'set', key: stateKey(checkId), value: serializeAlertState(state) });
     });
     if (events.length > 0) {
-      await bus.publish(deps.platform.topics.alertEvents, events.map((event) => ({ key: event.checkId, value: JSON.stringify(event) })));
+      await bus.publish(
+        deps.platform.topics.alertEvents,
+        events.map((event) => ({ key: event.checkId, value: JSON.stringify(event) })),
+      );
       for (const event of events) alertsCounter?.inc({ type: event.alertType });
       log.info({ count: events.length, types: [...new Set(events.map((e) => e.alertType))] }, 'alerts decided');
     }

@@ -41,7 +41,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     log: deps.log,
     title: 'Vigil API',
     version,
-    description: 'Monitoring backend: accounts, keys, variables, runtimes, checks, analytics and webhook alert channels.',
+    description:
+      'Monitoring backend: accounts, keys, variables, runtimes, checks, analytics and webhook alert channels.',
     readiness: deps.platform.readiness,
     metrics: deps.metrics,
     bodyLimit: deps.config.VIGIL_BODY_LIMIT_BYTES,
@@ -62,7 +63,12 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   variableRoutes(app, deps.services);
   runtimeRoutes(app, deps.services);
   checkRoutes(app, deps.services);
-  if (deps.platform.analytics) analyticsRoutes(app, { readModels: deps.services.readModels, analytics: deps.platform.analytics, stateStore: deps.platform.stateStore });
+  if (deps.platform.analytics)
+    analyticsRoutes(app, {
+      readModels: deps.services.readModels,
+      analytics: deps.platform.analytics,
+      stateStore: deps.platform.stateStore,
+    });
   checkResultRoutes(app, deps.ingest);
   alertChannelRoutes(app, { services: deps.services, ...deps.alerting });
   return app;

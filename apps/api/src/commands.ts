@@ -37,7 +37,10 @@ export class CommandRunner {
     return new Date().toISOString();
   }
 
-  async load<S>(decider: Decider<unknown, unknown, S>, stream: string): Promise<{ state: S; revision: number | 'no_stream' }> {
+  async load<S>(
+    decider: Decider<unknown, unknown, S>,
+    stream: string,
+  ): Promise<{ state: S; revision: number | 'no_stream' }> {
     const recorded = await this.eventStore.readStream(stream);
     const state = fold(
       decider,
@@ -77,7 +80,10 @@ export class CommandRunner {
   async settle(position: bigint): Promise<void> {
     if (this.readYourWritesTimeoutMs === 0) return;
     if (!(await this.sync.waitFor(position, this.readYourWritesTimeoutMs))) {
-      this.log.warn({ position: position.toString(), timeoutMs: this.readYourWritesTimeoutMs }, 'read models lag behind a write');
+      this.log.warn(
+        { position: position.toString(), timeoutMs: this.readYourWritesTimeoutMs },
+        'read models lag behind a write',
+      );
     }
   }
 }

@@ -8,6 +8,9 @@ try {
   const running = await startApi(config);
   running.lifecycle.handleSignals();
 } catch (error) {
-  bootLog.fatal({ err: isAppError(error) ? { message: error.message, code: error.code } : error }, 'api failed to start');
+  bootLog.fatal(
+    { err: isAppError(error) ? { message: error.message, code: error.code } : error },
+    'api failed to start',
+  );
   process.exit(1);
 }

@@ -1,6 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import { ConfigError, createLogger, createSecretBox, Lifecycle, parseEncryptionKey, sha256Hex, type Logger, type SecretBox } from '#core';
+import {
+  ConfigError,
+  createLogger,
+  createSecretBox,
+  Lifecycle,
+  parseEncryptionKey,
+  sha256Hex,
+  type Logger,
+  type SecretBox,
+} from '#core';
 import { createMetricsRegistry } from '#http';
 import { createPlatform, type Platform } from '#platform';
 import { createCheckpointWaiter } from '#projections';
@@ -42,24 +51,42 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
   const log = options.log ?? createLogger({ level: config.LOG_LEVEL, name: 'api' });
   const lifecycle = options.lifecycle ?? new Lifecycle(log);
   try {
-    if (!config.VIGIL_ENCRYPTION_KEY) throw new ConfigError('VIGIL_ENCRYPTION_KEY: required (32 bytes as 64 hex characters); secrets are encrypted with it');
+    if (!config.VIGIL_ENCRYPTION_KEY)
+      throw new ConfigError(
+        'VIGIL_ENCRYPTION_KEY: required (32 bytes as 64 hex characters); secrets are encrypted with it',
+      );
     const box = createSecretBox(parseEncryptionKey(config.VIGIL_ENCRYPTION_KEY));
     const metrics = options.metrics ?? createMetricsRegistry();
-    const platform = options.platform ?? (await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-api' }));
+    const platform =
+      options.platform ??
+      (await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-api' }));
     const readModels = new ReadModels(platform.stateStore);
     const sync = options.sync ?? createCheckpointWaiter(platform.stateStore, CONTROL_PLANE_PROJECTION);
-    const commands = new CommandRunner(platform.eventStore, sync, log.child({ component: 'commands' }), config.VIGIL_READ_YOUR_WRITES_TIMEOUT_MS);
-    const services = createServices({ commands, readModels, runtimes: new RuntimeCatalogue(loadRuntimes()), box, stateStore: platform.stateStore });
+    const commands = new CommandRunner(
+      platform.eventStore,
+      sync,
+      log.child({ component: 'commands' }),
+      config.VIGIL_READ_YOUR_WRITES_TIMEOUT_MS,
+    );
+    const services = createServices({
+      commands,
+      readModels,
+      runtimes: new RuntimeCatalogue(loadRuntimes()),
+      box,
+      stateStore: platform.stateStore,
+    });
 
     const configuredAdmin = config.VIGIL_ADMIN_KEY ? sha256Hex(config.VIGIL_ADMIN_KEY) : null;
     let storedAdmin: string | null = null;
-    const adminKeyHash = async () => configuredAdmin ?? (storedAdmin ??= await platform.stateStore.get(ADMIN_KEY_HASH_KEY));
+    const adminKeyHash = async () =>
+      configuredAdmin ?? (storedAdmin ??= await platform.stateStore.get(ADMIN_KEY_HASH_KEY));
 
     const { bus, analytics } = platform;
     if (!bus || !analytics) throw new ConfigError('the API needs the message bus and the analytics store');
     // Embedded: straight into DuckDB. Distributed: Kafka first; the ingestor writes ClickHouse.
     const topic = platform.topics.checkResults;
-    const sink = platform.adapters.messageBus === 'kafka' ? createBusSink(bus, topic) : createDirectSink(analytics, bus, topic);
+    const sink =
+      platform.adapters.messageBus === 'kafka' ? createBusSink(bus, topic) : createDirectSink(analytics, bus, topic);
     const app = await buildApp({
       config,
       log,
@@ -83,7 +110,14 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
 }
 
 /** Channel routes and the dispatcher they use for test messages (its retry loop runs in the dispatcher app). */
-function createAlerting(config: ApiConfig, readModels: ReadModels, platform: Platform, box: SecretBox, commands: CommandRunner, log: Logger) {
+function createAlerting(
+  config: ApiConfig,
+  readModels: ReadModels,
+  platform: Platform,
+  box: SecretBox,
+  commands: CommandRunner,
+  log: Logger,
+) {
   const deliveries = new DeliveryStore(platform.stateStore);
   const userAgent = `Vigil/${version}`;
   const dispatcher = new Dispatcher({
@@ -98,5 +132,12 @@ function createAlerting(config: ApiConfig, readModels: ReadModels, platform: Pla
     publicUrl: config.VIGIL_PUBLIC_URL,
     region: config.VIGIL_REGION,
   });
-  return { channels: new ChannelService(commands, readModels, box), dispatcher, deliveries, userAgent, region: config.VIGIL_REGION, publicUrl: config.VIGIL_PUBLIC_URL };
+  return {
+    channels: new ChannelService(commands, readModels, box),
+    dispatcher,
+    deliveries,
+    userAgent,
+    region: config.VIGIL_REGION,
+    publicUrl: config.VIGIL_PUBLIC_URL,
+  };
 }

@@ -61,14 +61,18 @@ export class Context {
   }
 
   adminClient(): ApiClient {
-    if (!this.env.adminKey) throw new UsageError('VIGIL_ADMIN_KEY is not set: this command needs the platform admin key');
+    if (!this.env.adminKey)
+      throw new UsageError('VIGIL_ADMIN_KEY is not set: this command needs the platform admin key');
     return new ApiClient(this.apiUrl, this.env.adminKey);
   }
 
   /** Result ingestion takes the ingest key; the admin key works too. */
   ingestClient(): ApiClient {
     const key = this.env.ingestKey ?? this.env.adminKey;
-    if (!key) throw new UsageError('VIGIL_INGEST_KEY is not set: sending results needs the platform ingest key (or VIGIL_ADMIN_KEY)');
+    if (!key)
+      throw new UsageError(
+        'VIGIL_INGEST_KEY is not set: sending results needs the platform ingest key (or VIGIL_ADMIN_KEY)',
+      );
     return new ApiClient(this.apiUrl, key);
   }
 }

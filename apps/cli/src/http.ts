@@ -36,7 +36,11 @@ export class ApiClient {
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json', ...options.headers };
+    const headers: Record<string, string> = {
+      'user-agent': USER_AGENT,
+      accept: 'application/json',
+      ...options.headers,
+    };
     if (this.key) headers.authorization = `Bearer ${this.key}`;
     if (this.accountId) headers['x-service-account'] = this.accountId;
     let body: string | undefined;
@@ -46,7 +50,12 @@ export class ApiClient {
     }
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
+      response = await fetch(url, {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      });
     } catch (error) {
       throw new CliError(`Cannot reach ${this.baseUrl}: ${describeFetchError(error)}`);
     }
@@ -61,7 +70,12 @@ export class ApiClient {
   }
 
   /** Sends, then checks the body against the schema the command relies on. */
-  async json<S extends z.ZodType>(schema: S, method: string, path: string, options: RequestOptions = {}): Promise<z.output<S>> {
+  async json<S extends z.ZodType>(
+    schema: S,
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<z.output<S>> {
     const response = await this.send(method, path, options);
     return expectShape(schema, response.body, `${method} ${path}`);
   }

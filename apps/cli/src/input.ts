@@ -6,14 +6,21 @@ import { UsageError } from './errors.ts';
 export function integer(min: number, max: number) {
   return (raw: string): number => {
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
     return value;
   };
 }
 
 /** For repeatable options: `--tag a --tag b`, or `--tag a,b`. */
 export function collect(raw: string, previous: string[] = []): string[] {
-  return [...previous, ...raw.split(',').map((item) => item.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  ];
 }
 
 /** For repeatable `--header Name:value` / `--var KEY=value` options. */
@@ -56,7 +63,8 @@ export async function readJson(raw: string, what = '--data'): Promise<unknown> {
 export async function readJsonObject(raw: string | undefined, what = '--data'): Promise<Record<string, unknown>> {
   if (raw === undefined) return {};
   const value = await readJson(raw, what);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${what} must be a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`${what} must be a JSON object`);
   return value as Record<string, unknown>;
 }
 

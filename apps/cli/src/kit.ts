@@ -13,5 +13,7 @@ export interface PageOptions {
 
 /** --limit and --page for list commands; without them, lists are fetched whole. */
 export function pageOptions(command: Command): Command {
-  return command.option('--limit <n>', 'fetch one page of at most n items (1-100)', integer(1, 100)).option('--page <n>', 'the page to fetch, from 1', integer(1, 1_000_000));
+  return command
+    .option('--limit <n>', 'fetch one page of at most n items (1-100)', integer(1, 100))
+    .option('--page <n>', 'the page to fetch, from 1', integer(1, 1_000_000));
 }

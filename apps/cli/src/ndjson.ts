@@ -33,7 +33,12 @@ const INGEST_TIMEOUT_MS = 120_000;
  * Reads NDJSON line by line and posts it as JSON arrays. Lines that are not JSON never leave the
  * machine; they are reported with the lines the API rejected, all by line number.
  */
-export async function sendBatches(client: ApiClient, input: NodeJS.ReadableStream, batchSize: number, onProgress: (state: SendState) => void): Promise<SendSummary> {
+export async function sendBatches(
+  client: ApiClient,
+  input: NodeJS.ReadableStream,
+  batchSize: number,
+  onProgress: (state: SendState) => void,
+): Promise<SendSummary> {
   const state: SendState = { bytes: 0, sent: 0, rejected: 0 };
   const rejected: Rejection[] = [];
   let accepted = 0;

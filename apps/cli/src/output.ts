@@ -26,17 +26,32 @@ export interface Output {
 
 // No borders: the columns stay aligned and the output still greps, cuts and awks well.
 const plainChars = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '',
-  right: '', 'right-mid': '', middle: '  ',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
 };
 
 export function createOutput(json: boolean): Output {
   const out = colors(process.stdout);
   const err = colors(process.stderr);
   const render = (head: string[], rows: string[][]): string => {
-    const table = new Table({ head: head.map((h) => out.bold(h)), chars: plainChars, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
+    const table = new Table({
+      head: head.map((h) => out.bold(h)),
+      chars: plainChars,
+      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+    });
     table.push(...rows);
     return table
       .toString()
@@ -57,12 +72,26 @@ export function createOutput(json: boolean): Output {
         process.stderr.write(err.dim('(none)') + '\n');
         return;
       }
-      print(render(columns.map((c) => c.header), rows.map((row) => columns.map((c) => cell(c.value(row), out.dim)))));
+      print(
+        render(
+          columns.map((c) => c.header),
+          rows.map((row) => columns.map((c) => cell(c.value(row), out.dim))),
+        ),
+      );
     },
     record(fields) {
-      const table = new Table({ chars: plainChars, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
+      const table = new Table({
+        chars: plainChars,
+        style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+      });
       for (const [name, value] of fields) table.push([out.bold(name), cell(value, out.dim)]);
-      print(table.toString().split('\n').map((line) => line.trimEnd()).join('\n'));
+      print(
+        table
+          .toString()
+          .split('\n')
+          .map((line) => line.trimEnd())
+          .join('\n'),
+      );
     },
     info(text) {
       process.stderr.write(text + '\n');
@@ -78,7 +107,10 @@ export function createOutput(json: boolean): Output {
 
 export function cell(value: unknown, dim: (text: string) => string = (text) => text): string {
   if (value === null || value === undefined || value === '') return dim('-');
-  if (Array.isArray(value)) return value.length === 0 ? dim('-') : value.map((item) => (typeof item === 'object' ? JSON.stringify(item) : String(item))).join(', ');
+  if (Array.isArray(value))
+    return value.length === 0
+      ? dim('-')
+      : value.map((item) => (typeof item === 'object' ? JSON.stringify(item) : String(item))).join(', ');
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
@@ -87,7 +119,8 @@ export function cell(value: unknown, dim: (text: string) => string = (text) => t
 export function csvLine(values: readonly unknown[]): string {
   return values
     .map((value) => {
-      const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+      const text =
+        value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
       return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
     })
     .join(',');

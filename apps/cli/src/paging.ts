@@ -7,7 +7,12 @@ const PAGE_SIZE = 100;
 const MAX_PAGES = 1000;
 
 /** Every item of a paged list (limit ≤ 100, page ≥ 1, X-Total-Count when the route sends it). */
-export async function fetchAll<S extends z.ZodType>(client: ApiClient, path: string, item: S, query: Query = {}): Promise<Array<z.output<S>>> {
+export async function fetchAll<S extends z.ZodType>(
+  client: ApiClient,
+  path: string,
+  item: S,
+  query: Query = {},
+): Promise<Array<z.output<S>>> {
   const items: Array<z.output<S>> = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
     const response = await client.send('GET', path, { query: { ...query, limit: PAGE_SIZE, page } });

@@ -37,7 +37,12 @@ export function buildProgram(output: OutputConfig = {}): Command {
     .configureOutput(output)
     .showHelpAfterError('(add --help for usage)')
     .exitOverride();
-  example(program, 'vigil login', 'vigil env ls', 'vigil analytics api <checkId> --metrics responseTime_avg,availability --range last7Days');
+  example(
+    program,
+    'vigil login',
+    'vigil env ls',
+    'vigil analytics api <checkId> --metrics responseTime_avg,availability --range last7Days',
+  );
 
   registerLogin(program);
   registerAccounts(program);

@@ -5,7 +5,11 @@ import { z } from 'zod';
  * passes everything else through to --json untouched, so a new server field never breaks it.
  */
 
-export const errorBodySchema = z.looseObject({ statusCode: z.number(), error: z.string().optional(), message: z.string() });
+export const errorBodySchema = z.looseObject({
+  statusCode: z.number(),
+  error: z.string().optional(),
+  message: z.string(),
+});
 
 export const accountSchema = z.looseObject({
   id: z.string(),
@@ -29,7 +33,12 @@ export const apiKeySchema = z.looseObject({
   last4: z.string(),
 });
 
-export const variableSchema = z.looseObject({ key: z.string(), value: z.string(), locked: z.boolean(), secret: z.boolean() });
+export const variableSchema = z.looseObject({
+  key: z.string(),
+  value: z.string(),
+  locked: z.boolean(),
+  secret: z.boolean(),
+});
 export type Variable = z.infer<typeof variableSchema>;
 
 export const runtimeSchema = z.looseObject({
@@ -93,11 +102,19 @@ export const analyticsSchema = z.looseObject({
   from: z.string(),
   to: z.string(),
   series: z.array(seriesEntrySchema),
-  metadata: z.record(z.string(), z.looseObject({ unit: z.string().optional(), label: z.string().optional(), aggregation: z.string().optional() })),
+  metadata: z.record(
+    z.string(),
+    z.looseObject({ unit: z.string().optional(), label: z.string().optional(), aggregation: z.string().optional() }),
+  ),
 });
 export type Analytics = z.infer<typeof analyticsSchema>;
 
-const metricSchema = z.looseObject({ name: z.string(), displayName: z.string().optional(), description: z.string().optional(), unit: z.string().optional() });
+const metricSchema = z.looseObject({
+  name: z.string(),
+  displayName: z.string().optional(),
+  description: z.string().optional(),
+  unit: z.string().optional(),
+});
 export const metricsCatalogueSchema = z.looseObject({
   data: z.record(z.string(), z.array(metricSchema)),
   meta: z.looseObject({}).optional(),

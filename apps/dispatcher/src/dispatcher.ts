@@ -9,7 +9,14 @@ import type { DispatcherConfig } from './config.ts';
 export const DISPATCHER_GROUP = 'vigil-dispatcher';
 
 /** Consumes alert events (fresh deliveries) and runs the durable retry loop. */
-export async function startDispatcher(deps: { platform: Platform; config: DispatcherConfig; log: Logger; lifecycle: Lifecycle; metrics?: Registry; userAgent: string }): Promise<Dispatcher> {
+export async function startDispatcher(deps: {
+  platform: Platform;
+  config: DispatcherConfig;
+  log: Logger;
+  lifecycle: Lifecycle;
+  metrics?: Registry;
+  userAgent: string;
+}): Promise<Dispatcher> {
   const { bus, stateStore } = deps.platform;
   const { config } = deps;
   if (!bus) throw new InternalError('the dispatcher needs the message bus');
@@ -42,7 +49,11 @@ export async function startDispatcher(deps: { platform: Platform; config: Dispat
       for (const message of batch) {
         const parsed = parseAlertEvent(safeJson(message.value));
         if (parsed.ok) events.push(parsed.value);
-        else log.error({ partition: message.partition, offset: message.offset, reason: parsed.message }, 'invalid alert event skipped');
+        else
+          log.error(
+            { partition: message.partition, offset: message.offset, reason: parsed.message },
+            'invalid alert event skipped',
+          );
       }
       await dispatcher.handleAlerts(events);
     },

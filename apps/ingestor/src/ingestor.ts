@@ -12,11 +12,25 @@ export const INGESTOR_GROUP = 'vigil-ingestor';
  * after the write. When the store is down the bus pauses the partition and retries with
  * backoff: nothing is lost and the process does not crash-loop.
  */
-export async function startIngestor(deps: { platform: Platform; log: Logger; lifecycle: Lifecycle; metrics?: Registry; batchSize?: number; retryMs?: number }): Promise<Consumer> {
+export async function startIngestor(deps: {
+  platform: Platform;
+  log: Logger;
+  lifecycle: Lifecycle;
+  metrics?: Registry;
+  batchSize?: number;
+  retryMs?: number;
+}): Promise<Consumer> {
   const { bus, analytics, stateStore } = deps.platform;
   if (!bus || !analytics) throw new InternalError('the ingestor needs the message bus and the analytics store');
   const log = deps.log.child({ component: 'ingestor' });
-  const handler = createIngestHandler({ analytics, bus, lookup: createCheckLookup(new ReadModels(stateStore)), dlqTopic: deps.platform.topics.checkResultsDlq, log, metrics: deps.metrics });
+  const handler = createIngestHandler({
+    analytics,
+    bus,
+    lookup: createCheckLookup(new ReadModels(stateStore)),
+    dlqTopic: deps.platform.topics.checkResultsDlq,
+    log,
+    metrics: deps.metrics,
+  });
   const consumer = await bus.consume({
     groupId: deps.platform.group(INGESTOR_GROUP),
     topics: [deps.platform.topics.checkResults],

@@ -3,5 +3,9 @@ import { loadIngestorConfig } from './config.ts';
 import { startIngestor } from './ingestor.ts';
 
 await runApp('ingestor', loadIngestorConfig, { bus: true, analytics: true }, (context) =>
-  startIngestor({ ...context, batchSize: context.config.VIGIL_INGEST_BATCH_SIZE, retryMs: context.config.VIGIL_INGEST_RETRY_MS }),
+  startIngestor({
+    ...context,
+    batchSize: context.config.VIGIL_INGEST_BATCH_SIZE,
+    retryMs: context.config.VIGIL_INGEST_RETRY_MS,
+  }),
 );

@@ -7,7 +7,13 @@ import { controlPlaneProjection } from '#readmodels';
 export const CONTROL_PLANE = 'control-plane';
 
 /** Starts the control-plane projection; the lifecycle stops it (after its in-flight batch). */
-export function startProjector(deps: { platform: Platform; log: Logger; lifecycle: Lifecycle; metrics?: Registry; batchSize?: number }): ProjectionRunner {
+export function startProjector(deps: {
+  platform: Platform;
+  log: Logger;
+  lifecycle: Lifecycle;
+  metrics?: Registry;
+  batchSize?: number;
+}): ProjectionRunner {
   const runner = new ProjectionRunner({
     name: CONTROL_PLANE,
     projections: [controlPlaneProjection],

@@ -8,7 +8,11 @@ import { CONTROL_PLANE } from './projector.ts';
  * Rebuilds every read model from position zero: clears rm:*, resets the checkpoint and replays
  * the whole event store. Projectors must be stopped first; a running one holds the lease.
  */
-export async function rebuildReadModels(platform: Platform, log: Logger, options: { force?: boolean; timeoutMs?: number } = {}): Promise<{ events: bigint; ms: number }> {
+export async function rebuildReadModels(
+  platform: Platform,
+  log: Logger,
+  options: { force?: boolean; timeoutMs?: number } = {},
+): Promise<{ events: bigint; ms: number }> {
   const started = Date.now();
   const { stateStore, eventStore } = platform;
   if (!options.force && (await stateStore.get(`projection:${CONTROL_PLANE}:lease`)) !== null) {
@@ -19,10 +23,17 @@ export async function rebuildReadModels(platform: Platform, log: Logger, options
   await stateStore.del(checkpointKey(CONTROL_PLANE));
   log.info({ cleared }, 'read models cleared; replaying from position zero');
   const head = await eventStore.headPosition();
-  const runner = new ProjectionRunner({ name: CONTROL_PLANE, projections: [controlPlaneProjection], eventStore, stateStore, log });
+  const runner = new ProjectionRunner({
+    name: CONTROL_PLANE,
+    projections: [controlPlaneProjection],
+    eventStore,
+    stateStore,
+    log,
+  });
   runner.start();
   try {
-    if (!(await runner.waitFor(head, options.timeoutMs ?? 600_000))) throw new Error('rebuild did not reach the head of the event store in time');
+    if (!(await runner.waitFor(head, options.timeoutMs ?? 600_000)))
+      throw new Error('rebuild did not reach the head of the event store in time');
   } finally {
     await runner.stop();
   }

@@ -21,7 +21,10 @@ function headers(target: ApiTarget): Record<string, string> {
 /** The account the key acts in: results must carry it, and the check answers do not. */
 export async function resolveAccountId(target: ApiTarget, signal?: AbortSignal): Promise<string> {
   if (target.accountId) return target.accountId;
-  const response = await requestJson<{ id: string }>('GET', `${target.url}/v1/accounts/me`, { headers: headers(target), signal });
+  const response = await requestJson<{ id: string }>('GET', `${target.url}/v1/accounts/me`, {
+    headers: headers(target),
+    signal,
+  });
   return response.body.id;
 }
 
@@ -41,7 +44,11 @@ export async function registerChecks(
     while (next < planned.length && !options.signal?.aborted) {
       const index = next++;
       const body = planned[index]!;
-      const response = await requestJson<Check>('POST', `${target.url}/v1/checks`, { headers: headers({ ...target, accountId }), body, signal: options.signal });
+      const response = await requestJson<Check>('POST', `${target.url}/v1/checks`, {
+        headers: headers({ ...target, accountId }),
+        body,
+        signal: options.signal,
+      });
       registered[index] = toSimCheck(response.body, accountId);
     }
   };

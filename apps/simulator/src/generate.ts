@@ -111,8 +111,13 @@ export function createResultGenerator(checks: readonly SimCheck[], seed: string)
       if (incident?.failure && rng.chance(model.incidentFailure)) failure = incident.failure;
       else if (rng.chance(model.sporadicFailure)) failure = rng.weighted(profile.model.failures);
 
-      let normal = profile.median * (profile.locationFactors.get(run.location) ?? 1) * daily(run.startedAt) * rng.logNormal(1, profile.model.sigma);
-      if (within(profile.slow, run.location) && check.checkType !== 'HEARTBEAT') normal = check.degradedResponseTime * rng.logNormal(1.3, 0.2);
+      let normal =
+        profile.median *
+        (profile.locationFactors.get(run.location) ?? 1) *
+        daily(run.startedAt) *
+        rng.logNormal(1, profile.model.sigma);
+      if (within(profile.slow, run.location) && check.checkType !== 'HEARTBEAT')
+        normal = check.degradedResponseTime * rng.logNormal(1.3, 0.2);
       let responseTime = Math.round(failure ? failedResponseTime(rng, failure, normal, check.maxResponseTime) : normal);
       if (!failure && responseTime > check.maxResponseTime && check.checkType !== 'HEARTBEAT') {
         // The runner stops waiting at maxResponseTime: a slow run past it is a timeout.
@@ -150,10 +155,13 @@ export function createResultGenerator(checks: readonly SimCheck[], seed: string)
 
 function profileOf(rng: Rng, check: SimCheck): Profile {
   const typeModel = typeModels[check.checkType];
-  const locationFactors = new Map(check.locations.map((location) => [location, locationFactor(location) * rng.logNormal(1, 0.1)]));
+  const locationFactors = new Map(
+    check.locations.map((location) => [location, locationFactor(location) * rng.logNormal(1, 0.1)]),
+  );
   // A quarter of the degraded threshold: normal runs stay under it even from a slow location.
   const median = Math.min(rng.between(typeModel.median[0], typeModel.median[1]), check.degradedResponseTime / 4);
-  const pageCount = check.checkType === 'BROWSER' ? rng.int(1, 2) : check.checkType === 'PLAYWRIGHT' ? rng.int(1, 4) : 0;
+  const pageCount =
+    check.checkType === 'BROWSER' ? rng.int(1, 2) : check.checkType === 'PLAYWRIGHT' ? rng.int(1, 4) : 0;
   return {
     check,
     model: typeModel,
@@ -163,7 +171,11 @@ function profileOf(rng: Rng, check: SimCheck): Profile {
     slowRate: rng.between(model.slowRate[0], model.slowRate[1]),
     host: check.sslCheckDomain ?? `${slug(check.name)}.example.com`,
     pagePaths: ['/', ...rng.shuffled(pagePaths.slice(1)).slice(0, pageCount - 1)],
-    renewAtDays: rng.weighted([[30, 60], [14, 30], [-3, 10]]),
+    renewAtDays: rng.weighted([
+      [30, 60],
+      [14, 30],
+      [-3, 10],
+    ]),
     sslExpiresAt: null,
     incident: null,
     slow: null,
@@ -187,7 +199,11 @@ function startEpisodes(rng: Rng, profile: Profile, location: string): void {
   const locations = Math.max(1, profile.check.locations.length);
   const scope = () => (locations > 1 && rng.chance(model.regional) ? location : null);
   if (!profile.incident && rng.chance(profile.incidentRate / locations)) {
-    profile.incident = { runsLeft: rng.int(...model.incidentRuns) * locations, location: scope(), failure: rng.weighted(profile.model.failures) };
+    profile.incident = {
+      runsLeft: rng.int(...model.incidentRuns) * locations,
+      location: scope(),
+      failure: rng.weighted(profile.model.failures),
+    };
   }
   if (!profile.slow && rng.chance(profile.slowRate / locations)) {
     profile.slow = { runsLeft: rng.int(...model.slowRuns) * locations, location: scope(), failure: null };
@@ -206,7 +222,13 @@ function within(episode: Episode | null, location: string): Episode | null {
 function attemptsOf(rng: Rng, failure: FailureKind | null, checkType: CheckType): number {
   // A heartbeat is a ping that arrived or not; there is nothing to retry.
   if (checkType === 'HEARTBEAT') return 1;
-  if (failure) return rng.chance(model.retriedFailure) ? rng.weighted([[2, 80], [3, 20]]) : 1;
+  if (failure)
+    return rng.chance(model.retriedFailure)
+      ? rng.weighted([
+          [2, 80],
+          [3, 20],
+        ])
+      : 1;
   return rng.chance(model.retriedPass) ? 2 : 1;
 }
 

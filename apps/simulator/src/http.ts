@@ -25,7 +25,11 @@ export interface JsonResponse<T> {
 const MAX_THROTTLED = 30;
 const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
 
-export async function requestJson<T>(method: string, url: string, options: RequestOptions = {}): Promise<JsonResponse<T>> {
+export async function requestJson<T>(
+  method: string,
+  url: string,
+  options: RequestOptions = {},
+): Promise<JsonResponse<T>> {
   const attempts = options.attempts ?? 5;
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -88,7 +92,8 @@ function parseBody(text: string): unknown {
 }
 
 function messageOf(parsed: unknown, text: string): string {
-  if (parsed && typeof parsed === 'object' && 'message' in parsed) return String((parsed as { message: unknown }).message);
+  if (parsed && typeof parsed === 'object' && 'message' in parsed)
+    return String((parsed as { message: unknown }).message);
   return text.slice(0, 300) || '(empty body)';
 }
 

@@ -28,7 +28,20 @@ const frequencies: Readonly<Record<CheckType, readonly CheckFrequency[]>> = {
   HEARTBEAT: [5, 15, 60, 1440],
 };
 
-const services = ['checkout', 'login', 'search', 'orders', 'payments', 'inventory', 'profile', 'catalog', 'cart', 'status', 'billing', 'shipping'];
+const services = [
+  'checkout',
+  'login',
+  'search',
+  'orders',
+  'payments',
+  'inventory',
+  'profile',
+  'catalog',
+  'cart',
+  'status',
+  'billing',
+  'shipping',
+];
 
 const labels: Readonly<Record<CheckType, string>> = {
   API: 'API',

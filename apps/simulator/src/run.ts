@@ -31,23 +31,35 @@ export async function simulate(options: SimulatorOptions, io: SimulateIo): Promi
   io.log(`Registering ${planned.length} checks in account ${accountId} at ${options.apiUrl}`);
   const checks = await registerChecks(target, accountId, planned, { signal: io.signal });
 
-  const source = options.backfillDays === null
-    ? realtimeRuns(checks)
-    : backfillRuns(rng, checks, { days: options.backfillDays, now: Date.now() });
+  const source =
+    options.backfillDays === null
+      ? realtimeRuns(checks)
+      : backfillRuns(rng, checks, { days: options.backfillDays, now: Date.now() });
   const mode = options.backfillDays === null ? 'realtime' : 'backfill';
   const generator = createResultGenerator(checks, options.seed);
-  const sender: Sender = options.transport === 'kafka'
-    ? kafkaSender({ brokers: options.kafkaBrokers, topicPrefix: options.topicPrefix })
-    : httpSender({ apiUrl: options.apiUrl, ingestKey: options.ingestKey ?? '' });
+  const sender: Sender =
+    options.transport === 'kafka'
+      ? kafkaSender({ brokers: options.kafkaBrokers, topicPrefix: options.topicPrefix })
+      : httpSender({ apiUrl: options.apiUrl, ingestKey: options.ingestKey ?? '' });
   const tally = new Tally();
   const rate = options.rate === 0 ? 'as fast as the receiver takes them' : `at ${options.rate}/s`;
-  const span = mode === 'backfill' ? `${source.total} results (${options.backfillDays} days of history)` : `results for ${options.durationSeconds} s`;
+  const span =
+    mode === 'backfill'
+      ? `${source.total} results (${options.backfillDays} days of history)`
+      : `results for ${options.durationSeconds} s`;
   io.log(`Sending ${span} ${rate} over ${sender.name}`);
 
   const progressMs = io.progressMs ?? 5_000;
-  const progress = progressMs > 0
-    ? setInterval(() => io.log(`  ${tally.generated} generated, ${tally.accepted} accepted, ${tally.rejected} rejected, ${tally.failed} failed`), progressMs)
-    : undefined;
+  const progress =
+    progressMs > 0
+      ? setInterval(
+          () =>
+            io.log(
+              `  ${tally.generated} generated, ${tally.accepted} accepted, ${tally.rejected} rejected, ${tally.failed} failed`,
+            ),
+          progressMs,
+        )
+      : undefined;
   let outcome: Awaited<ReturnType<typeof pump>>;
   try {
     outcome = await pump({
@@ -65,5 +77,12 @@ export async function simulate(options: SimulatorOptions, io: SimulateIo): Promi
     clearInterval(progress);
     await sender.close();
   }
-  return summarise(tally, { transport: sender.name, mode, seed: options.seed, checks: checks.length, targetRate: options.rate, ...outcome });
+  return summarise(tally, {
+    transport: sender.name,
+    mode,
+    seed: options.seed,
+    checks: checks.length,
+    targetRate: options.rate,
+    ...outcome,
+  });
 }

@@ -42,7 +42,10 @@ export function backfillRuns(rng: Rng, checks: readonly SimCheck[], options: { d
   const minutes = Math.round(options.days * 1440);
   const start = Math.floor(options.now / MINUTE) * MINUTE - minutes * MINUTE;
   const phases = checks.map((check) => rng.int(0, check.frequency - 1));
-  const total = checks.reduce((sum, check, index) => sum + check.locations.length * runsIn(minutes, check.frequency, phases[index]!), 0);
+  const total = checks.reduce(
+    (sum, check, index) => sum + check.locations.length * runsIn(minutes, check.frequency, phases[index]!),
+    0,
+  );
   let minute = 0;
   let pending: Run[] = [];
   return {

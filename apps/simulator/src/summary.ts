@@ -34,7 +34,8 @@ export class Tally {
     this.rejected += delivery.rejected.length;
     this.latenciesMs.push(latencyMs);
     // Ids make every message unique; without them the same reason groups into one line.
-    for (const { message } of delivery.rejected) bump(this.rejections, message.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '<id>'));
+    for (const { message } of delivery.rejected)
+      bump(this.rejections, message.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '<id>'));
   }
 
   countFailed(count: number, error: unknown): void {
@@ -78,7 +79,10 @@ export interface Summary {
   stoppedBy: string | null;
 }
 
-type RunFacts = Pick<Summary, 'transport' | 'mode' | 'seed' | 'checks' | 'targetRate'> & { elapsedMs: number; fatal: string | null };
+type RunFacts = Pick<Summary, 'transport' | 'mode' | 'seed' | 'checks' | 'targetRate'> & {
+  elapsedMs: number;
+  fatal: string | null;
+};
 
 export function summarise(tally: Tally, run: RunFacts): Summary {
   const seconds = Math.max(run.elapsedMs, 1) / 1000;
@@ -100,7 +104,12 @@ export function summarise(tally: Tally, run: RunFacts): Summary {
     batches: tally.batches,
     failedBatches: tally.failedBatches,
     latencyMs: { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted[sorted.length - 1] ?? 0 },
-    results: { byType: tally.byType, failedShare: share(tally.hasFailures), degradedShare: share(tally.degraded), retriedShare: share(tally.retried) },
+    results: {
+      byType: tally.byType,
+      failedShare: share(tally.hasFailures),
+      degradedShare: share(tally.degraded),
+      retriedShare: share(tally.retried),
+    },
     errors: top(tally.errors),
     rejections: top(tally.rejections),
     stoppedBy: run.fatal,
@@ -114,7 +123,11 @@ export function formatSummary(summary: Summary): string {
     `  generated ${summary.generated}, sent ${summary.sent}, accepted ${summary.accepted}, rejected ${summary.rejected}, failed ${summary.failed}`,
     `  achieved ${summary.achievedRate} results/s (target ${summary.targetRate === 0 ? 'unlimited' : `${summary.targetRate}/s`})`,
     `  ${summary.batches} batches, latency p50 ${summary.latencyMs.p50} ms, p95 ${summary.latencyMs.p95} ms, max ${summary.latencyMs.max} ms`,
-    `  by type: ${Object.entries(summary.results.byType).map(([type, count]) => `${type} ${count}`).join(', ') || 'none'}`,
+    `  by type: ${
+      Object.entries(summary.results.byType)
+        .map(([type, count]) => `${type} ${count}`)
+        .join(', ') || 'none'
+    }`,
     `  runs failing ${percent(summary.results.failedShare)}, degraded ${percent(summary.results.degradedShare)}, retried ${percent(summary.results.retriedShare)}`,
   ];
   if (summary.stoppedBy) lines.push(`  stopped early: ${summary.stoppedBy}`);
@@ -134,7 +147,10 @@ function percentile(sorted: readonly number[], q: number): number {
 }
 
 function top(counts: Map<string, number>): { message: string; count: number }[] {
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([message, count]) => ({ message, count }));
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([message, count]) => ({ message, count }));
 }
 
 function round(value: number, digits: number): number {

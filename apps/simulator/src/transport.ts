@@ -23,7 +23,10 @@ export function httpSender(options: { apiUrl: string; ingestKey: string }): Send
   return {
     name: 'http',
     async send(results) {
-      const response = await requestJson<Delivery>('POST', url, { headers: { authorization: `Bearer ${options.ingestKey}` }, body: results });
+      const response = await requestJson<Delivery>('POST', url, {
+        headers: { authorization: `Bearer ${options.ingestKey}` },
+        body: results,
+      });
       return response.body;
     },
     async close() {},
@@ -47,7 +50,10 @@ export function kafkaSender(options: { brokers: string[]; topicPrefix: string })
           return { accepted: results.length, rejected: [] };
         } catch (error) {
           const retryable = isAppError(error) && error.retryable;
-          if (!retryable) throw new FatalRequestError(`Kafka publish to ${topic} failed: ${error instanceof Error ? error.message : String(error)}`);
+          if (!retryable)
+            throw new FatalRequestError(
+              `Kafka publish to ${topic} failed: ${error instanceof Error ? error.message : String(error)}`,
+            );
           if (attempt >= 3) throw error;
           await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
         }

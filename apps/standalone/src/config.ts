@@ -12,7 +12,12 @@ export const standaloneConfigSchema = z.object({
   VIGIL_STANDALONE_APPS: z
     .string()
     .default('api,projector,ingestor,alerter,dispatcher')
-    .transform((value) => value.split(',').map((app) => app.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((app) => app.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(['api', 'projector', 'ingestor', 'alerter', 'dispatcher']))),
 });
 export type StandaloneConfig = z.output<typeof standaloneConfigSchema>;

@@ -27,7 +27,11 @@ export function ensureEncryptionKey(dataDir: string, configured: string | undefi
  * When VIGIL_ADMIN_KEY is unset on the first start, a key is generated and printed once;
  * only its hash is kept, in the state store, where every API replica finds it.
  */
-export async function ensureAdminKey(stateStore: StateStore, configured: string | undefined, log: Logger): Promise<void> {
+export async function ensureAdminKey(
+  stateStore: StateStore,
+  configured: string | undefined,
+  log: Logger,
+): Promise<void> {
   if (configured) return;
   const key = generateApiKey();
   if (await stateStore.setIfAbsent(ADMIN_KEY_HASH_KEY, sha256Hex(key))) {

@@ -21,12 +21,22 @@ export interface RunningStandalone {
  * Every server app in one process on the embedded adapters (or on whichever distributed ones
  * the environment names). `npm start` runs this; tests start it in-process.
  */
-export async function startStandalone(loaded: StandaloneConfig, log: Logger = createLogger({ name: 'vigil', level: loaded.LOG_LEVEL })): Promise<RunningStandalone> {
-  const config = { ...loaded, VIGIL_ENCRYPTION_KEY: ensureEncryptionKey(loaded.DATA_DIR, loaded.VIGIL_ENCRYPTION_KEY, log) };
+export async function startStandalone(
+  loaded: StandaloneConfig,
+  log: Logger = createLogger({ name: 'vigil', level: loaded.LOG_LEVEL }),
+): Promise<RunningStandalone> {
+  const config = {
+    ...loaded,
+    VIGIL_ENCRYPTION_KEY: ensureEncryptionKey(loaded.DATA_DIR, loaded.VIGIL_ENCRYPTION_KEY, log),
+  };
   const lifecycle = new Lifecycle(log);
   try {
     const metrics = createMetricsRegistry();
-    const platform = await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-standalone' });
+    const platform = await createPlatform(config, log, lifecycle, {
+      bus: true,
+      analytics: true,
+      clientId: 'vigil-standalone',
+    });
     await ensureAdminKey(platform.stateStore, config.VIGIL_ADMIN_KEY, log);
     const apps = new Set(config.VIGIL_STANDALONE_APPS);
     const projector = apps.has('projector') ? startProjector({ platform, log, lifecycle, metrics }) : undefined;
@@ -35,7 +45,8 @@ export async function startStandalone(loaded: StandaloneConfig, log: Logger = cr
       await startIngestor({ platform, log, lifecycle, metrics, batchSize: config.VIGIL_INGEST_BATCH_SIZE });
     }
     if (apps.has('alerter')) await startAlerter({ platform, log, lifecycle, metrics });
-    if (apps.has('dispatcher')) await startDispatcher({ platform, config, log, lifecycle, metrics, userAgent: `Vigil/${version}` });
+    if (apps.has('dispatcher'))
+      await startDispatcher({ platform, config, log, lifecycle, metrics, userAgent: `Vigil/${version}` });
     const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics });
     return { url: api.url, api, platform, lifecycle, stop: () => lifecycle.stop() };
   } catch (error) {

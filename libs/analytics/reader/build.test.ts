@@ -20,14 +20,26 @@ describe('analytics SQL', () => {
   });
 
   it('filters statuses through whitelisted literals', () => {
-    expect(whereSql(query({ metrics: 'availability', filterByStatus: 'failure' }), 'duckdb')).toContain('has_failures = 1');
-    expect(whereSql(query({ metrics: 'availability', filterByStatus: 'success,failure' }), 'duckdb')).not.toContain('has_failures');
-    expect(whereSql(query({ metrics: 'availability', filterByStatus: 'LATE,GRACE' }, 'HEARTBEAT'), 'clickhouse')).toContain("heartbeat_status IN ('LATE', 'GRACE')");
+    expect(whereSql(query({ metrics: 'availability', filterByStatus: 'failure' }), 'duckdb')).toContain(
+      'has_failures = 1',
+    );
+    expect(whereSql(query({ metrics: 'availability', filterByStatus: 'success,failure' }), 'duckdb')).not.toContain(
+      'has_failures',
+    );
+    expect(
+      whereSql(query({ metrics: 'availability', filterByStatus: 'LATE,GRACE' }, 'HEARTBEAT'), 'clickhouse'),
+    ).toContain("heartbeat_status IN ('LATE', 'GRACE')");
   });
 
   it('stays inside what ClickHouse 18.16 runs: no {name:Type} parameters, no toStartOfInterval', () => {
     const q = query({ metrics: 'LCP_p95,responseTime_avg', aggregationInterval: '15', groupBy: 'pageIndex' });
-    const sql = aggregateSql(q, 'clickhouse', 'check_results FINAL', { level: 'page', values: [{ base: lcp, stats: new Set(['p95']) }, { base: responseTime, stats: new Set(['avg']) }] });
+    const sql = aggregateSql(q, 'clickhouse', 'check_results FINAL', {
+      level: 'page',
+      values: [
+        { base: lcp, stats: new Set(['p95']) },
+        { base: responseTime, stats: new Set(['avg']) },
+      ],
+    });
     expect(sql).not.toMatch(/\{\w+:\w+\}|toStartOfInterval|quantileTDigest|quantile\(/);
     expect(sql).toContain('intDiv(started_ms, 900000) * 900000 AS b');
     // Exact interpolation over the sorted samples up to EXACT_LIMIT, the nearest rank above it.
@@ -36,22 +48,31 @@ describe('analytics SQL', () => {
     expect(sql).toContain(`if(c0 <= ${EXACT_LIMIT},`);
     // ARRAY JOIN aliases (pj_*) are never reused as SELECT aliases: 18.16 rejects that.
     const joined = [...sql.matchAll(/ AS (pj_\w+)/g)].map((match) => match[1]);
-    const selected = [...sql.matchAll(/ AS (\w+)/g)].map((match) => match[1]).filter((alias) => !alias!.startsWith('pj_'));
+    const selected = [...sql.matchAll(/ AS (\w+)/g)]
+      .map((match) => match[1])
+      .filter((alias) => !alias!.startsWith('pj_'));
     expect(joined.length).toBeGreaterThan(0);
     for (const alias of joined) expect(selected).not.toContain(alias);
-    expect(sql).toContain('FROM check_results FINAL ARRAY JOIN page_index AS pj_index, page_url AS pj_url, page_lcp AS pj_lcp WHERE');
+    expect(sql).toContain(
+      'FROM check_results FINAL ARRAY JOIN page_index AS pj_index, page_url AS pj_url, page_lcp AS pj_lcp WHERE',
+    );
   });
 
   it('uses quantile_cont and stddev_pop on DuckDB, UNNEST for pages', () => {
     const q = query({ metrics: 'LCP_p95,LCP_stddev' });
-    const sql = aggregateSql(q, 'duckdb', 'check_results', { level: 'page', values: [{ base: lcp, stats: new Set(['p95', 'stddev']) }] });
+    const sql = aggregateSql(q, 'duckdb', 'check_results', {
+      level: 'page',
+      values: [{ base: lcp, stats: new Set(['p95', 'stddev']) }],
+    });
     expect(sql).toContain('quantile_cont(v0, 0.95) AS v0_p95');
     expect(sql).toContain('stddev_pop(v0) AS v0_stddev');
     expect(sql).toContain('unnest(page_lcp) AS pj_lcp');
   });
 
   it('pages raw runs newest first with LIMIT and OFFSET', () => {
-    const sql = rawSql(query({ metrics: 'responseTime', limit: '25', page: '3' }), 'duckdb', 'check_results', [responseTime]);
+    const sql = rawSql(query({ metrics: 'responseTime', limit: '25', page: '3' }), 'duckdb', 'check_results', [
+      responseTime,
+    ]);
     expect(sql).toMatch(/ORDER BY ms DESC, rid DESC LIMIT 25 OFFSET 50$/);
     const pages = rawSql(query({ metrics: 'LCP', limit: '5' }), 'clickhouse', 'check_results FINAL', [lcp]);
     expect(pages).toMatch(/ORDER BY ms DESC, rid DESC, pidx ASC LIMIT 5 OFFSET 0$/);

@@ -68,7 +68,8 @@ export function whereSql(query: AnalyticsQuery, dialect: SqlDialect): string {
   const runStatuses = query.statuses.filter((status) => status === 'success' || status === 'failure');
   if (runStatuses.length === 1) conditions.push(`has_failures = ${runStatuses[0] === 'failure' ? 1 : 0}`);
   const beats = query.statuses.filter((status) => status !== 'success' && status !== 'failure');
-  if (beats.length > 0) conditions.push(`heartbeat_status IN (${beats.map((status) => sqlString(status, dialect)).join(', ')})`);
+  if (beats.length > 0)
+    conditions.push(`heartbeat_status IN (${beats.map((status) => sqlString(status, dialect)).join(', ')})`);
   return conditions.join(' AND ');
 }
 
@@ -116,7 +117,13 @@ function pageArrays(values: readonly BaseMetric[]): (PageArray | 'page_index' | 
  * ARRAY JOIN under aliases no SELECT alias reuses (18.16 rejects that); DuckDB with UNNEST in a
  * subquery (several UNNESTs in one select list advance together).
  */
-function rowsFrom(query: AnalyticsQuery, dialect: SqlDialect, source: string, level: 'run' | 'page', bases: readonly BaseMetric[]): string {
+function rowsFrom(
+  query: AnalyticsQuery,
+  dialect: SqlDialect,
+  source: string,
+  level: 'run' | 'page',
+  bases: readonly BaseMetric[],
+): string {
   const where = whereSql(query, dialect);
   if (level === 'run') return `FROM ${source} WHERE ${where}`;
   const arrays = pageArrays(bases);
@@ -138,11 +145,25 @@ export function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, source:
     ...(withUrl ? [`${PAGE_ALIAS.page_url} AS u`] : []),
     ...plan.values.map((value, i) => `${sampleExpr(value.base, dialect)} AS v${i}`),
   ];
-  const inner = `SELECT ${samples.join(', ')} ${rowsFrom(query, dialect, source, plan.level, plan.values.map((value) => value.base))}`;
-  const counts = ['g', 'b', `${dialect === 'clickhouse' ? 'count()' : 'count(*)'} AS n`, 'sum(f) AS failures', 'sum(a - 1) AS retries'];
+  const inner = `SELECT ${samples.join(', ')} ${rowsFrom(
+    query,
+    dialect,
+    source,
+    plan.level,
+    plan.values.map((value) => value.base),
+  )}`;
+  const counts = [
+    'g',
+    'b',
+    `${dialect === 'clickhouse' ? 'count()' : 'count(*)'} AS n`,
+    'sum(f) AS failures',
+    'sum(a - 1) AS retries',
+  ];
   if (withUrl) counts.push(dialect === 'clickhouse' ? 'argMax(u, ms) AS url' : 'arg_max(u, ms) AS url');
   if (dialect === 'duckdb') {
-    const stats = plan.values.flatMap((value, i) => [...value.stats].map((stat) => `${duckDbStat(stat, `v${i}`)} AS ${valueAlias(i, stat)}`));
+    const stats = plan.values.flatMap((value, i) =>
+      [...value.stats].map((stat) => `${duckDbStat(stat, `v${i}`)} AS ${valueAlias(i, stat)}`),
+    );
     return `SELECT ${[...counts, ...stats].join(', ')} FROM (${inner}) AS samples GROUP BY g, b`;
   }
   // ClickHouse: aggregate (sorting each group's samples when a percentile is wanted), then interpolate.
@@ -158,7 +179,9 @@ export function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, source:
         sorted = true;
         const nearest = `q${i}_${stat}`;
         aggregated.push(`quantileExact(${sqlNumber(level)})(v${i}) AS ${nearest}`);
-        outer.push(`if(c${i} <= ${EXACT_LIMIT}, ${interpolated(`s${i}`, level)}, ${nearest}) AS ${valueAlias(i, stat)}`);
+        outer.push(
+          `if(c${i} <= ${EXACT_LIMIT}, ${interpolated(`s${i}`, level)}, ${nearest}) AS ${valueAlias(i, stat)}`,
+        );
         continue;
       }
       outer.push(valueAlias(i, stat));
@@ -188,7 +211,12 @@ function interpolated(sorted: string, level: number): string {
 }
 
 /** Row of a raw query: rid, ms (started_ms), loc, and for page metrics pidx and purl, then v<i>. */
-export function rawSql(query: AnalyticsQuery, dialect: SqlDialect, source: string, bases: readonly BaseMetric[]): string {
+export function rawSql(
+  query: AnalyticsQuery,
+  dialect: SqlDialect,
+  source: string,
+  bases: readonly BaseMetric[],
+): string {
   const level = bases.some((base) => base.source.level === 'page') ? 'page' : 'run';
   const id = dialect === 'clickhouse' ? 'toString(id)' : 'CAST(id AS VARCHAR)';
   const columns = [`${id} AS rid`, 'started_ms AS ms', 'run_location AS loc'];

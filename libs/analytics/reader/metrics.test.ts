@@ -4,11 +4,24 @@ import { AGGREGATIONS, allowedMetricNames, baseMetrics, metricMetadata, parseMet
 
 describe('metrics per check type', () => {
   it('match the issue table', () => {
-    const bases = Object.fromEntries(resultCheckTypes.map((type) => [type, baseMetrics[type].map((base) => base.name)]));
+    const bases = Object.fromEntries(
+      resultCheckTypes.map((type) => [type, baseMetrics[type].map((base) => base.name)]),
+    );
     expect(bases).toEqual({
       API: ['responseTime', 'wait', 'dns', 'tcp', 'firstByte', 'download'],
       URL: ['responseTime', 'wait', 'dns', 'tcp', 'firstByte', 'download'],
-      BROWSER: ['responseTime', 'TTFB', 'FCP', 'LCP', 'CLS', 'TBT', 'consoleErrors', 'networkErrors', 'userScriptErrors', 'documentErrors'],
+      BROWSER: [
+        'responseTime',
+        'TTFB',
+        'FCP',
+        'LCP',
+        'CLS',
+        'TBT',
+        'consoleErrors',
+        'networkErrors',
+        'userScriptErrors',
+        'documentErrors',
+      ],
       MULTI_STEP: ['responseTime'],
       PLAYWRIGHT: ['responseTime'],
       TCP: ['total', 'dns', 'connection', 'data'],
@@ -30,9 +43,14 @@ describe('metrics per check type', () => {
 });
 
 describe('metricMetadata', () => {
-  const meta = (name: string, type: Parameters<typeof parseMetrics>[1] = 'BROWSER') => metricMetadata(parseMetrics([name], type)[0]!);
+  const meta = (name: string, type: Parameters<typeof parseMetrics>[1] = 'BROWSER') =>
+    metricMetadata(parseMetrics([name], type)[0]!);
   it('gives units: ms for times, score for CLS, count for errors and retries, percentage for availability', () => {
-    expect(meta('responseTime_avg')).toEqual({ unit: 'milliseconds', label: 'Response time (average)', aggregation: 'avg' });
+    expect(meta('responseTime_avg')).toEqual({
+      unit: 'milliseconds',
+      label: 'Response time (average)',
+      aggregation: 'avg',
+    });
     expect(meta('LCP_p95')).toMatchObject({ unit: 'milliseconds', aggregation: 'p95' });
     expect(meta('CLS_median')).toMatchObject({ unit: 'score', aggregation: 'median' });
     expect(meta('consoleErrors_sum')).toMatchObject({ unit: 'count', aggregation: 'sum' });

@@ -31,8 +31,18 @@ export interface BaseMetric {
   source: MetricSource;
 }
 
-const run = (name: string, label: string, sql: string): BaseMetric => ({ name, label, unit: 'milliseconds', source: { level: 'run', sql } });
-const page = (name: string, label: string, unit: MetricUnit, array: PageArray): BaseMetric => ({ name, label, unit, source: { level: 'page', array } });
+const run = (name: string, label: string, sql: string): BaseMetric => ({
+  name,
+  label,
+  unit: 'milliseconds',
+  source: { level: 'run', sql },
+});
+const page = (name: string, label: string, unit: MetricUnit, array: PageArray): BaseMetric => ({
+  name,
+  label,
+  unit,
+  source: { level: 'page', array },
+});
 
 const responseTime = run('responseTime', 'Response time', 'response_time');
 // A TCP or DNS runner that reports no `total` phase still measured the run: its response time is the total.
@@ -67,7 +77,12 @@ export const baseMetrics: Readonly<Record<ResultCheckType, readonly BaseMetric[]
   BROWSER: browserBases,
   MULTI_STEP: [responseTime],
   PLAYWRIGHT: [responseTime],
-  TCP: [total, run('dns', 'DNS lookup', 'timing_dns'), run('connection', 'Connection', 'timing_connection'), run('data', 'Data transfer', 'timing_data')],
+  TCP: [
+    total,
+    run('dns', 'DNS lookup', 'timing_dns'),
+    run('connection', 'Connection', 'timing_connection'),
+    run('data', 'Data transfer', 'timing_data'),
+  ],
   DNS: [total],
   HEARTBEAT: [],
 };
@@ -100,7 +115,12 @@ const aggregationLabels: Record<Aggregation, string> = {
 /** Every metric name a check type accepts, for docs and error messages. */
 export function allowedMetricNames(checkType: ResultCheckType): string[] {
   const bases = baseMetrics[checkType];
-  return ['availability', 'retries', ...bases.map((base) => base.name), ...bases.flatMap((base) => AGGREGATIONS.map((agg) => `${base.name}_${agg}`))];
+  return [
+    'availability',
+    'retries',
+    ...bases.map((base) => base.name),
+    ...bases.flatMap((base) => AGGREGATIONS.map((agg) => `${base.name}_${agg}`)),
+  ];
 }
 
 /** One line that lists what a type allows without spelling out all 100+ names. */
@@ -123,7 +143,10 @@ export function parseMetrics(names: readonly string[], checkType: ResultCheckTyp
   const parsed: RequestedMetric[] = [];
   for (const name of [...new Set(names)]) {
     const metric = parseOne(name, bases);
-    if (!metric) throw new ValidationError(`metrics: "${name}" is not a metric of ${checkType} checks; ${describeAllowedMetrics(checkType)}`);
+    if (!metric)
+      throw new ValidationError(
+        `metrics: "${name}" is not a metric of ${checkType} checks; ${describeAllowedMetrics(checkType)}`,
+      );
     parsed.push(metric);
   }
   const raw = parsed.filter((metric) => metric.kind === 'raw');
@@ -158,7 +181,11 @@ export function metricMetadata(metric: RequestedMetric): MetricMetadata {
       return { unit: metric.base.unit, label: metric.base.label, aggregation: 'none' };
     case 'aggregate': {
       // A sum of error counts is a count; a stddev or percentile keeps the base's unit.
-      return { unit: metric.base.unit, label: `${metric.base.label} (${aggregationLabels[metric.aggregation]})`, aggregation: metric.aggregation };
+      return {
+        unit: metric.base.unit,
+        label: `${metric.base.label} (${aggregationLabels[metric.aggregation]})`,
+        aggregation: metric.aggregation,
+      };
     }
   }
 }

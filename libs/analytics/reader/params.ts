@@ -53,7 +53,10 @@ export type RawParams = Record<string, unknown>;
  * with the parameter's name. Array parameters take comma-separated values, repeated keys, and
  * the `name[]` spelling; scalar parameters must appear once.
  */
-export function parseAnalyticsParams(params: RawParams, context: { checkType: ResultCheckType; now: Date }): AnalyticsRequest {
+export function parseAnalyticsParams(
+  params: RawParams,
+  context: { checkType: ResultCheckType; now: Date },
+): AnalyticsRequest {
   const { checkType } = context;
   const quickRange = scalar(params, 'quickRange');
   const from = scalar(params, 'from');
@@ -61,22 +64,30 @@ export function parseAnalyticsParams(params: RawParams, context: { checkType: Re
   const window = resolveWindow({ from, to, quickRange }, context.now);
 
   const intervalText = scalar(params, 'aggregationInterval');
-  const intervalMinutes = intervalText === undefined ? null : integer(intervalText, 'aggregationInterval', MIN_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES);
+  const intervalMinutes =
+    intervalText === undefined
+      ? null
+      : integer(intervalText, 'aggregationInterval', MIN_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES);
   if (intervalMinutes !== null) checkInterval(window, intervalMinutes);
 
   const metrics = parseMetrics(list(params, 'metrics'), checkType);
   const raw = metrics.some((metric) => metric.kind === 'raw');
 
   const groupBy = parseGroupBy(scalar(params, 'groupBy'), checkType);
-  if (raw && groupBy !== null) throw new ValidationError('groupBy: raw metrics return individual runs, which are not grouped; each run carries its runLocation');
-  if (raw && intervalMinutes !== null) throw new ValidationError('aggregationInterval: raw metrics return individual runs, which are not bucketed');
+  if (raw && groupBy !== null)
+    throw new ValidationError(
+      'groupBy: raw metrics return individual runs, which are not grouped; each run carries its runLocation',
+    );
+  if (raw && intervalMinutes !== null)
+    throw new ValidationError('aggregationInterval: raw metrics return individual runs, which are not bucketed');
 
   const statuses = parseStatuses(list(params, 'filterByStatus'), checkType);
   const limitText = scalar(params, 'limit');
   const pageText = scalar(params, 'page');
   return {
     window,
-    relativeWindow: from === undefined ? (quickRange ?? 'last24Hours') : to === undefined ? `${window.from.getTime()}..now` : null,
+    relativeWindow:
+      from === undefined ? (quickRange ?? 'last24Hours') : to === undefined ? `${window.from.getTime()}..now` : null,
     intervalMinutes,
     statuses,
     groupBy,
@@ -90,9 +101,12 @@ export function parseAnalyticsParams(params: RawParams, context: { checkType: Re
 function parseGroupBy(value: string | undefined, checkType: ResultCheckType): GroupBy | null {
   if (value === undefined) return null;
   const allowed = groupByOptions[checkType];
-  if (allowed.length === 0) throw new ValidationError(`groupBy: ${checkType} analytics cannot be grouped; leave groupBy out`);
+  if (allowed.length === 0)
+    throw new ValidationError(`groupBy: ${checkType} analytics cannot be grouped; leave groupBy out`);
   if (!(allowed as readonly string[]).includes(value)) {
-    throw new ValidationError(`groupBy: "${value}" is not available for ${checkType} checks; use one of ${allowed.join(', ')}`);
+    throw new ValidationError(
+      `groupBy: "${value}" is not available for ${checkType} checks; use one of ${allowed.join(', ')}`,
+    );
   }
   return value as GroupBy;
 }
@@ -103,7 +117,10 @@ function parseStatuses(values: string[], checkType: ResultCheckType): StatusFilt
   for (const value of values) {
     // Case does not carry meaning here; SUCCESS and success are the same filter.
     const match = allowed.find((option) => option.toLowerCase() === value.toLowerCase());
-    if (!match) throw new ValidationError(`filterByStatus: "${value}" is not a status of ${checkType} checks; use ${allowed.join(', ')}`);
+    if (!match)
+      throw new ValidationError(
+        `filterByStatus: "${value}" is not a status of ${checkType} checks; use ${allowed.join(', ')}`,
+      );
     found.add(match);
   }
   return [...found];
@@ -120,7 +137,8 @@ function scalar(params: RawParams, name: string): string | undefined {
 }
 
 function text(value: unknown, name: string): string {
-  if (typeof value !== 'string' && typeof value !== 'number') throw new ValidationError(`${name}: expected a single value`);
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw new ValidationError(`${name}: expected a single value`);
   const trimmed = String(value).trim();
   if (trimmed === '') throw new ValidationError(`${name}: empty; give a value or leave it out`);
   return trimmed;
@@ -134,14 +152,20 @@ function list(params: RawParams, name: string): string[] {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) {
       if (typeof item !== 'string') throw new ValidationError(`${name}: expected comma-separated values`);
-      values.push(...item.split(',').map((part) => part.trim()).filter((part) => part !== ''));
+      values.push(
+        ...item
+          .split(',')
+          .map((part) => part.trim())
+          .filter((part) => part !== ''),
+      );
     }
   }
   return values;
 }
 
 function integer(value: string, name: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value)) throw new ValidationError(`${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
+  if (!/^\d+$/.test(value))
+    throw new ValidationError(`${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
   const parsed = Number(value);
   if (parsed < min || parsed > max) throw new ValidationError(`${name}: must be from ${min} to ${max}, got ${value}`);
   return parsed;

@@ -15,14 +15,29 @@ const now = new Date('2024-01-02T00:00:00Z');
 let store: AnalyticsStore;
 
 const run = (minute: number, overrides: Partial<CheckResultInput>) =>
-  sampleCheckResult({ accountId, checkId, checkType: 'BROWSER', startedAt: new Date(Date.UTC(2024, 0, 1, 22, minute)).toISOString(), ...overrides });
+  sampleCheckResult({
+    accountId,
+    checkId,
+    checkType: 'BROWSER',
+    startedAt: new Date(Date.UTC(2024, 0, 1, 22, minute)).toISOString(),
+    ...overrides,
+  });
 
 beforeAll(async () => {
   store = createDuckDbAnalyticsStore({ path: ':memory:', log: createLogger({ level: 'silent' }) });
   await store.migrate();
   await store.insert([
     run(0, { responseTime: 10, runLocation: 'b', pages: [{ index: 0, url: 'https://old', LCP: 100 }] }),
-    run(10, { responseTime: 20, runLocation: 'a', hasFailures: true, attempts: 3, pages: [{ index: 0, url: 'https://new', LCP: 300 }, { index: 1, url: 'https://two', LCP: 1000, CLS: 0.5 }] }),
+    run(10, {
+      responseTime: 20,
+      runLocation: 'a',
+      hasFailures: true,
+      attempts: 3,
+      pages: [
+        { index: 0, url: 'https://new', LCP: 300 },
+        { index: 1, url: 'https://two', LCP: 1000, CLS: 0.5 },
+      ],
+    }),
     run(20, { responseTime: 30, runLocation: 'a', pages: [] }),
     run(70, { responseTime: 40, runLocation: 'b', attempts: 2 }),
   ]);
@@ -30,19 +45,35 @@ beforeAll(async () => {
 afterAll(async () => store.close());
 
 async function read(params: RawParams) {
-  const request = parseAnalyticsParams({ from: '2024-01-01T22:00:00Z', to: '2024-01-02T00:00:00Z', ...params }, { checkType: 'BROWSER', now });
+  const request = parseAnalyticsParams(
+    { from: '2024-01-01T22:00:00Z', to: '2024-01-02T00:00:00Z', ...params },
+    { checkType: 'BROWSER', now },
+  );
   return createAnalyticsReader(store).read({ ...request, accountId, checkId, checkType: 'BROWSER' });
 }
 
 describe('analytics reader (DuckDB)', () => {
   it('aggregates runs: mean, interpolated percentiles, population stddev, availability, retries', async () => {
-    const answer = await read({ metrics: 'responseTime_avg,responseTime_p90,responseTime_median,responseTime_stddev,responseTime_sum,availability,retries' });
+    const answer = await read({
+      metrics:
+        'responseTime_avg,responseTime_p90,responseTime_median,responseTime_stddev,responseTime_sum,availability,retries',
+    });
     expect(answer.series).toHaveLength(1);
     const point = answer.series[0]!.data[0]!;
-    expect(point).toMatchObject({ responseTime_avg: 25, responseTime_median: 25, responseTime_sum: 100, availability: 75, retries: 3 });
+    expect(point).toMatchObject({
+      responseTime_avg: 25,
+      responseTime_median: 25,
+      responseTime_sum: 100,
+      availability: 75,
+      retries: 3,
+    });
     expect(point.responseTime_p90).toBeCloseTo(37, 9); // h = 3 × 0.9 = 2.7 → 30 + 0.7 × 10
     expect(point.responseTime_stddev).toBeCloseTo(Math.sqrt(125), 9);
-    expect(answer.metadata.availability).toEqual({ unit: 'percentage', label: 'Availability (passing runs / runs)', aggregation: 'ratio' });
+    expect(answer.metadata.availability).toEqual({
+      unit: 'percentage',
+      label: 'Availability (passing runs / runs)',
+      aggregation: 'ratio',
+    });
   });
 
   it('aggregates page metrics over every page of every run when not grouped by page', async () => {
@@ -59,7 +90,13 @@ describe('analytics reader (DuckDB)', () => {
   });
 
   it('fills every bucket of an interval, oldest first, empty ones with nulls', async () => {
-    const answer = await read({ metrics: 'responseTime_max,availability', aggregationInterval: '30', groupBy: 'runLocation', limit: '1', page: '2' });
+    const answer = await read({
+      metrics: 'responseTime_max,availability',
+      aggregationInterval: '30',
+      groupBy: 'runLocation',
+      limit: '1',
+      page: '2',
+    });
     expect(answer.series).toEqual([
       {
         runLocation: 'b',
@@ -79,6 +116,10 @@ describe('analytics reader (DuckDB)', () => {
     expect(runs.series[0]!.data.map((point) => point.responseTime)).toEqual([40, 30]);
     expect(Object.keys(runs.series[0]!.data[0]!)).toEqual(['startedAt', 'resultId', 'runLocation', 'responseTime']);
     const pages = await read({ metrics: 'LCP', limit: '10' });
-    expect(pages.series[0]!.data.map((point) => [point.pageIndex, point.LCP])).toEqual([[0, 300], [1, 1000], [0, 100]]);
+    expect(pages.series[0]!.data.map((point) => [point.pageIndex, point.LCP])).toEqual([
+      [0, 300],
+      [1, 1000],
+      [0, 100],
+    ]);
   });
 });

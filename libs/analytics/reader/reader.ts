@@ -1,5 +1,13 @@
 import type { AnalyticsStore } from '../port.ts';
-import { aggregateSql, rawSql, statColumn, valueAlias, type AggregatePlan, type AggregateRow, type StatColumn } from './build.ts';
+import {
+  aggregateSql,
+  rawSql,
+  statColumn,
+  valueAlias,
+  type AggregatePlan,
+  type AggregateRow,
+  type StatColumn,
+} from './build.ts';
 import { metricMetadata, type BaseMetric, type MetricMetadata, type RequestedMetric } from './metrics.ts';
 import type { AnalyticsQuery } from './params.ts';
 import { bucketStarts } from './window.ts';
@@ -52,10 +60,23 @@ export function createAnalyticsReader(store: AnalyticsStore): AnalyticsReader {
 }
 
 async function readRaw(store: AnalyticsStore, query: AnalyticsQuery): Promise<SeriesEntry[]> {
-  const metrics = query.metrics.filter((metric): metric is Extract<RequestedMetric, { kind: 'raw' }> => metric.kind === 'raw');
-  const rows = await store.query<AggregateRow>(rawSql(query, store.dialect, store.source, metrics.map((metric) => metric.base)));
+  const metrics = query.metrics.filter(
+    (metric): metric is Extract<RequestedMetric, { kind: 'raw' }> => metric.kind === 'raw',
+  );
+  const rows = await store.query<AggregateRow>(
+    rawSql(
+      query,
+      store.dialect,
+      store.source,
+      metrics.map((metric) => metric.base),
+    ),
+  );
   const data = rows.map((row) => {
-    const point: DataPoint = { startedAt: new Date(Number(row.ms)).toISOString(), resultId: String(row.rid), runLocation: String(row.loc) };
+    const point: DataPoint = {
+      startedAt: new Date(Number(row.ms)).toISOString(),
+      resultId: String(row.rid),
+      runLocation: String(row.loc),
+    };
     if ('pidx' in row) {
       point.pageIndex = Number(row.pidx);
       point.pageUrl = String(row.purl);
@@ -81,11 +102,18 @@ async function readAggregated(store: AnalyticsStore, query: AnalyticsQuery): Pro
   const plans: Planned[] =
     query.groupBy === 'pageIndex'
       ? [planned('page', all)]
-      : [planned('run', all.filter((value) => value.base.source.level === 'run'))];
+      : [
+          planned(
+            'run',
+            all.filter((value) => value.base.source.level === 'run'),
+          ),
+        ];
   const pageValues = all.filter((value) => value.base.source.level === 'page');
   if (query.groupBy !== 'pageIndex' && pageValues.length > 0) plans.push(planned('page', pageValues));
 
-  const results = await Promise.all(plans.map(({ plan }) => store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan))));
+  const results = await Promise.all(
+    plans.map(({ plan }) => store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan))),
+  );
   const counts = results[0] ?? [];
   const rowsByPlan = results.map((rows) => new Map(rows.map((row) => [cell(row.g, row.b), row])));
 
@@ -114,7 +142,13 @@ function planned(level: 'run' | 'page', values: { base: BaseMetric; stats: Set<S
   return { plan: { level, values }, index: new Map(values.map((value, i) => [value.base.name, i])) };
 }
 
-function value(metric: RequestedMetric, key: string, runs: AggregateRow | undefined, plans: Planned[], rowsByPlan: Map<string, AggregateRow>[]): MetricValue {
+function value(
+  metric: RequestedMetric,
+  key: string,
+  runs: AggregateRow | undefined,
+  plans: Planned[],
+  rowsByPlan: Map<string, AggregateRow>[],
+): MetricValue {
   if (metric.kind === 'raw') return null;
   const n = runs === undefined ? 0 : Number(runs.n);
   if (metric.kind === 'availability') {

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '#core';
-import { bucketCount, bucketStarts, checkInterval, parseInstant, quickRangeWindow, resolveWindow, type QuickRange } from './window.ts';
+import {
+  bucketCount,
+  bucketStarts,
+  checkInterval,
+  parseInstant,
+  quickRangeWindow,
+  resolveWindow,
+  type QuickRange,
+} from './window.ts';
 
 const iso = (window: { from: Date; to: Date }) => [window.from.toISOString(), window.to.toISOString()];
 
@@ -36,16 +44,22 @@ describe('parseInstant', () => {
     expect(parseInstant('2024-01-01T10:00:00.123-0230', 'to').toISOString()).toBe('2024-01-01T12:30:00.123Z');
   });
 
-  it.each(['', 'now', '2024-01-01T10:00:00', '1e9', '-5', '2024/01/01', '2100-01-01T00:00:00Z'])('refuses %j, naming the parameter', (value) => {
-    expect(() => parseInstant(value, 'to')).toThrow(ValidationError);
-    expect(() => parseInstant(value, 'to')).toThrow(/^to: /);
-  });
+  it.each(['', 'now', '2024-01-01T10:00:00', '1e9', '-5', '2024/01/01', '2100-01-01T00:00:00Z'])(
+    'refuses %j, naming the parameter',
+    (value) => {
+      expect(() => parseInstant(value, 'to')).toThrow(ValidationError);
+      expect(() => parseInstant(value, 'to')).toThrow(/^to: /);
+    },
+  );
 });
 
 describe('resolveWindow', () => {
   const now = new Date('2024-05-05T05:05:05Z');
   it('lets from alone run to now', () => {
-    expect(iso(resolveWindow({ from: '2024-05-01' }, now))).toEqual(['2024-05-01T00:00:00.000Z', '2024-05-05T05:05:05.000Z']);
+    expect(iso(resolveWindow({ from: '2024-05-01' }, now))).toEqual([
+      '2024-05-01T00:00:00.000Z',
+      '2024-05-05T05:05:05.000Z',
+    ]);
   });
   it('refuses a from in the future without to', () => {
     expect(() => resolveWindow({ from: '2024-06-01' }, now)).toThrow(/^from: must be before to/);
@@ -55,14 +69,24 @@ describe('resolveWindow', () => {
 describe('buckets', () => {
   const window = { from: new Date('2024-01-01T23:10:00Z'), to: new Date('2024-01-02T01:00:00Z') };
   it('are aligned to the epoch and cover the window, partial ends included', () => {
-    expect(bucketStarts(window, 60).map((ms) => new Date(ms).toISOString())).toEqual(['2024-01-01T23:00:00.000Z', '2024-01-02T00:00:00.000Z']);
-    expect(bucketCount(window, 7)).toBe(Math.floor((window.to.getTime() - 1) / 420_000) - Math.floor(window.from.getTime() / 420_000) + 1);
-    expect(bucketStarts(window, 1440).map((ms) => new Date(ms).toISOString())).toEqual(['2024-01-01T00:00:00.000Z', '2024-01-02T00:00:00.000Z']);
+    expect(bucketStarts(window, 60).map((ms) => new Date(ms).toISOString())).toEqual([
+      '2024-01-01T23:00:00.000Z',
+      '2024-01-02T00:00:00.000Z',
+    ]);
+    expect(bucketCount(window, 7)).toBe(
+      Math.floor((window.to.getTime() - 1) / 420_000) - Math.floor(window.from.getTime() / 420_000) + 1,
+    );
+    expect(bucketStarts(window, 1440).map((ms) => new Date(ms).toISOString())).toEqual([
+      '2024-01-01T00:00:00.000Z',
+      '2024-01-02T00:00:00.000Z',
+    ]);
   });
   it('stop at 10,000 with a suggestion that fits', () => {
     const year = { from: new Date('2024-01-01T00:00:00Z'), to: new Date('2025-01-01T00:00:00Z') };
     expect(() => checkInterval(year, 60)).not.toThrow();
-    expect(() => checkInterval(year, 52)).toThrow(/^aggregationInterval: 52 minutes gives 10136 buckets in this window, more than 10000; use a larger interval, at least 53 minutes$/);
+    expect(() => checkInterval(year, 52)).toThrow(
+      /^aggregationInterval: 52 minutes gives 10136 buckets in this window, more than 10000; use a larger interval, at least 53 minutes$/,
+    );
     expect(() => checkInterval(year, 53)).not.toThrow();
   });
 });

@@ -1,6 +1,14 @@
 import { ValidationError } from '#core';
 
-export const QUICK_RANGES = ['last24Hours', 'last7Days', 'last30Days', 'thisWeek', 'thisMonth', 'lastWeek', 'lastMonth'] as const;
+export const QUICK_RANGES = [
+  'last24Hours',
+  'last7Days',
+  'last30Days',
+  'thisWeek',
+  'thisMonth',
+  'lastWeek',
+  'lastMonth',
+] as const;
 export type QuickRange = (typeof QUICK_RANGES)[number];
 
 /** A reporting window, [from, to): runs starting at `from` count, runs starting at `to` do not. */
@@ -67,7 +75,9 @@ export function parseInstant(value: string, parameter: string): Date {
   } else if (ISO.test(value)) {
     ms = Date.parse(value);
   } else {
-    throw new ValidationError(`${parameter}: expected unix seconds (e.g. 1717200000) or ISO 8601 (e.g. 2024-06-01T00:00:00Z), got "${value}"`);
+    throw new ValidationError(
+      `${parameter}: expected unix seconds (e.g. 1717200000) or ISO 8601 (e.g. 2024-06-01T00:00:00Z), got "${value}"`,
+    );
   }
   if (!Number.isFinite(ms)) throw new ValidationError(`${parameter}: "${value}" is not a valid date`);
   if (ms < EARLIEST || ms >= LATEST) throw new ValidationError(`${parameter}: must be between 1970 and 2100`);
@@ -85,7 +95,8 @@ export function resolveWindow(input: { from?: string; to?: string; quickRange?: 
   if (input.to !== undefined && input.from === undefined) {
     throw new ValidationError('from: required when to is given (from and to together override quickRange)');
   }
-  if (input.from === undefined) return quickRangeWindow((input.quickRange as QuickRange | undefined) ?? 'last24Hours', now);
+  if (input.from === undefined)
+    return quickRangeWindow((input.quickRange as QuickRange | undefined) ?? 'last24Hours', now);
   const from = parseInstant(input.from, 'from');
   const to = input.to === undefined ? now : parseInstant(input.to, 'to');
   if (from.getTime() >= to.getTime()) {

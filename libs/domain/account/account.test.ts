@@ -62,19 +62,34 @@ describe('account', () => {
 
   it('refuses an unknown plan and an empty name, naming the field', () => {
     const when = given(accountDecider).when;
-    when({ ...base, type: 'CreateAccount', accountId: 'a', name: 'A', plan: 'gold' as 'team' }).thenError(ValidationError, /^plan/);
-    when({ ...base, type: 'CreateAccount', accountId: 'a', name: '  ', plan: 'team' }).thenError(ValidationError, /^name/);
+    when({ ...base, type: 'CreateAccount', accountId: 'a', name: 'A', plan: 'gold' as 'team' }).thenError(
+      ValidationError,
+      /^plan/,
+    );
+    when({ ...base, type: 'CreateAccount', accountId: 'a', name: '  ', plan: 'team' }).thenError(
+      ValidationError,
+      /^name/,
+    );
   });
 
   it('updates only the fields given', () => {
     const state = given(accountDecider, [created])
       .when({ ...base, now: later, type: 'UpdateAccount', accountId: 'acc-1', name: 'Acme Inc', runtimeId: '2025.04' })
       .thenEvents([{ type: 'AccountUpdated', data: { name: 'Acme Inc', runtimeId: '2025.04', updatedAt: later } }]);
-    expect(state).toMatchObject({ name: 'Acme Inc', runtimeId: '2025.04', plan: 'team', createdAt: now, updatedAt: later });
+    expect(state).toMatchObject({
+      name: 'Acme Inc',
+      runtimeId: '2025.04',
+      plan: 'team',
+      createdAt: now,
+      updatedAt: later,
+    });
   });
 
   it('replaces alert settings on update', () => {
-    const alertSettings = alertSettingsSchema.parse({ escalationType: 'TIME_BASED', timeBasedEscalation: { minutesFailingThreshold: 30 } });
+    const alertSettings = alertSettingsSchema.parse({
+      escalationType: 'TIME_BASED',
+      timeBasedEscalation: { minutesFailingThreshold: 30 },
+    });
     const state = given(accountDecider, [created])
       .when({ ...base, type: 'UpdateAccount', accountId: 'acc-1', alertSettings })
       .thenEvents([{ type: 'AccountUpdated', data: { alertSettings, updatedAt: now } }]);
@@ -82,15 +97,23 @@ describe('account', () => {
   });
 
   it('refuses to update an account that does not exist', () => {
-    given(accountDecider).when({ ...base, type: 'UpdateAccount', accountId: 'acc-9', name: 'X' }).thenError(NotFoundError);
+    given(accountDecider)
+      .when({ ...base, type: 'UpdateAccount', accountId: 'acc-9', name: 'X' })
+      .thenError(NotFoundError);
   });
 
   it('refuses alert settings out of range, naming the nested field', () => {
     const when = given(accountDecider, [created]).when;
     const update = (alertSettings: unknown) =>
       when({ ...base, type: 'UpdateAccount', accountId: 'acc-1', alertSettings: alertSettings as never });
-    update({ runBasedEscalation: { failedRunThreshold: 6 } }).thenError(ValidationError, /^alertSettings\.runBasedEscalation\.failedRunThreshold/);
-    update({ timeBasedEscalation: { minutesFailingThreshold: 7 } }).thenError(ValidationError, /minutesFailingThreshold/);
+    update({ runBasedEscalation: { failedRunThreshold: 6 } }).thenError(
+      ValidationError,
+      /^alertSettings\.runBasedEscalation\.failedRunThreshold/,
+    );
+    update({ timeBasedEscalation: { minutesFailingThreshold: 7 } }).thenError(
+      ValidationError,
+      /minutesFailingThreshold/,
+    );
     update({ reminders: { amount: 6 } }).thenError(ValidationError, /reminders\.amount/);
     update({ reminders: { interval: 6 } }).thenError(ValidationError, /reminders\.interval/);
     update({ escalationType: 'SOMETIMES' }).thenError(ValidationError, /escalationType/);

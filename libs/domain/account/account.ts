@@ -3,7 +3,12 @@ import { ConflictError, NotFoundError } from '#core';
 import type { CommandBase, Decider } from '../decider.ts';
 import { defineEvents, type EventsOf } from '../events.ts';
 import { idSchema, nameSchema, parseInput, timestampSchema } from '../validation.ts';
-import { alertSettingsSchema, defaultAlertSettings, type AlertSettings, type AlertSettingsInput } from './alert-settings.ts';
+import {
+  alertSettingsSchema,
+  defaultAlertSettings,
+  type AlertSettings,
+  type AlertSettingsInput,
+} from './alert-settings.ts';
 
 export const plans = ['hobby', 'team', 'enterprise'] as const;
 export type Plan = (typeof plans)[number];

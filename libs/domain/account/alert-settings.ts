@@ -10,9 +10,7 @@ export const reminderIntervals = [1, 2, 3, 4, 5, 10, 15, 30] as const;
  */
 export const alertSettingsSchema = z.object({
   escalationType: z.enum(escalationTypes).default('RUN_BASED'),
-  runBasedEscalation: z
-    .object({ failedRunThreshold: z.number().int().min(1).max(5).default(1) })
-    .prefault({}),
+  runBasedEscalation: z.object({ failedRunThreshold: z.number().int().min(1).max(5).default(1) }).prefault({}),
   timeBasedEscalation: z
     .object({ minutesFailingThreshold: z.literal(minutesFailingThresholds).default(5) })
     .prefault({}),

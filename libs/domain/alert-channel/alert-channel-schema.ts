@@ -28,7 +28,10 @@ const keyValueSchema = z.object({ key: z.string().trim().min(1).max(255), value:
 // Handlebars parse errors are reported by the application, which owns the template engine.
 const templateSchema = z
   .string()
-  .refine((template) => utf8Bytes(template) <= WEBHOOK_TEMPLATE_MAX_BYTES, `must be at most ${WEBHOOK_TEMPLATE_MAX_BYTES} bytes (64 KiB)`);
+  .refine(
+    (template) => utf8Bytes(template) <= WEBHOOK_TEMPLATE_MAX_BYTES,
+    `must be at most ${WEBHOOK_TEMPLATE_MAX_BYTES} bytes (64 KiB)`,
+  );
 
 const webhookConfigCommon = {
   name: nameSchema,
@@ -58,7 +61,9 @@ const channelOptions = {
 
 export const alertChannelInputSchema = z.object({
   type: z
-    .literal('WEBHOOK', { error: (issue) => `alert channel type ${JSON.stringify(issue.input)} is not supported; the only type is WEBHOOK` })
+    .literal('WEBHOOK', {
+      error: (issue) => `alert channel type ${JSON.stringify(issue.input)} is not supported; the only type is WEBHOOK`,
+    })
     .default('WEBHOOK'),
   config: webhookConfigInputSchema,
   ...channelOptions,

@@ -74,7 +74,9 @@ export function decideAlertChannel(command: AlertChannelCommand, state: AlertCha
     case 'SetSubscription': {
       const subscription = parseInput(subscriptionSchema, command);
       if ((subscription.checkId === null) === (subscription.groupId === null)) {
-        throw new ValidationError('checkId: a subscription names either a checkId or a groupId, not both and not neither');
+        throw new ValidationError(
+          'checkId: a subscription names either a checkId or a groupId, not both and not neither',
+        );
       }
       activeIn(state, command);
       return [{ type: 'SubscriptionSet', data: { ...subscription, at: command.now } }];
@@ -82,7 +84,11 @@ export function decideAlertChannel(command: AlertChannelCommand, state: AlertCha
   }
 }
 
-function buildChannel(id: string, command: CreateAlertChannel | UpdateAlertChannel, storedSecret: string | null): AlertChannel {
+function buildChannel(
+  id: string,
+  command: CreateAlertChannel | UpdateAlertChannel,
+  storedSecret: string | null,
+): AlertChannel {
   const input = parseInput(alertChannelInputSchema, command.channel);
   const { webhookSecret, ...config } = input.config;
   const encrypted = command.webhookSecretEncrypted;
@@ -107,12 +113,23 @@ function activeIn(
 export function evolveAlertChannel(state: AlertChannelState, event: AlertChannelEvent): AlertChannelState {
   switch (event.type) {
     case 'AlertChannelCreated':
-      return { status: 'active', channel: event.data.channel, subscriptions: [], createdAt: event.data.at, updatedAt: event.data.at };
+      return {
+        status: 'active',
+        channel: event.data.channel,
+        subscriptions: [],
+        createdAt: event.data.at,
+        updatedAt: event.data.at,
+      };
     case 'AlertChannelUpdated':
       return state.status === 'active' ? { ...state, channel: event.data.channel, updatedAt: event.data.at } : state;
     case 'AlertChannelDeleted':
       return state.status === 'active'
-        ? { status: 'deleted', accountId: state.channel.accountId, channelId: state.channel.id, deletedAt: event.data.at }
+        ? {
+            status: 'deleted',
+            accountId: state.channel.accountId,
+            channelId: state.channel.id,
+            deletedAt: event.data.at,
+          }
         : state;
     case 'SubscriptionSet': {
       if (state.status !== 'active') return state;

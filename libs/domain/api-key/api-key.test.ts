@@ -34,11 +34,33 @@ const createServiceKey: CreateApiKey = {
 
 const userKeyCreated: ApiKeyEvent = {
   type: 'ApiKeyCreated',
-  data: { keyId: 'k-1', name: 'laptop', type: 'user', userId: 'u-1', accountId: null, role: null, hash, last4: 'wxyz', createdBy: 'u-1', createdAt: now },
+  data: {
+    keyId: 'k-1',
+    name: 'laptop',
+    type: 'user',
+    userId: 'u-1',
+    accountId: null,
+    role: null,
+    hash,
+    last4: 'wxyz',
+    createdBy: 'u-1',
+    createdAt: now,
+  },
 };
 const serviceKeyCreated: ApiKeyEvent = {
   type: 'ApiKeyCreated',
-  data: { keyId: 'k-2', name: 'ci', type: 'service', userId: null, accountId: 'acc-1', role: 'READ_WRITE', hash, last4: 'wxyz', createdBy: 'u-1', createdAt: now },
+  data: {
+    keyId: 'k-2',
+    name: 'ci',
+    type: 'service',
+    userId: null,
+    accountId: 'acc-1',
+    role: 'READ_WRITE',
+    hash,
+    last4: 'wxyz',
+    createdBy: 'u-1',
+    createdAt: now,
+  },
 };
 const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { revokedBy: 'u-1', at: now } };
 
@@ -50,7 +72,9 @@ describe('api key: create', () => {
 
   it('creates a service key for an ADMIN on the enterprise plan', () => {
     given(apiKeyDecider).when(createServiceKey).thenEvents([serviceKeyCreated]);
-    given(apiKeyDecider).when({ ...createServiceKey, actorRole: 'OWNER' }).thenEvents([serviceKeyCreated]);
+    given(apiKeyDecider)
+      .when({ ...createServiceKey, actorRole: 'OWNER' })
+      .thenEvents([serviceKeyCreated]);
   });
 
   it('creates a key only once, even after it was revoked', () => {
@@ -78,13 +102,21 @@ describe('api key: create', () => {
   });
 
   it('refuses a service key outside the enterprise plan with 402', () => {
-    given(apiKeyDecider).when({ ...createServiceKey, accountPlan: 'team' }).thenError(PlanRequiredError, /enterprise/);
-    given(apiKeyDecider).when({ ...createServiceKey, accountPlan: 'hobby' }).thenError(PlanRequiredError);
+    given(apiKeyDecider)
+      .when({ ...createServiceKey, accountPlan: 'team' })
+      .thenError(PlanRequiredError, /enterprise/);
+    given(apiKeyDecider)
+      .when({ ...createServiceKey, accountPlan: 'hobby' })
+      .thenError(PlanRequiredError);
   });
 
   it('refuses a malformed hash or last4', () => {
-    given(apiKeyDecider).when({ ...createUserKey, hash: 'xyz' }).thenError(ValidationError, /^hash/);
-    given(apiKeyDecider).when({ ...createUserKey, last4: 'abcde' }).thenError(ValidationError, /^last4/);
+    given(apiKeyDecider)
+      .when({ ...createUserKey, hash: 'xyz' })
+      .thenError(ValidationError, /^hash/);
+    given(apiKeyDecider)
+      .when({ ...createUserKey, last4: 'abcde' })
+      .thenError(ValidationError, /^last4/);
   });
 });
 
@@ -97,15 +129,23 @@ describe('api key: revoke', () => {
   });
 
   it('refuses another user, even an OWNER, revoking a user key', () => {
-    given(apiKeyDecider, [userKeyCreated]).when({ ...revokeUserKey, actor: 'u-2', actorUserId: 'u-2', actorRole: 'OWNER' }).thenError(ForbiddenError);
-    given(apiKeyDecider, [userKeyCreated]).when({ ...revokeUserKey, actor: 'k-9', actorUserId: null }).thenError(ForbiddenError);
+    given(apiKeyDecider, [userKeyCreated])
+      .when({ ...revokeUserKey, actor: 'u-2', actorUserId: 'u-2', actorRole: 'OWNER' })
+      .thenError(ForbiddenError);
+    given(apiKeyDecider, [userKeyCreated])
+      .when({ ...revokeUserKey, actor: 'k-9', actorUserId: null })
+      .thenError(ForbiddenError);
   });
 
   it('lets ADMIN and OWNER revoke a service key, and nobody below', () => {
     const when = given(apiKeyDecider, [serviceKeyCreated]).when;
     const revoke = { type: 'RevokeApiKey', now, actor: 'u-3', keyId: 'k-2', actorUserId: 'u-3' } as const;
-    when({ ...revoke, actorRole: 'ADMIN' }).thenEvents([{ type: 'ApiKeyRevoked', data: { revokedBy: 'u-3', at: now } }]);
-    when({ ...revoke, actorRole: 'OWNER' }).thenEvents([{ type: 'ApiKeyRevoked', data: { revokedBy: 'u-3', at: now } }]);
+    when({ ...revoke, actorRole: 'ADMIN' }).thenEvents([
+      { type: 'ApiKeyRevoked', data: { revokedBy: 'u-3', at: now } },
+    ]);
+    when({ ...revoke, actorRole: 'OWNER' }).thenEvents([
+      { type: 'ApiKeyRevoked', data: { revokedBy: 'u-3', at: now } },
+    ]);
     when({ ...revoke, actorRole: 'READ_WRITE' }).thenError(ForbiddenError, /ADMIN or OWNER/);
     when({ ...revoke }).thenError(ForbiddenError);
   });

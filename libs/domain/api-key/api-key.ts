@@ -87,7 +87,8 @@ function decideCreate(command: CreateApiKey, state: ApiKeyState): ApiKeyEvent[] 
   const key = parseInput(z.object(apiKeyFields), { ...command, type: command.keyType });
   if (key.type === 'user') {
     if (key.userId === null) throw new ValidationError('userId: a user API key needs the owning user');
-    if (key.role !== null) throw new ValidationError('role: a user API key inherits the role of its user; do not set one');
+    if (key.role !== null)
+      throw new ValidationError('role: a user API key inherits the role of its user; do not set one');
     if (key.accountId !== null) throw new ValidationError('accountId: a user API key is not tied to one account');
   } else {
     if (key.accountId === null) throw new ValidationError('accountId: a service API key needs an account');

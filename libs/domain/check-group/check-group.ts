@@ -22,7 +22,8 @@ const groupFields = {
     .superRefine((variables, ctx) => {
       const seen = new Set<string>();
       variables.forEach((variable, index) => {
-        if (seen.has(variable.key)) ctx.addIssue({ code: 'custom', path: [index, 'key'], message: `duplicate key ${variable.key}` });
+        if (seen.has(variable.key))
+          ctx.addIssue({ code: 'custom', path: [index, 'key'], message: `duplicate key ${variable.key}` });
         seen.add(variable.key);
       });
     }),
@@ -90,22 +91,34 @@ export function decideCheckGroup(command: CheckGroupCommand, state: CheckGroupSt
     case 'DeleteCheckGroup': {
       activeIn(state, command);
       if (command.checkCount > 0) {
-        throw new ConflictError(`check group ${command.groupId} still has ${command.checkCount} check(s); move or delete them first`);
+        throw new ConflictError(
+          `check group ${command.groupId} still has ${command.checkCount} check(s); move or delete them first`,
+        );
       }
       return [{ type: 'CheckGroupDeleted', data: { at: command.now } }];
     }
   }
 }
 
-function activeIn(state: CheckGroupState, command: { groupId: string; accountId: string }): Extract<CheckGroupState, { status: 'active' }> {
-  if (state.status !== 'active' || state.accountId !== command.accountId) throw new NotFoundError(`check group ${command.groupId} not found`);
+function activeIn(
+  state: CheckGroupState,
+  command: { groupId: string; accountId: string },
+): Extract<CheckGroupState, { status: 'active' }> {
+  if (state.status !== 'active' || state.accountId !== command.accountId)
+    throw new NotFoundError(`check group ${command.groupId} not found`);
   return state;
 }
 
 export function evolveCheckGroup(state: CheckGroupState, event: CheckGroupEvent): CheckGroupState {
   switch (event.type) {
     case 'CheckGroupCreated':
-      return { status: 'active', accountId: event.data.accountId, group: event.data.group, createdAt: event.data.at, updatedAt: event.data.at };
+      return {
+        status: 'active',
+        accountId: event.data.accountId,
+        group: event.data.group,
+        createdAt: event.data.at,
+        updatedAt: event.data.at,
+      };
     case 'CheckGroupUpdated':
       return state.status === 'active' ? { ...state, group: event.data.group, updatedAt: event.data.at } : state;
     case 'CheckGroupDeleted':

@@ -62,12 +62,25 @@ export const checkInputSchema = z
     const cap = responseTimeCap(input.checkType);
     const degraded = input.degradedResponseTime ?? defaults.degraded;
     const max = input.maxResponseTime ?? defaults.max;
-    if (max > cap) ctx.addIssue({ code: 'custom', path: ['maxResponseTime'], message: `must be at most ${cap} ms for ${input.checkType} checks` });
+    if (max > cap)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxResponseTime'],
+        message: `must be at most ${cap} ms for ${input.checkType} checks`,
+      });
     if (degraded > cap) {
-      ctx.addIssue({ code: 'custom', path: ['degradedResponseTime'], message: `must be at most ${cap} ms for ${input.checkType} checks` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['degradedResponseTime'],
+        message: `must be at most ${cap} ms for ${input.checkType} checks`,
+      });
     }
     if (degraded > max) {
-      ctx.addIssue({ code: 'custom', path: ['degradedResponseTime'], message: `must not exceed maxResponseTime (${max} ms)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['degradedResponseTime'],
+        message: `must not exceed maxResponseTime (${max} ms)`,
+      });
     }
   });
 

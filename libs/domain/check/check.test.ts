@@ -9,7 +9,14 @@ const now = '2025-01-02T03:04:05.000Z';
 const later = '2025-01-02T05:00:00.000Z';
 const checkId = '3f2c1b7e-8d4a-4c2e-9b1f-0a1b2c3d4e5f';
 const groupId = '7d9f8e6c-5b4a-4392-8187-6f5e4d3c2b1a';
-const create: CreateCheck = { type: 'CreateCheck', now, actor: 'u-1', checkId, accountId: 'acc-1', check: { name: 'Home page', checkType: 'API', frequency: 5 } };
+const create: CreateCheck = {
+  type: 'CreateCheck',
+  now,
+  actor: 'u-1',
+  checkId,
+  accountId: 'acc-1',
+  check: { name: 'Home page', checkType: 'API', frequency: 5 },
+};
 
 const fullCheck: Check = {
   id: checkId,
@@ -56,18 +63,30 @@ describe('check: create', () => {
       .thenEvents([
         {
           type: 'CheckCreated',
-          data: { accountId: 'acc-1', at: now, check: { ...check, id: checkId, alertSettings: { ...defaultAlertSettings, escalationType: 'TIME_BASED' } } as Check },
+          data: {
+            accountId: 'acc-1',
+            at: now,
+            check: {
+              ...check,
+              id: checkId,
+              alertSettings: { ...defaultAlertSettings, escalationType: 'TIME_BASED' },
+            } as Check,
+          },
         },
       ]);
   });
 
   it('refuses an id that was already used, even by a deleted check', () => {
     given(checkDecider, [created]).when(create).thenError(ConflictError);
-    given(checkDecider, [created, { type: 'CheckDeleted', data: { at: now } }]).when(create).thenError(ConflictError);
+    given(checkDecider, [created, { type: 'CheckDeleted', data: { at: now } }])
+      .when(create)
+      .thenError(ConflictError);
   });
 
   it('refuses a check id that is not a uuid', () => {
-    given(checkDecider).when({ ...create, checkId: 'nope' }).thenError(ValidationError, /^id/);
+    given(checkDecider)
+      .when({ ...create, checkId: 'nope' })
+      .thenError(ValidationError, /^id/);
   });
 
   it.each([
@@ -95,28 +114,45 @@ describe('check response times', () => {
     expect(defaults('API')).toEqual([5000, 20000]);
     expect(defaults('URL')).toEqual([3000, 5000]);
     expect(defaults('DNS')).toEqual([500, 1000]);
-    for (const type of ['BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT'] as const) expect(defaults(type)).toEqual([10000, 20000]);
+    for (const type of ['BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT'] as const)
+      expect(defaults(type)).toEqual([10000, 20000]);
     expect(checkTypes).toHaveLength(8);
   });
 
   it('caps at 45 000 ms, and DNS at 5 000 ms', () => {
-    const when = (check: Partial<CheckInput>) => given(checkDecider).when({ ...create, check: { ...create.check, ...check } });
+    const when = (check: Partial<CheckInput>) =>
+      given(checkDecider).when({ ...create, check: { ...create.check, ...check } });
     expect(when({ maxResponseTime: 45_000, degradedResponseTime: 45_000 }).events()).toHaveLength(1);
     when({ maxResponseTime: 45_001 }).thenError(ValidationError, /^maxResponseTime/);
-    when({ checkType: 'DNS', maxResponseTime: 5_001 }).thenError(ValidationError, /^maxResponseTime: must be at most 5000/);
-    when({ checkType: 'DNS', degradedResponseTime: 6_000, maxResponseTime: 5_000 }).thenError(ValidationError, /^degradedResponseTime/);
+    when({ checkType: 'DNS', maxResponseTime: 5_001 }).thenError(
+      ValidationError,
+      /^maxResponseTime: must be at most 5000/,
+    );
+    when({ checkType: 'DNS', degradedResponseTime: 6_000, maxResponseTime: 5_000 }).thenError(
+      ValidationError,
+      /^degradedResponseTime/,
+    );
     expect(when({ checkType: 'DNS', maxResponseTime: 5_000 }).events()).toHaveLength(1);
   });
 
   it('refuses a degraded time above the max, also against the default max', () => {
-    const when = (check: Partial<CheckInput>) => given(checkDecider).when({ ...create, check: { ...create.check, ...check } });
-    when({ degradedResponseTime: 3000, maxResponseTime: 2000 }).thenError(ValidationError, /^degradedResponseTime: must not exceed maxResponseTime/);
+    const when = (check: Partial<CheckInput>) =>
+      given(checkDecider).when({ ...create, check: { ...create.check, ...check } });
+    when({ degradedResponseTime: 3000, maxResponseTime: 2000 }).thenError(
+      ValidationError,
+      /^degradedResponseTime: must not exceed maxResponseTime/,
+    );
     when({ checkType: 'URL', degradedResponseTime: 6000 }).thenError(ValidationError, /^degradedResponseTime/);
     when({ maxResponseTime: 4000 }).thenError(ValidationError, /^degradedResponseTime/);
   });
 
   it('checkInputSchema reports the same rule for the HTTP layer', () => {
-    const result = checkInputSchema.safeParse({ name: 'c', checkType: 'API', degradedResponseTime: 30_000, maxResponseTime: 20_000 });
+    const result = checkInputSchema.safeParse({
+      name: 'c',
+      checkType: 'API',
+      degradedResponseTime: 30_000,
+      maxResponseTime: 20_000,
+    });
     expect(result.error?.issues[0]?.path).toEqual(['degradedResponseTime']);
     expect(checkInputSchema.safeParse({ name: 'c', checkType: 'NOPE' }).success).toBe(false);
   });
@@ -128,26 +164,45 @@ describe('check: update and delete', () => {
   it('replaces the check, keeping its id and creation time', () => {
     const state = given(checkDecider, [created])
       .when({ ...update, check: { name: 'Renamed', checkType: 'API', muted: true } })
-      .thenEvents([{ type: 'CheckUpdated', data: { check: { ...fullCheck, name: 'Renamed', muted: true, frequency: 10 }, at: later } }]);
+      .thenEvents([
+        {
+          type: 'CheckUpdated',
+          data: { check: { ...fullCheck, name: 'Renamed', muted: true, frequency: 10 }, at: later },
+        },
+      ]);
     expect(state).toMatchObject({ status: 'active', createdAt: now, updatedAt: later, check: { name: 'Renamed' } });
   });
 
   it('refuses to change the check type', () => {
-    given(checkDecider, [created]).when({ ...update, check: { name: 'x', checkType: 'URL' } }).thenError(ValidationError, /^checkType/);
+    given(checkDecider, [created])
+      .when({ ...update, check: { name: 'x', checkType: 'URL' } })
+      .thenError(ValidationError, /^checkType/);
   });
 
   it('answers NotFound for an absent, deleted or other-account check', () => {
     const check = { name: 'x', checkType: 'API' } as const;
-    given(checkDecider).when({ ...update, check }).thenError(NotFoundError);
-    given(checkDecider, [created, { type: 'CheckDeleted', data: { at: now } }]).when({ ...update, check }).thenError(NotFoundError);
-    given(checkDecider, [created]).when({ ...update, accountId: 'acc-2', check }).thenError(NotFoundError);
+    given(checkDecider)
+      .when({ ...update, check })
+      .thenError(NotFoundError);
+    given(checkDecider, [created, { type: 'CheckDeleted', data: { at: now } }])
+      .when({ ...update, check })
+      .thenError(NotFoundError);
+    given(checkDecider, [created])
+      .when({ ...update, accountId: 'acc-2', check })
+      .thenError(NotFoundError);
   });
 
   it('deletes a check once', () => {
     const remove = { type: 'DeleteCheck', now: later, actor: 'u-1', checkId, accountId: 'acc-1' } as const;
-    const state = given(checkDecider, [created]).when(remove).thenEvents([{ type: 'CheckDeleted', data: { at: later } }]);
+    const state = given(checkDecider, [created])
+      .when(remove)
+      .thenEvents([{ type: 'CheckDeleted', data: { at: later } }]);
     expect(state).toEqual({ status: 'deleted', accountId: 'acc-1', checkId, deletedAt: later });
-    given(checkDecider, [created, { type: 'CheckDeleted', data: { at: later } }]).when(remove).thenError(NotFoundError);
-    given(checkDecider, [created]).when({ ...remove, accountId: 'acc-2' }).thenError(NotFoundError);
+    given(checkDecider, [created, { type: 'CheckDeleted', data: { at: later } }])
+      .when(remove)
+      .thenError(NotFoundError);
+    given(checkDecider, [created])
+      .when({ ...remove, accountId: 'acc-2' })
+      .thenError(NotFoundError);
   });
 });

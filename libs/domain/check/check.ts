@@ -56,7 +56,9 @@ export function decideCheck(command: CheckCommand, state: CheckState): CheckEven
       const current = activeIn(state, command);
       const check: Check = { id: current.check.id, ...applyCheckDefaults(command.check) };
       if (check.checkType !== current.check.checkType) {
-        throw new ValidationError(`checkType: the type of a check cannot be changed (it is ${current.check.checkType})`);
+        throw new ValidationError(
+          `checkType: the type of a check cannot be changed (it is ${current.check.checkType})`,
+        );
       }
       return [{ type: 'CheckUpdated', data: { check, at: command.now } }];
     }
@@ -68,15 +70,25 @@ export function decideCheck(command: CheckCommand, state: CheckState): CheckEven
 }
 
 /** A check of another account is answered as unknown, so ids cannot be probed across accounts. */
-function activeIn(state: CheckState, command: { checkId: string; accountId: string }): Extract<CheckState, { status: 'active' }> {
-  if (state.status !== 'active' || state.accountId !== command.accountId) throw new NotFoundError(`check ${command.checkId} not found`);
+function activeIn(
+  state: CheckState,
+  command: { checkId: string; accountId: string },
+): Extract<CheckState, { status: 'active' }> {
+  if (state.status !== 'active' || state.accountId !== command.accountId)
+    throw new NotFoundError(`check ${command.checkId} not found`);
   return state;
 }
 
 export function evolveCheck(state: CheckState, event: CheckEvent): CheckState {
   switch (event.type) {
     case 'CheckCreated':
-      return { status: 'active', accountId: event.data.accountId, check: event.data.check, createdAt: event.data.at, updatedAt: event.data.at };
+      return {
+        status: 'active',
+        accountId: event.data.accountId,
+        check: event.data.check,
+        createdAt: event.data.at,
+        updatedAt: event.data.at,
+      };
     case 'CheckUpdated':
       return state.status === 'active' ? { ...state, check: event.data.check, updatedAt: event.data.at } : state;
     case 'CheckDeleted':

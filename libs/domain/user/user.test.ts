@@ -7,7 +7,10 @@ import { userEmailDecider } from './user-email.ts';
 
 const now = '2025-01-02T03:04:05.000Z';
 const base = { now, actor: 'system' };
-const registered: UserEvent = { type: 'UserRegistered', data: { userId: 'u-1', email: 'ann@example.com', createdAt: now } };
+const registered: UserEvent = {
+  type: 'UserRegistered',
+  data: { userId: 'u-1', email: 'ann@example.com', createdAt: now },
+};
 const member = (role: (typeof roles)[number], accountId = 'acc-1'): UserEvent => ({
   type: 'UserAddedToAccount',
   data: { accountId, role, at: now },
@@ -18,15 +21,25 @@ describe('user', () => {
     const state = given(userDecider)
       .when({ ...base, type: 'RegisterUser', userId: 'u-1', email: '  Ann@Example.COM ' })
       .thenEvents([registered]);
-    expect(state).toEqual({ status: 'registered', userId: 'u-1', email: 'ann@example.com', createdAt: now, memberships: {} });
+    expect(state).toEqual({
+      status: 'registered',
+      userId: 'u-1',
+      email: 'ann@example.com',
+      createdAt: now,
+      memberships: {},
+    });
   });
 
   it('refuses to register a user twice', () => {
-    given(userDecider, [registered]).when({ ...base, type: 'RegisterUser', userId: 'u-1', email: 'b@example.com' }).thenError(ConflictError);
+    given(userDecider, [registered])
+      .when({ ...base, type: 'RegisterUser', userId: 'u-1', email: 'b@example.com' })
+      .thenError(ConflictError);
   });
 
   it('refuses a malformed email, naming the field', () => {
-    given(userDecider).when({ ...base, type: 'RegisterUser', userId: 'u-1', email: 'not-an-email' }).thenError(ValidationError, /^email/);
+    given(userDecider)
+      .when({ ...base, type: 'RegisterUser', userId: 'u-1', email: 'not-an-email' })
+      .thenError(ValidationError, /^email/);
   });
 
   it('adds a user to an account with a role', () => {
@@ -43,7 +56,9 @@ describe('user', () => {
   });
 
   it('refuses to add an unknown user, or with an unknown role', () => {
-    given(userDecider).when({ ...base, type: 'AddUserToAccount', userId: 'u-9', accountId: 'acc-1', role: 'ADMIN' }).thenError(NotFoundError);
+    given(userDecider)
+      .when({ ...base, type: 'AddUserToAccount', userId: 'u-9', accountId: 'acc-1', role: 'ADMIN' })
+      .thenError(NotFoundError);
     given(userDecider, [registered])
       .when({ ...base, type: 'AddUserToAccount', userId: 'u-1', accountId: 'acc-1', role: 'GOD' as 'ADMIN' })
       .thenError(ValidationError, /^role/);
@@ -58,11 +73,21 @@ describe('user', () => {
 
   it('refuses to demote an OWNER unless allowed, and to change the role of a non-member', () => {
     const when = given(userDecider, [registered, member('OWNER')]).when;
-    when({ ...base, type: 'ChangeUserRole', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN' }).thenError(ConflictError, /OWNER/);
-    when({ ...base, type: 'ChangeUserRole', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN', allowOwner: true }).thenEvents([
-      { type: 'UserRoleChanged', data: { accountId: 'acc-1', role: 'ADMIN', at: now } },
-    ]);
-    when({ ...base, type: 'ChangeUserRole', userId: 'u-1', accountId: 'acc-2', role: 'ADMIN' }).thenError(NotFoundError);
+    when({ ...base, type: 'ChangeUserRole', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN' }).thenError(
+      ConflictError,
+      /OWNER/,
+    );
+    when({
+      ...base,
+      type: 'ChangeUserRole',
+      userId: 'u-1',
+      accountId: 'acc-1',
+      role: 'ADMIN',
+      allowOwner: true,
+    }).thenEvents([{ type: 'UserRoleChanged', data: { accountId: 'acc-1', role: 'ADMIN', at: now } }]);
+    when({ ...base, type: 'ChangeUserRole', userId: 'u-1', accountId: 'acc-2', role: 'ADMIN' }).thenError(
+      NotFoundError,
+    );
   });
 
   it('removes a member, and only that membership', () => {
@@ -80,7 +105,10 @@ describe('user', () => {
 
   it('refuses to remove an OWNER membership unless the command allows it', () => {
     const when = given(userDecider, [registered, member('OWNER')]).when;
-    when({ ...base, type: 'RemoveUserFromAccount', userId: 'u-1', accountId: 'acc-1' }).thenError(ConflictError, /OWNER/);
+    when({ ...base, type: 'RemoveUserFromAccount', userId: 'u-1', accountId: 'acc-1' }).thenError(
+      ConflictError,
+      /OWNER/,
+    );
     when({ ...base, type: 'RemoveUserFromAccount', userId: 'u-1', accountId: 'acc-1', allowOwner: true }).thenEvents([
       { type: 'UserRemovedFromAccount', data: { accountId: 'acc-1', at: now } },
     ]);

@@ -24,7 +24,13 @@ export const parseUserEvent = userEvents.parse;
 
 export type UserState =
   | { status: 'absent' }
-  | { status: 'registered'; userId: string; email: string; createdAt: string; memberships: Readonly<Record<string, Role>> };
+  | {
+      status: 'registered';
+      userId: string;
+      email: string;
+      createdAt: string;
+      memberships: Readonly<Record<string, Role>>;
+    };
 
 export interface RegisterUser extends CommandBase {
   type: 'RegisterUser';
@@ -70,11 +76,14 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
     return [{ type: 'UserRegistered', data: { ...input, createdAt: command.now } }];
   }
   if (state.status !== 'registered') throw new NotFoundError(`user ${command.userId} not found`);
-  const current = Object.hasOwn(state.memberships, command.accountId) ? state.memberships[command.accountId] : undefined;
+  const current = Object.hasOwn(state.memberships, command.accountId)
+    ? state.memberships[command.accountId]
+    : undefined;
   switch (command.type) {
     case 'AddUserToAccount': {
       const role = parseInput(roleSchema, command.role, 'role');
-      if (current !== undefined) throw new ConflictError(`user ${command.userId} is already a member of account ${command.accountId}`);
+      if (current !== undefined)
+        throw new ConflictError(`user ${command.userId} is already a member of account ${command.accountId}`);
       return [{ type: 'UserAddedToAccount', data: { accountId: command.accountId, role, at: command.now } }];
     }
     case 'ChangeUserRole': {
@@ -96,7 +105,9 @@ function notMember(command: { userId: string; accountId: string }): NotFoundErro
 }
 
 function ownerGuard(command: { userId: string; accountId: string }): ConflictError {
-  return new ConflictError(`user ${command.userId} is an OWNER of account ${command.accountId}; another owner must remain`);
+  return new ConflictError(
+    `user ${command.userId} is an OWNER of account ${command.accountId}; another owner must remain`,
+  );
 }
 
 export function evolveUser(state: UserState, event: UserEvent): UserState {

@@ -14,13 +14,14 @@ export const variableKeySchema = z
   .string()
   .min(1)
   .max(VARIABLE_KEY_MAX_LENGTH)
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must start with a letter or underscore and contain only letters, digits and underscores');
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*$/,
+    'must start with a letter or underscore and contain only letters, digits and underscores',
+  );
 
-export const variableValueSchema = z
-  .string()
-  .refine((value) => utf8Bytes(value) <= VARIABLE_VALUE_MAX_BYTES, {
-    message: `must be at most ${VARIABLE_VALUE_MAX_BYTES} bytes (UTF-8)`,
-  });
+export const variableValueSchema = z.string().refine((value) => utf8Bytes(value) <= VARIABLE_VALUE_MAX_BYTES, {
+  message: `must be at most ${VARIABLE_VALUE_MAX_BYTES} bytes (UTF-8)`,
+});
 
 /**
  * Checks a plaintext value against the size limit. decide cannot measure a value that arrives
@@ -156,7 +157,9 @@ export function decideVariable(command: VariableCommand, state: VariableState): 
     }
     case 'UpdateVariable': {
       if (command.bodyKey !== undefined && command.bodyKey !== command.key) {
-        throw new ValidationError(`key: the key of a variable cannot be changed (got ${JSON.stringify(command.bodyKey)}, expected ${JSON.stringify(command.key)})`);
+        throw new ValidationError(
+          `key: the key of a variable cannot be changed (got ${JSON.stringify(command.bodyKey)}, expected ${JSON.stringify(command.key)})`,
+        );
       }
       if (state.status !== 'active') throw new NotFoundError(`variable ${command.key} not found`);
       if (state.secret && command.secret === false) {
@@ -187,8 +190,10 @@ export function decideVariable(command: VariableCommand, state: VariableState): 
 
 function checkValue(command: VariableWrite, secret: boolean): void {
   // A mismatch means the application skipped (or wrongly applied) encryption: never store it.
-  if (secret && !command.encrypted) throw new ValidationError('value: a secret variable value must be encrypted before it is stored');
-  if (!secret && command.encrypted) throw new ValidationError('value: a non-secret variable value must be stored as plaintext');
+  if (secret && !command.encrypted)
+    throw new ValidationError('value: a secret variable value must be encrypted before it is stored');
+  if (!secret && command.encrypted)
+    throw new ValidationError('value: a non-secret variable value must be stored as plaintext');
   if (!command.encrypted) assertVariableValue(command.value);
 }
 
@@ -205,7 +210,13 @@ export function evolveVariable(state: VariableState, event: VariableEvent): Vari
     }
     case 'VariableDeleted': {
       if (state.status !== 'active') return state;
-      return { status: 'deleted', accountId: state.accountId, key: state.key, deletedBy: event.data.deletedBy, deletedAt: event.data.at };
+      return {
+        status: 'deleted',
+        accountId: state.accountId,
+        key: state.key,
+        deletedBy: event.data.deletedBy,
+        deletedAt: event.data.at,
+      };
     }
   }
 }

@@ -11,7 +11,13 @@ describe('analytics cache on Redis', () => {
     const keyPrefix = `vigil-test-${uniqueSuffix()}:`;
     const log = createLogger({ level: 'silent' });
     const [one, two] = [0, 1].map(() => createRedisStateStore({ url: services().REDIS_URL, keyPrefix }));
-    const answer = (label: string): AnalyticsAnswer => ({ from: label, to: label, series: [], pagination: { page: 1, limit: 10 }, metadata: {} });
+    const answer = (label: string): AnalyticsAnswer => ({
+      from: label,
+      to: label,
+      series: [],
+      pagination: { page: 1, limit: 10 },
+      metadata: {},
+    });
     const first = createAnalyticsCache(one!, { ttlMs: 300, log });
     const second = createAnalyticsCache(two!, { ttlMs: 300, log });
     expect((await first.answer('analytics-cache:a:c:k', async () => answer('replica one'))).from).toBe('replica one');

@@ -6,8 +6,10 @@ import { analyticsCacheKey, createAnalyticsCache } from './cache.ts';
 
 const scope = { accountId: 'a1', checkId: 'c1', checkType: 'API' };
 const at = (iso: string) => new Date(iso);
-const request = (params: Record<string, string>, now: Date) => parseAnalyticsParams({ metrics: 'availability', ...params }, { checkType: 'API', now });
-const key = (params: Record<string, string>, now: Date, s = scope) => analyticsCacheKey(s, request(params, now), now, 30_000);
+const request = (params: Record<string, string>, now: Date) =>
+  parseAnalyticsParams({ metrics: 'availability', ...params }, { checkType: 'API', now });
+const key = (params: Record<string, string>, now: Date, s = scope) =>
+  analyticsCacheKey(s, request(params, now), now, 30_000);
 
 describe('analytics cache key', () => {
   it('starts with the account, so accounts never share an entry', () => {
@@ -18,7 +20,17 @@ describe('analytics cache key', () => {
 
   it('changes with anything that shapes the answer', () => {
     const now = at('2024-01-01T10:00:00Z');
-    const variants: Record<string, string>[] = [{}, { limit: '11' }, { page: '2' }, { groupBy: 'runLocation' }, { filterByStatus: 'failure' }, { aggregationInterval: '5' }, { metrics: 'retries' }, { quickRange: 'last7Days' }, { from: '1704067200', to: '1704070800' }];
+    const variants: Record<string, string>[] = [
+      {},
+      { limit: '11' },
+      { page: '2' },
+      { groupBy: 'runLocation' },
+      { filterByStatus: 'failure' },
+      { aggregationInterval: '5' },
+      { metrics: 'retries' },
+      { quickRange: 'last7Days' },
+      { from: '1704067200', to: '1704070800' },
+    ];
     expect(new Set(variants.map((params) => key(params, now))).size).toBe(variants.length);
   });
 
@@ -29,12 +41,20 @@ describe('analytics cache key', () => {
     const monday = at('2024-01-08T00:00:00.000Z');
     expect(key({ quickRange: 'lastWeek' }, sunday)).not.toBe(key({ quickRange: 'lastWeek' }, monday));
     // A fixed window does not move, so its key does not depend on the clock.
-    expect(key({ from: '1704067200', to: '1704070800' }, sunday)).toBe(key({ from: '1704067200', to: '1704070800' }, monday));
+    expect(key({ from: '1704067200', to: '1704070800' }, sunday)).toBe(
+      key({ from: '1704067200', to: '1704070800' }, monday),
+    );
   });
 });
 
 describe('analytics cache', () => {
-  const answer = (from: string): AnalyticsAnswer => ({ from, to: from, series: [], pagination: { page: 1, limit: 10 }, metadata: {} });
+  const answer = (from: string): AnalyticsAnswer => ({
+    from,
+    to: from,
+    series: [],
+    pagination: { page: 1, limit: 10 },
+    metadata: {},
+  });
   const log = createLogger({ level: 'silent' });
 
   it('serves a stored answer until its ttl ends', async () => {

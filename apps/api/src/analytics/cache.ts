@@ -23,7 +23,10 @@ export interface AnalyticsCache {
  * served across its boundary (always a midnight), whatever ttlMs is.
  * The answer carries the `from` and `to` it was computed for.
  */
-export function createAnalyticsCache(store: StateStore, options: { ttlMs: number; log: Pick<Logger, 'warn'> }): AnalyticsCache {
+export function createAnalyticsCache(
+  store: StateStore,
+  options: { ttlMs: number; log: Pick<Logger, 'warn'> },
+): AnalyticsCache {
   const { ttlMs, log } = options;
   if (!Number.isInteger(ttlMs) || ttlMs < 0 || ttlMs > MAX_CACHE_TTL_MS) {
     throw new ValidationError(`cacheTtlMs: must be a whole number of ms from 0 (off) to ${MAX_CACHE_TTL_MS}`);
@@ -39,7 +42,9 @@ export function createAnalyticsCache(store: StateStore, options: { ttlMs: number
       const answer = await compute();
       const text = JSON.stringify(answer);
       if (text.length <= MAX_CACHED_BYTES) {
-        await store.set(key, text, { ttlMs }).catch((error: unknown) => log.warn({ err: error }, 'analytics cache write failed'));
+        await store
+          .set(key, text, { ttlMs })
+          .catch((error: unknown) => log.warn({ err: error }, 'analytics cache write failed'));
       }
       return answer;
     },
@@ -50,11 +55,20 @@ export function createAnalyticsCache(store: StateStore, options: { ttlMs: number
  * The cache key of a request. It starts with the account and check, so one account's answer can
  * never be found under another's key, and hashes everything that shapes the answer.
  */
-export function analyticsCacheKey(scope: { accountId: string; checkId: string; checkType: string }, request: AnalyticsRequest, now: Date, ttlMs: number): string {
+export function analyticsCacheKey(
+  scope: { accountId: string; checkId: string; checkType: string },
+  request: AnalyticsRequest,
+  now: Date,
+  ttlMs: number,
+): string {
   const window =
     request.relativeWindow === null
       ? { from: request.window.from.getTime(), to: request.window.to.getTime() }
-      : { relative: request.relativeWindow, slot: Math.floor(now.getTime() / Math.max(ttlMs, 1)), day: Math.floor(now.getTime() / 86_400_000) };
+      : {
+          relative: request.relativeWindow,
+          slot: Math.floor(now.getTime() / Math.max(ttlMs, 1)),
+          day: Math.floor(now.getTime() / 86_400_000),
+        };
   const shape = {
     type: scope.checkType,
     window,

@@ -37,7 +37,9 @@ export interface CatalogueAnswer {
 
 export function parseCheckType(value: string): CatalogueCheckType {
   if (!(catalogueCheckTypes as readonly string[]).includes(value)) {
-    throw new ValidationError(`checkType: "${value}" is not a check type; use one of ${catalogueCheckTypes.join(', ')}`);
+    throw new ValidationError(
+      `checkType: "${value}" is not a check type; use one of ${catalogueCheckTypes.join(', ')}`,
+    );
   }
   return value as CatalogueCheckType;
 }
@@ -48,7 +50,8 @@ export function parseCatalogueOptions(query: Record<string, unknown>): Catalogue
     throw new ValidationError(`category: "${category}" is not a category; use one of ${metricCategories.join(', ')}`);
   }
   const format = one(query, 'format') ?? 'detailed';
-  if (format !== 'detailed' && format !== 'summary') throw new ValidationError(`format: must be detailed or summary, got "${format}"`);
+  if (format !== 'detailed' && format !== 'summary')
+    throw new ValidationError(`format: must be detailed or summary, got "${format}"`);
   return {
     category: (category as MetricCategory | undefined) ?? null,
     format,
@@ -64,7 +67,11 @@ export function catalogueFor(checkType: CatalogueCheckType, options: CatalogueOp
     catalogueGroups.map((group) => [
       group,
       catalogue[group]
-        .filter((entry) => entry.availableFor.includes(checkType) && (options.category === null || entry.category === options.category))
+        .filter(
+          (entry) =>
+            entry.availableFor.includes(checkType) &&
+            (options.category === null || entry.category === options.category),
+        )
         .map((entry) => definition(entry, checkType, options)),
     ]),
   ) as Record<CatalogueGroup, MetricDefinition[]>;
@@ -76,7 +83,9 @@ export function catalogueFor(checkType: CatalogueCheckType, options: CatalogueOp
 function definition(entry: MetricEntry, checkType: CatalogueCheckType, options: CatalogueOptions): MetricDefinition {
   const { analytics, example, formula, guidelines, goodThreshold, needsImprovementThreshold, ...fields } = entry;
   const out: MetricDefinition =
-    options.format === 'summary' ? { name: entry.name, displayName: entry.displayName, unit: entry.unit, category: entry.category } : { ...fields };
+    options.format === 'summary'
+      ? { name: entry.name, displayName: entry.displayName, unit: entry.unit, category: entry.category }
+      : { ...fields };
   const analyticsMetric = analytics?.(checkType);
   if (options.format === 'detailed' && analyticsMetric !== undefined) out.analyticsMetric = analyticsMetric;
   if (options.includeThresholds) {
@@ -89,7 +98,13 @@ function definition(entry: MetricEntry, checkType: CatalogueCheckType, options: 
   return out;
 }
 
-const unitSuffix: Record<MetricEntry['unit'], string> = { milliseconds: ' ms', seconds: ' s', percentage: '%', count: '', score: '' };
+const unitSuffix: Record<MetricEntry['unit'], string> = {
+  milliseconds: ' ms',
+  seconds: ' s',
+  percentage: '%',
+  count: '',
+  score: '',
+};
 
 function formatted(value: number, entry: MetricEntry): string {
   return `${value.toFixed(entry.precision)}${unitSuffix[entry.unit]}`;

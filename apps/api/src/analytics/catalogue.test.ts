@@ -4,20 +4,44 @@ import { catalogueFor, parseCatalogueOptions, parseCheckType } from './catalogue
 import { catalogueCheckTypes } from './catalogue.ts';
 
 const detailed = parseCatalogueOptions({});
-const names = (answer: ReturnType<typeof catalogueFor>, group: keyof ReturnType<typeof catalogueFor>['data']) => answer.data[group].map((entry) => entry.name);
+const names = (answer: ReturnType<typeof catalogueFor>, group: keyof ReturnType<typeof catalogueFor>['data']) =>
+  answer.data[group].map((entry) => entry.name);
 
 describe('metrics catalogue', () => {
   it('holds the spec names per group; web vitals for browser, heartbeat metrics for heartbeats', () => {
     const browser = catalogueFor('browser', detailed);
-    expect(names(browser, 'responseTimeMetrics')).toEqual(['averageResponseTime', 'medianResponseTime', 'p95ResponseTime', 'p99ResponseTime', 'minResponseTime', 'maxResponseTime']);
+    expect(names(browser, 'responseTimeMetrics')).toEqual([
+      'averageResponseTime',
+      'medianResponseTime',
+      'p95ResponseTime',
+      'p99ResponseTime',
+      'minResponseTime',
+      'maxResponseTime',
+    ]);
     expect(names(browser, 'successMetrics')).toEqual(['successRate', 'errorRate']);
     expect(names(browser, 'volumeMetrics')).toEqual(['totalRequests', 'successfulRequests', 'failedRequests']);
-    expect(names(browser, 'browserSpecificMetrics')).toEqual(['firstContentfulPaint', 'largestContentfulPaint', 'cumulativeLayoutShift', 'firstInputDelay', 'timeToInteractive']);
+    expect(names(browser, 'browserSpecificMetrics')).toEqual([
+      'firstContentfulPaint',
+      'largestContentfulPaint',
+      'cumulativeLayoutShift',
+      'firstInputDelay',
+      'timeToInteractive',
+    ]);
     expect(names(browser, 'heartbeatSpecificMetrics')).toEqual([]);
     const heartbeat = catalogueFor('heartbeat', detailed);
-    expect(names(heartbeat, 'heartbeatSpecificMetrics')).toEqual(['uptimePercentage', 'missedHeartbeats', 'averageHeartbeatInterval', 'longestGap', 'heartbeatConsistency']);
+    expect(names(heartbeat, 'heartbeatSpecificMetrics')).toEqual([
+      'uptimePercentage',
+      'missedHeartbeats',
+      'averageHeartbeatInterval',
+      'longestGap',
+      'heartbeatConsistency',
+    ]);
     expect(names(heartbeat, 'browserSpecificMetrics')).toEqual([]);
-    expect(browser.meta).toEqual({ totalMetrics: 16, categories: ['response_time', 'success_rate', 'volume', 'core_web_vitals', 'performance'], checkTypes: [...catalogueCheckTypes] });
+    expect(browser.meta).toEqual({
+      totalMetrics: 16,
+      categories: ['response_time', 'success_rate', 'volume', 'core_web_vitals', 'performance'],
+      checkTypes: [...catalogueCheckTypes],
+    });
   });
 
   it('gives the spec fields: units, data types, precision, ranges, methods', () => {
@@ -32,13 +56,26 @@ describe('metrics catalogue', () => {
       category: 'response_time',
       analyticsMetric: 'responseTime_avg',
     });
-    expect(api.data.successMetrics[0]).toMatchObject({ name: 'successRate', unit: 'percentage', range: { min: 0, max: 100 }, analyticsMetric: 'availability' });
+    expect(api.data.successMetrics[0]).toMatchObject({
+      name: 'successRate',
+      unit: 'percentage',
+      range: { min: 0, max: 100 },
+      analyticsMetric: 'availability',
+    });
     expect(api.data.volumeMetrics[0]).toMatchObject({ unit: 'count', dataType: 'integer', calculationMethod: 'sum' });
-    expect(catalogueFor('tcp', detailed).data.responseTimeMetrics[2]).toMatchObject({ calculationMethod: 'percentile_95', analyticsMetric: 'total_p95' });
+    expect(catalogueFor('tcp', detailed).data.responseTimeMetrics[2]).toMatchObject({
+      calculationMethod: 'percentile_95',
+      analyticsMetric: 'total_p95',
+    });
   });
 
   it('gives the Core Web Vitals thresholds and the guideline bands', () => {
-    const vitals = Object.fromEntries(catalogueFor('browser', detailed).data.browserSpecificMetrics.map((entry) => [entry.name, [entry.unit, entry.goodThreshold, entry.needsImprovementThreshold]]));
+    const vitals = Object.fromEntries(
+      catalogueFor('browser', detailed).data.browserSpecificMetrics.map((entry) => [
+        entry.name,
+        [entry.unit, entry.goodThreshold, entry.needsImprovementThreshold],
+      ]),
+    );
     expect(vitals).toMatchObject({
       firstContentfulPaint: ['seconds', 1.8, 3.0],
       largestContentfulPaint: ['seconds', 2.5, 4.0],
@@ -64,14 +101,30 @@ describe('metrics catalogue', () => {
     expect(vitals.meta.categories).toEqual(['core_web_vitals']);
     expect(vitals.data.responseTimeMetrics).toEqual([]);
     const summary = catalogueFor('api', parseCatalogueOptions({ format: 'summary', includeThresholds: '0' }));
-    expect(summary.data.responseTimeMetrics[0]).toEqual({ name: 'averageResponseTime', displayName: 'Average response time', unit: 'milliseconds', category: 'response_time' });
+    expect(summary.data.responseTimeMetrics[0]).toEqual({
+      name: 'averageResponseTime',
+      displayName: 'Average response time',
+      unit: 'milliseconds',
+      category: 'response_time',
+    });
     const extras = catalogueFor('api', parseCatalogueOptions({ includeExamples: 'true', includeCalculations: '1' }));
-    expect(extras.data.responseTimeMetrics[0]).toMatchObject({ example: { value: 245.67, formatted: '245.67 ms' }, calculation: { method: 'arithmetic_mean', formula: 'sum(responseTime) / runs' } });
+    expect(extras.data.responseTimeMetrics[0]).toMatchObject({
+      example: { value: 245.67, formatted: '245.67 ms' },
+      calculation: { method: 'arithmetic_mean', formula: 'sum(responseTime) / runs' },
+    });
   });
 
   it('refuses unknown values, naming the parameter', () => {
-    expect(() => parseCheckType('ftp')).toThrow(/^checkType: "ftp" is not a check type; use one of api, url, tcp, browser, heartbeat, multistep, dns, playwright$/);
-    for (const [name, value] of [['category', 'speed'], ['format', 'long'], ['includeThresholds', 'yes'], ['includeExamples', 'x'], ['includeCalculations', '2']]) {
+    expect(() => parseCheckType('ftp')).toThrow(
+      /^checkType: "ftp" is not a check type; use one of api, url, tcp, browser, heartbeat, multistep, dns, playwright$/,
+    );
+    for (const [name, value] of [
+      ['category', 'speed'],
+      ['format', 'long'],
+      ['includeThresholds', 'yes'],
+      ['includeExamples', 'x'],
+      ['includeCalculations', '2'],
+    ]) {
       expect(() => parseCatalogueOptions({ [name!]: value })).toThrow(ValidationError);
       expect(() => parseCatalogueOptions({ [name!]: value })).toThrow(new RegExp(`^${name}: `));
     }

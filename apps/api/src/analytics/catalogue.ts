@@ -4,13 +4,35 @@
  * `analyticsBase` ties a definition to the analytics endpoint: `<base>_<suffix>` computes it
  * there (the check type picks the base: responseTime, or total for TCP and DNS).
  */
-export const catalogueCheckTypes = ['api', 'url', 'tcp', 'browser', 'heartbeat', 'multistep', 'dns', 'playwright'] as const;
+export const catalogueCheckTypes = [
+  'api',
+  'url',
+  'tcp',
+  'browser',
+  'heartbeat',
+  'multistep',
+  'dns',
+  'playwright',
+] as const;
 export type CatalogueCheckType = (typeof catalogueCheckTypes)[number];
 
-export const metricCategories = ['response_time', 'success_rate', 'volume', 'core_web_vitals', 'heartbeat', 'performance'] as const;
+export const metricCategories = [
+  'response_time',
+  'success_rate',
+  'volume',
+  'core_web_vitals',
+  'heartbeat',
+  'performance',
+] as const;
 export type MetricCategory = (typeof metricCategories)[number];
 
-export const catalogueGroups = ['responseTimeMetrics', 'successMetrics', 'volumeMetrics', 'browserSpecificMetrics', 'heartbeatSpecificMetrics'] as const;
+export const catalogueGroups = [
+  'responseTimeMetrics',
+  'successMetrics',
+  'volumeMetrics',
+  'browserSpecificMetrics',
+  'heartbeatSpecificMetrics',
+] as const;
 export type CatalogueGroup = (typeof catalogueGroups)[number];
 
 export interface GuidelineBand {
@@ -58,10 +80,19 @@ const uptimeBands: GuidelineBand[] = [
 
 /** The response-time base of the analytics endpoint for a type; heartbeats have none. */
 function timeMetric(suffix: string) {
-  return (type: CatalogueCheckType) => (type === 'heartbeat' ? undefined : `${type === 'tcp' || type === 'dns' ? 'total' : 'responseTime'}_${suffix}`);
+  return (type: CatalogueCheckType) =>
+    type === 'heartbeat' ? undefined : `${type === 'tcp' || type === 'dns' ? 'total' : 'responseTime'}_${suffix}`;
 }
 
-function responseTime(name: string, displayName: string, method: string, suffix: string, what: string, example: number, formula: string): MetricEntry {
+function responseTime(
+  name: string,
+  displayName: string,
+  method: string,
+  suffix: string,
+  what: string,
+  example: number,
+  formula: string,
+): MetricEntry {
   return {
     name,
     displayName,
@@ -80,18 +111,75 @@ function responseTime(name: string, displayName: string, method: string, suffix:
   };
 }
 
-const percentileFormula = (p: number) => `linear interpolation between the closest ranks of the sorted response times at (n - 1) × ${p}`;
+const percentileFormula = (p: number) =>
+  `linear interpolation between the closest ranks of the sorted response times at (n - 1) × ${p}`;
 
 const responseTimeMetrics: MetricEntry[] = [
-  responseTime('averageResponseTime', 'Average response time', 'arithmetic_mean', 'avg', 'Arithmetic mean of the response time', 245.67, 'sum(responseTime) / runs'),
-  responseTime('medianResponseTime', 'Median response time', 'median', 'median', 'Median (50th percentile) of the response time', 198.5, percentileFormula(0.5)),
-  responseTime('p95ResponseTime', '95th percentile response time', 'percentile_95', 'p95', '95th percentile of the response time', 612.2, percentileFormula(0.95)),
-  responseTime('p99ResponseTime', '99th percentile response time', 'percentile_99', 'p99', '99th percentile of the response time', 980.04, percentileFormula(0.99)),
-  responseTime('minResponseTime', 'Minimum response time', 'minimum', 'min', 'Fastest response time', 87.1, 'min(responseTime)'),
-  responseTime('maxResponseTime', 'Maximum response time', 'maximum', 'max', 'Slowest response time', 1430.9, 'max(responseTime)'),
+  responseTime(
+    'averageResponseTime',
+    'Average response time',
+    'arithmetic_mean',
+    'avg',
+    'Arithmetic mean of the response time',
+    245.67,
+    'sum(responseTime) / runs',
+  ),
+  responseTime(
+    'medianResponseTime',
+    'Median response time',
+    'median',
+    'median',
+    'Median (50th percentile) of the response time',
+    198.5,
+    percentileFormula(0.5),
+  ),
+  responseTime(
+    'p95ResponseTime',
+    '95th percentile response time',
+    'percentile_95',
+    'p95',
+    '95th percentile of the response time',
+    612.2,
+    percentileFormula(0.95),
+  ),
+  responseTime(
+    'p99ResponseTime',
+    '99th percentile response time',
+    'percentile_99',
+    'p99',
+    '99th percentile of the response time',
+    980.04,
+    percentileFormula(0.99),
+  ),
+  responseTime(
+    'minResponseTime',
+    'Minimum response time',
+    'minimum',
+    'min',
+    'Fastest response time',
+    87.1,
+    'min(responseTime)',
+  ),
+  responseTime(
+    'maxResponseTime',
+    'Maximum response time',
+    'maximum',
+    'max',
+    'Slowest response time',
+    1430.9,
+    'max(responseTime)',
+  ),
 ];
 
-const rate = (name: string, displayName: string, description: string, analytics: string | undefined, example: number, formula: string, guidelines?: GuidelineBand[]): MetricEntry => ({
+const rate = (
+  name: string,
+  displayName: string,
+  description: string,
+  analytics: string | undefined,
+  example: number,
+  formula: string,
+  guidelines?: GuidelineBand[],
+): MetricEntry => ({
   name,
   displayName,
   description,
@@ -109,11 +197,32 @@ const rate = (name: string, displayName: string, description: string, analytics:
 });
 
 const successMetrics: MetricEntry[] = [
-  rate('successRate', 'Success rate', 'Share of runs that passed, from 0 to 100.', 'availability', 99.52, '100 × passing runs / runs', uptimeBands),
-  rate('errorRate', 'Error rate', 'Share of runs that failed, from 0 to 100 (100 − successRate).', undefined, 0.48, '100 × failing runs / runs'),
+  rate(
+    'successRate',
+    'Success rate',
+    'Share of runs that passed, from 0 to 100.',
+    'availability',
+    99.52,
+    '100 × passing runs / runs',
+    uptimeBands,
+  ),
+  rate(
+    'errorRate',
+    'Error rate',
+    'Share of runs that failed, from 0 to 100 (100 − successRate).',
+    undefined,
+    0.48,
+    '100 × failing runs / runs',
+  ),
 ];
 
-const count = (name: string, displayName: string, description: string, example: number, formula: string): MetricEntry => ({
+const count = (
+  name: string,
+  displayName: string,
+  description: string,
+  example: number,
+  formula: string,
+): MetricEntry => ({
   name,
   displayName,
   description,
@@ -134,13 +243,19 @@ const volumeMetrics: MetricEntry[] = [
   count('failedRequests', 'Failed requests', 'Runs that failed.', 7, 'count(runs where failed)'),
 ];
 
-const vital = (entry: Omit<MetricEntry, 'availableFor' | 'dataType' | 'range'>): MetricEntry => ({ ...entry, availableFor: webVitalTypes, dataType: 'number', range: { min: 0 } });
+const vital = (entry: Omit<MetricEntry, 'availableFor' | 'dataType' | 'range'>): MetricEntry => ({
+  ...entry,
+  availableFor: webVitalTypes,
+  dataType: 'number',
+  range: { min: 0 },
+});
 
 const browserSpecificMetrics: MetricEntry[] = [
   vital({
     name: 'firstContentfulPaint',
     displayName: 'First Contentful Paint (FCP)',
-    description: 'Time until the first text or image is painted, in seconds (the analytics endpoint reports FCP in milliseconds).',
+    description:
+      'Time until the first text or image is painted, in seconds (the analytics endpoint reports FCP in milliseconds).',
     unit: 'seconds',
     calculationMethod: 'arithmetic_mean',
     precision: 2,
@@ -154,7 +269,8 @@ const browserSpecificMetrics: MetricEntry[] = [
   vital({
     name: 'largestContentfulPaint',
     displayName: 'Largest Contentful Paint (LCP)',
-    description: 'Time until the largest content element is painted, in seconds (the analytics endpoint reports LCP in milliseconds).',
+    description:
+      'Time until the largest content element is painted, in seconds (the analytics endpoint reports LCP in milliseconds).',
     unit: 'seconds',
     calculationMethod: 'arithmetic_mean',
     precision: 2,
@@ -182,7 +298,8 @@ const browserSpecificMetrics: MetricEntry[] = [
   vital({
     name: 'firstInputDelay',
     displayName: 'First Input Delay (FID)',
-    description: 'Delay between the first user input and the browser handling it, in milliseconds. Scripted runs have no real user, so runners do not report it.',
+    description:
+      'Delay between the first user input and the browser handling it, in milliseconds. Scripted runs have no real user, so runners do not report it.',
     unit: 'milliseconds',
     calculationMethod: 'arithmetic_mean',
     precision: 0,
@@ -205,7 +322,11 @@ const browserSpecificMetrics: MetricEntry[] = [
   }),
 ];
 
-const beat = (entry: Omit<MetricEntry, 'availableFor' | 'category'>): MetricEntry => ({ ...entry, availableFor: ['heartbeat'], category: 'heartbeat' });
+const beat = (entry: Omit<MetricEntry, 'availableFor' | 'category'>): MetricEntry => ({
+  ...entry,
+  availableFor: ['heartbeat'],
+  category: 'heartbeat',
+});
 
 const heartbeatSpecificMetrics: MetricEntry[] = [
   beat({
@@ -222,10 +343,54 @@ const heartbeatSpecificMetrics: MetricEntry[] = [
     example: 99.93,
     formula: '100 × periods passed / periods',
   }),
-  beat({ name: 'missedHeartbeats', displayName: 'Missed heartbeats', description: 'Periods that ended without a ping.', unit: 'count', dataType: 'integer', calculationMethod: 'sum', precision: 0, range: { min: 0 }, example: 2, formula: 'count(periods with status FAILING)' }),
-  beat({ name: 'averageHeartbeatInterval', displayName: 'Average heartbeat interval', description: 'Mean time between consecutive pings, in seconds.', unit: 'seconds', dataType: 'number', calculationMethod: 'arithmetic_mean', precision: 2, range: { min: 0 }, example: 60.4, formula: 'mean(ping[i] − ping[i − 1])' }),
-  beat({ name: 'longestGap', displayName: 'Longest gap', description: 'Longest time between consecutive pings, in seconds.', unit: 'seconds', dataType: 'number', calculationMethod: 'maximum', precision: 2, range: { min: 0 }, example: 185, formula: 'max(ping[i] − ping[i − 1])' }),
-  beat({ name: 'heartbeatConsistency', displayName: 'Heartbeat consistency', description: 'Share of pings that arrived within their grace period, early or late ones excluded, from 0 to 100.', unit: 'percentage', dataType: 'number', calculationMethod: 'percentage', precision: 2, range: { min: 0, max: 100 }, example: 97.5, formula: '100 × RECEIVED pings / pings' }),
+  beat({
+    name: 'missedHeartbeats',
+    displayName: 'Missed heartbeats',
+    description: 'Periods that ended without a ping.',
+    unit: 'count',
+    dataType: 'integer',
+    calculationMethod: 'sum',
+    precision: 0,
+    range: { min: 0 },
+    example: 2,
+    formula: 'count(periods with status FAILING)',
+  }),
+  beat({
+    name: 'averageHeartbeatInterval',
+    displayName: 'Average heartbeat interval',
+    description: 'Mean time between consecutive pings, in seconds.',
+    unit: 'seconds',
+    dataType: 'number',
+    calculationMethod: 'arithmetic_mean',
+    precision: 2,
+    range: { min: 0 },
+    example: 60.4,
+    formula: 'mean(ping[i] − ping[i − 1])',
+  }),
+  beat({
+    name: 'longestGap',
+    displayName: 'Longest gap',
+    description: 'Longest time between consecutive pings, in seconds.',
+    unit: 'seconds',
+    dataType: 'number',
+    calculationMethod: 'maximum',
+    precision: 2,
+    range: { min: 0 },
+    example: 185,
+    formula: 'max(ping[i] − ping[i − 1])',
+  }),
+  beat({
+    name: 'heartbeatConsistency',
+    displayName: 'Heartbeat consistency',
+    description: 'Share of pings that arrived within their grace period, early or late ones excluded, from 0 to 100.',
+    unit: 'percentage',
+    dataType: 'number',
+    calculationMethod: 'percentage',
+    precision: 2,
+    range: { min: 0, max: 100 },
+    example: 97.5,
+    formula: '100 × RECEIVED pings / pings',
+  }),
 ];
 
 export const catalogue: Readonly<Record<CatalogueGroup, readonly MetricEntry[]>> = {

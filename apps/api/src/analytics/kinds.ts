@@ -15,4 +15,6 @@ export const analyticsKinds = {
 export type AnalyticsKind = keyof typeof analyticsKinds;
 
 /** Rate-limit buckets by kind; the spec limits multistep analytics to 30 requests per 60 s. */
-export const kindRateLimitBuckets: Partial<Record<AnalyticsKind, string>> = { 'multistep-checks': 'analytics-multistep' };
+export const kindRateLimitBuckets: Partial<Record<AnalyticsKind, string>> = {
+  'multistep-checks': 'analytics-multistep',
+};

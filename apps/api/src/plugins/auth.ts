@@ -42,8 +42,12 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     request.principal = principal;
 
     if ('platform' in required) {
-      const allowed = principal.kind === 'platform-admin' || (required.platform === 'ingest' && principal.kind === 'ingest');
-      if (!allowed) throw new ForbiddenError(`This route needs the platform ${required.platform === 'admin' ? 'admin' : 'ingest'} key`);
+      const allowed =
+        principal.kind === 'platform-admin' || (required.platform === 'ingest' && principal.kind === 'ingest');
+      if (!allowed)
+        throw new ForbiddenError(
+          `This route needs the platform ${required.platform === 'admin' ? 'admin' : 'ingest'} key`,
+        );
       await limit(request, reply, deps, `platform-${principal.kind}`);
       return;
     }
@@ -78,11 +82,16 @@ async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Pr
   // The look-up is by hash, so the key itself is never compared byte by byte against stored data.
   const key = await deps.readModels.apiKeyByHash(hash);
   if (!key) throw new UnauthorizedError('Unknown or deleted API key');
-  if (key.type === 'service') return { kind: 'service', keyId: key.keyId, accountId: String(key.accountId), role: key.role as Role };
+  if (key.type === 'service')
+    return { kind: 'service', keyId: key.keyId, accountId: String(key.accountId), role: key.role as Role };
   return { kind: 'user', keyId: key.keyId, userId: String(key.userId) };
 }
 
-async function resolveAccount(request: FastifyRequest, principal: Extract<Principal, { kind: 'user' | 'service' }>, deps: AuthDeps): Promise<Access> {
+async function resolveAccount(
+  request: FastifyRequest,
+  principal: Extract<Principal, { kind: 'user' | 'service' }>,
+  deps: AuthDeps,
+): Promise<Access> {
   const raw = request.headers[ACCOUNT_HEADER];
   const named = Array.isArray(raw) ? raw[0] : raw;
   let accountId: string;
@@ -90,7 +99,8 @@ async function resolveAccount(request: FastifyRequest, principal: Extract<Princi
   let userId: string | null = null;
 
   if (principal.kind === 'service') {
-    if (named !== undefined && named !== principal.accountId) throw new ForbiddenError('This service key belongs to another account');
+    if (named !== undefined && named !== principal.accountId)
+      throw new ForbiddenError('This service key belongs to another account');
     accountId = principal.accountId;
     role = principal.role;
   } else {
@@ -98,7 +108,9 @@ async function resolveAccount(request: FastifyRequest, principal: Extract<Princi
     const memberships = user ? Object.entries(user.memberships) : [];
     if (named === undefined) {
       if (memberships.length > 1) {
-        throw new ValidationError(`X-Service-Account header is required: this key's user belongs to ${memberships.length} accounts`);
+        throw new ValidationError(
+          `X-Service-Account header is required: this key's user belongs to ${memberships.length} accounts`,
+        );
       }
       if (memberships.length === 0) throw new ForbiddenError('This key has no access to any account');
       [accountId, role] = memberships[0] as [string, Role];
@@ -121,7 +133,8 @@ async function limit(request: FastifyRequest, reply: FastifyReply, deps: AuthDep
   try {
     setHeaders(reply, await deps.rateLimiter(scope, { bucket, limit: perMinute, windowSeconds: 60 }));
   } catch (error) {
-    if (error instanceof RateLimitedError) setHeaders(reply, (error as RateLimitedError & { rateLimit: RateLimitResult }).rateLimit);
+    if (error instanceof RateLimitedError)
+      setHeaders(reply, (error as RateLimitedError & { rateLimit: RateLimitResult }).rateLimit);
     throw error;
   }
 }

@@ -42,8 +42,10 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
     const raw = await stateStore.get(slot);
     const stored = raw === null ? undefined : (JSON.parse(raw) as Stored);
     if (!stored) throw new ConflictError('Idempotency-Key: the first request with this key just expired; retry');
-    if (stored.fingerprint !== fingerprint) throw new ConflictError('Idempotency-Key was already used with a different request body');
-    if (stored.state === 'pending') throw new ConflictError('Idempotency-Key: a request with this key is still in progress');
+    if (stored.fingerprint !== fingerprint)
+      throw new ConflictError('Idempotency-Key was already used with a different request body');
+    if (stored.state === 'pending')
+      throw new ConflictError('Idempotency-Key: a request with this key is still in progress');
     void reply.header('idempotent-replayed', 'true');
     if (stored.contentType) void reply.header('content-type', stored.contentType);
     return reply.code(stored.statusCode ?? 200).send(stored.body === undefined ? undefined : box.decrypt(stored.body));

@@ -27,7 +27,10 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
     const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now()) / 1000));
     const result = { limit: rule.limit, remaining: Math.max(0, rule.limit - count), resetSeconds };
     if (count > rule.limit) {
-      const error = new RateLimitedError(`Rate limit of ${rule.limit} requests per ${rule.windowSeconds} s exceeded; retry in ${resetSeconds} s`, resetSeconds);
+      const error = new RateLimitedError(
+        `Rate limit of ${rule.limit} requests per ${rule.windowSeconds} s exceeded; retry in ${resetSeconds} s`,
+        resetSeconds,
+      );
       throw Object.assign(error, { rateLimit: result });
     }
     return result;

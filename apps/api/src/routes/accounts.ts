@@ -24,20 +24,33 @@ export function accountRoutes(app: FastifyInstance, services: ApiServices): void
     config: { access: { platform: 'admin' } },
     schema: {
       tags,
-      summary: 'Create an account with its owner and the owner\'s first API key (platform admin key)',
+      summary: "Create an account with its owner and the owner's first API key (platform admin key)",
       body: createAccountBody,
-      response: { 201: z.object({ account: accountJsonSchema, owner: z.object({ id: z.string(), email: z.string() }), apiKey: issuedKeySchema }), ...errorResponses(400, 401, 403, 409, 429) },
+      response: {
+        201: z.object({
+          account: accountJsonSchema,
+          owner: z.object({ id: z.string(), email: z.string() }),
+          apiKey: issuedKeySchema,
+        }),
+        ...errorResponses(400, 401, 403, 409, 429),
+      },
     },
     handler: async (request, reply) => {
       const created = await services.identity.createAccount(request.body);
       if (created.account.status !== 'active') throw new Error('account was not created');
-      return reply.code(201).send({ account: accountJson(created.account), owner: created.owner, apiKey: created.apiKey });
+      return reply
+        .code(201)
+        .send({ account: accountJson(created.account), owner: created.owner, apiKey: created.apiKey });
     },
   });
 
   routes.get('/v1/accounts', {
     config: { access: { anyKey: true } },
-    schema: { tags, summary: 'Accounts this key can access', response: { 200: z.array(accountJsonSchema), ...errorResponses(401, 403, 429) } },
+    schema: {
+      tags,
+      summary: 'Accounts this key can access',
+      response: { 200: z.array(accountJsonSchema), ...errorResponses(401, 403, 429) },
+    },
     handler: async (request) => {
       const ids = await accessibleAccountIds(request.principal, services);
       return (await services.readModels.accounts(ids)).map(accountJson);
@@ -46,20 +59,35 @@ export function accountRoutes(app: FastifyInstance, services: ApiServices): void
 
   routes.get('/v1/accounts/me', {
     config: { access: { minRole: 'READ_ONLY' } },
-    schema: { tags, summary: 'The account named by X-Service-Account, or by the service key', response: { 200: accountJsonSchema, ...errorResponses(400, 401, 403, 429) } },
+    schema: {
+      tags,
+      summary: 'The account named by X-Service-Account, or by the service key',
+      response: { 200: accountJsonSchema, ...errorResponses(400, 401, 403, 429) },
+    },
     handler: async (request) => accountJson(request.access!.account),
   });
 
   routes.patch('/v1/accounts/me', {
     config: { access: { minRole: 'ADMIN' } },
-    schema: { tags, summary: 'Update the current account (ADMIN or above)', body: accountUpdateInputSchema, response: { 200: accountJsonSchema, ...errorResponses(400, 401, 403, 429) } },
+    schema: {
+      tags,
+      summary: 'Update the current account (ADMIN or above)',
+      body: accountUpdateInputSchema,
+      response: { 200: accountJsonSchema, ...errorResponses(400, 401, 403, 429) },
+    },
     handler: async (request) => {
       const access = request.access!;
       if (request.body.runtimeId) services.runtimes.assertUsable(request.body.runtimeId);
       const outcome = await services.commands.run(
         accountDecider,
         streamNames.account(access.accountId),
-        (): AccountCommand => ({ type: 'UpdateAccount', accountId: access.accountId, ...request.body, now: services.commands.now(), actor: access.actor }),
+        (): AccountCommand => ({
+          type: 'UpdateAccount',
+          accountId: access.accountId,
+          ...request.body,
+          now: services.commands.now(),
+          actor: access.actor,
+        }),
         { accountId: access.accountId, actor: access.actor },
       );
       if (outcome.state.status !== 'active') throw new NotFoundError('Account not found');
@@ -69,7 +97,12 @@ export function accountRoutes(app: FastifyInstance, services: ApiServices): void
 
   routes.get('/v1/accounts/:accountId', {
     config: { access: { anyKey: true } },
-    schema: { tags, summary: 'One account this key can access', params: z.object({ accountId: z.string() }), response: { 200: accountJsonSchema, ...errorResponses(401, 403, 429) } },
+    schema: {
+      tags,
+      summary: 'One account this key can access',
+      params: z.object({ accountId: z.string() }),
+      response: { 200: accountJsonSchema, ...errorResponses(401, 403, 429) },
+    },
     handler: async (request) => {
       const ids = await accessibleAccountIds(request.principal, services);
       if (!ids.includes(request.params.accountId)) throw new ForbiddenError('This key has no access to that account');
@@ -82,6 +115,7 @@ export function accountRoutes(app: FastifyInstance, services: ApiServices): void
 
 async function accessibleAccountIds(principal: Principal | null, services: ApiServices): Promise<string[]> {
   if (principal?.kind === 'service') return [principal.accountId];
-  if (principal?.kind === 'user') return Object.keys((await services.readModels.user(principal.userId))?.memberships ?? {});
+  if (principal?.kind === 'user')
+    return Object.keys((await services.readModels.user(principal.userId))?.memberships ?? {});
   return [];
 }

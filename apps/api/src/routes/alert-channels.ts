@@ -4,7 +4,15 @@ import { z } from 'zod';
 import { NotFoundError } from '#core';
 import { alertChannelInputSchema, subscriptionSchema, webhookConfigInputSchema, webhookMethods } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
-import { attemptSchema, maskHeaders, sampleAlert, sampleContext, templateVariablesFor, type DeliveryStore, type Dispatcher } from '#notify';
+import {
+  attemptSchema,
+  maskHeaders,
+  sampleAlert,
+  sampleContext,
+  templateVariablesFor,
+  type DeliveryStore,
+  type Dispatcher,
+} from '#notify';
 import { alertTypes, prepareRequest, renderTemplates } from '#webhooks';
 import { checkTemplates, type ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
@@ -56,12 +64,22 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
 
   routes.post('/v1/alert-channels', {
     config: write,
-    schema: { tags, summary: 'Create a webhook alert channel; templates are checked, the secret is write-only', body: alertChannelInputSchema, response: { 201: channelJson, ...errorResponses(400, 401, 403, 429) } },
+    schema: {
+      tags,
+      summary: 'Create a webhook alert channel; templates are checked, the secret is write-only',
+      body: alertChannelInputSchema,
+      response: { 201: channelJson, ...errorResponses(400, 401, 403, 429) },
+    },
     handler: async (request, reply) => reply.code(201).send(await channels.create(request.access!, request.body)),
   });
   routes.get('/v1/alert-channels', {
     config: read,
-    schema: { tags, summary: 'Alert channels; X-Total-Count gives the total', querystring: pageQuerySchema, response: { 200: z.array(channelJson), ...errorResponses(400, 401, 403, 429) } },
+    schema: {
+      tags,
+      summary: 'Alert channels; X-Total-Count gives the total',
+      querystring: pageQuerySchema,
+      response: { 200: z.array(channelJson), ...errorResponses(400, 401, 403, 429) },
+    },
     handler: async (request, reply) => {
       const { items, total } = await channels.list(request.access!, request.query);
       void reply.header('x-total-count', String(total));
@@ -70,17 +88,33 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
   });
   routes.get('/v1/alert-channels/:id', {
     config: read,
-    schema: { tags, summary: 'One alert channel (secret masked)', params: idParams, response: { 200: channelJson, ...errorResponses(401, 403, 404, 429) } },
+    schema: {
+      tags,
+      summary: 'One alert channel (secret masked)',
+      params: idParams,
+      response: { 200: channelJson, ...errorResponses(401, 403, 404, 429) },
+    },
     handler: async (request) => channels.present(await channels.get(request.access!, request.params.id)),
   });
   routes.put('/v1/alert-channels/:id', {
     config: write,
-    schema: { tags, summary: 'Replace an alert channel; a webhookSecret left out keeps the stored one, null clears it', params: idParams, body: alertChannelInputSchema, response: { 200: channelJson, ...errorResponses(400, 401, 403, 404, 409, 429) } },
+    schema: {
+      tags,
+      summary: 'Replace an alert channel; a webhookSecret left out keeps the stored one, null clears it',
+      params: idParams,
+      body: alertChannelInputSchema,
+      response: { 200: channelJson, ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
     handler: async (request) => channels.update(request.access!, request.params.id, request.body),
   });
   routes.delete('/v1/alert-channels/:id', {
     config: write,
-    schema: { tags, summary: 'Delete an alert channel', params: idParams, response: { 204: z.null(), ...errorResponses(401, 403, 404, 429) } },
+    schema: {
+      tags,
+      summary: 'Delete an alert channel',
+      params: idParams,
+      response: { 204: z.null(), ...errorResponses(401, 403, 404, 429) },
+    },
     handler: async (request, reply) => {
       await channels.delete(request.access!, request.params.id);
       return reply.code(204).send(null);
@@ -92,7 +126,11 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       tags,
       summary: 'Subscribe the channel to a check or a group, or unsubscribe (activated: false)',
       params: idParams,
-      body: z.object({ checkId: z.uuid().nullable().optional(), groupId: z.uuid().nullable().optional(), activated: z.boolean().default(true) }),
+      body: z.object({
+        checkId: z.uuid().nullable().optional(),
+        groupId: z.uuid().nullable().optional(),
+        activated: z.boolean().default(true),
+      }),
       response: { 200: channelJson, ...errorResponses(400, 401, 403, 404, 429) },
     },
     handler: async (request) => channels.subscribe(request.access!, request.params.id, request.body),
@@ -103,21 +141,47 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     schema: {
       tags,
       summary: 'Render a channel config for an alert type without sending',
-      body: z.object({ config: webhookConfigInputSchema, alertType: z.enum(alertTypes).default('ALERT_FAILURE'), checkId: z.uuid().optional() }),
-      response: { 200: z.object({ url: z.string(), method: z.string(), headers: z.record(z.string(), z.string()), body: z.string(), warnings: z.array(z.string()) }), ...errorResponses(400, 401, 403, 404, 429) },
+      body: z.object({
+        config: webhookConfigInputSchema,
+        alertType: z.enum(alertTypes).default('ALERT_FAILURE'),
+        checkId: z.uuid().optional(),
+      }),
+      response: {
+        200: z.object({
+          url: z.string(),
+          method: z.string(),
+          headers: z.record(z.string(), z.string()),
+          body: z.string(),
+          warnings: z.array(z.string()),
+        }),
+        ...errorResponses(400, 401, 403, 404, 429),
+      },
     },
     handler: async (request) => {
       const access = request.access!;
       const { config, alertType, checkId } = request.body;
       checkTemplates({ type: 'WEBHOOK', config });
-      if (checkId && (await deps.services.readModels.check(checkId))?.accountId !== access.accountId) throw new NotFoundError(`Check ${checkId} not found`);
+      if (checkId && (await deps.services.readModels.check(checkId))?.accountId !== access.accountId)
+        throw new NotFoundError(`Check ${checkId} not found`);
       const context = await sampleContext(deps.services.readModels, access.accountId, null, checkId);
       const event = sampleAlert(access.accountId, context, alertType);
       // The same variables the dispatcher renders with; renderTemplates warns about secrets itself.
       const variables = await templateVariablesFor(deps.services.readModels, event, context, deps.publicUrl);
       const rendered = renderTemplates(config, variables, { region: deps.region });
-      const prepared = prepareRequest(rendered, { timeoutMs: 0, allowPrivate: false, userAgent: deps.userAgent, deliveryId: randomUUID(), secret: config.webhookSecret ?? null });
-      return { url: rendered.url, method: rendered.method, headers: maskHeaders(prepared.headers), body: prepared.body, warnings: rendered.warnings };
+      const prepared = prepareRequest(rendered, {
+        timeoutMs: 0,
+        allowPrivate: false,
+        userAgent: deps.userAgent,
+        deliveryId: randomUUID(),
+        secret: config.webhookSecret ?? null,
+      });
+      return {
+        url: rendered.url,
+        method: rendered.method,
+        headers: maskHeaders(prepared.headers),
+        body: prepared.body,
+        warnings: rendered.warnings,
+      };
     },
   });
 
@@ -127,7 +191,17 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       tags,
       summary: 'Send a sample ALERT_FAILURE now and report what the receiver answered',
       params: idParams,
-      response: { 200: z.object({ outcome: z.string(), statusCode: z.number().nullable(), durationMs: z.number(), responseBody: z.string(), error: z.string().nullable(), request: requestSchema }), ...errorResponses(401, 403, 404, 429) },
+      response: {
+        200: z.object({
+          outcome: z.string(),
+          statusCode: z.number().nullable(),
+          durationMs: z.number(),
+          responseBody: z.string(),
+          error: z.string().nullable(),
+          request: requestSchema,
+        }),
+        ...errorResponses(401, 403, 404, 429),
+      },
     },
     handler: async (request) => {
       const access = request.access!;
@@ -135,7 +209,21 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       const context = await sampleContext(deps.services.readModels, access.accountId, view);
       const alert = sampleAlert(access.accountId, context, 'ALERT_FAILURE');
       const now = Date.now();
-      const delivery = { id: randomUUID(), channelId: view.channel.id, accountId: access.accountId, checkId: context.check.id, alertType: 'ALERT_FAILURE', alert, test: true, attempts: 0, status: 'pending' as const, nextAttemptAt: null, createdAt: now, updatedAt: now, lastError: null };
+      const delivery = {
+        id: randomUUID(),
+        channelId: view.channel.id,
+        accountId: access.accountId,
+        checkId: context.check.id,
+        alertType: 'ALERT_FAILURE',
+        alert,
+        test: true,
+        attempts: 0,
+        status: 'pending' as const,
+        nextAttemptAt: null,
+        createdAt: now,
+        updatedAt: now,
+        lastError: null,
+      };
       const outcome = await deps.dispatcher.attempt(delivery, view, context);
       return {
         outcome: outcome.result.outcome,
@@ -143,7 +231,11 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
         durationMs: outcome.result.durationMs,
         responseBody: outcome.result.responseBody,
         error: outcome.result.error ?? null,
-        request: { url: outcome.request.url, headers: maskHeaders(outcome.result.requestHeaders), body: outcome.request.body },
+        request: {
+          url: outcome.request.url,
+          headers: maskHeaders(outcome.result.requestHeaders),
+          body: outcome.request.body,
+        },
       };
     },
   });
@@ -176,7 +268,8 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     handler: async (request, reply) => {
       await channels.get(request.access!, request.params.id);
       const delivery = await deps.deliveries.get(request.params.deliveryId);
-      if (!delivery || delivery.channelId !== request.params.id || delivery.test) throw new NotFoundError(`Delivery ${request.params.deliveryId} not found`);
+      if (!delivery || delivery.channelId !== request.params.id || delivery.test)
+        throw new NotFoundError(`Delivery ${request.params.deliveryId} not found`);
       await deps.deliveries.requeue(delivery, Date.now());
       return reply.code(202).send({ id: delivery.id, status: 'pending' });
     },

@@ -56,7 +56,13 @@ beforeAll(async () => {
   checks.foreign = await addCheck(theirs, 'API', 'Not yours');
   const results = [checks.api, checks.foreign].flatMap((check) =>
     Array.from({ length: 12 }, (_, i) =>
-      sampleCheckResult({ accountId: check!.id === checks.foreign!.id ? theirs : mine, checkId: check!.id, startedAt: new Date(clock.getTime() - (i + 1) * 3_600_000).toISOString(), responseTime: 100 + i, statusCode: 200 }),
+      sampleCheckResult({
+        accountId: check!.id === checks.foreign!.id ? theirs : mine,
+        checkId: check!.id,
+        startedAt: new Date(clock.getTime() - (i + 1) * 3_600_000).toISOString(),
+        responseTime: 100 + i,
+        statusCode: 200,
+      }),
     ),
   );
   await analytics.insert(results);
@@ -81,23 +87,55 @@ const get = (url: string, account = mine) => app.inject({ method: 'GET', url, he
 
 describe('GET /v1/analytics/{kind}/{id}', () => {
   it('answers with the check, the window, series, pagination and metadata', async () => {
-    const response = await get(`/v1/analytics/api-checks/${checks.api!.id}?metrics=responseTime_avg&metrics[]=availability`);
+    const response = await get(
+      `/v1/analytics/api-checks/${checks.api!.id}?metrics=responseTime_avg&metrics[]=availability`,
+    );
     expect(response.statusCode).toBe(200);
     const body = response.json();
-    expect(Object.keys(body)).toEqual(['checkId', 'name', 'checkType', 'activated', 'muted', 'frequency', 'from', 'to', 'tags', 'series', 'pagination', 'metadata']);
-    expect(body).toMatchObject({ checkId: checks.api!.id, name: 'Homepage API', checkType: 'API', activated: true, muted: false, frequency: 5, tags: ['prod'] });
+    expect(Object.keys(body)).toEqual([
+      'checkId',
+      'name',
+      'checkType',
+      'activated',
+      'muted',
+      'frequency',
+      'from',
+      'to',
+      'tags',
+      'series',
+      'pagination',
+      'metadata',
+    ]);
+    expect(body).toMatchObject({
+      checkId: checks.api!.id,
+      name: 'Homepage API',
+      checkType: 'API',
+      activated: true,
+      muted: false,
+      frequency: 5,
+      tags: ['prod'],
+    });
     expect([body.from, body.to]).toEqual(['2024-01-09T12:00:00.000Z', '2024-01-10T12:00:00.000Z']);
     expect(body.series).toEqual([{ data: [{ responseTime_avg: 105.5, availability: 100 }] }]);
     expect(body.pagination).toEqual({ page: 1, limit: 10 });
-    expect(body.metadata.responseTime_avg).toEqual({ unit: 'milliseconds', label: 'Response time (average)', aggregation: 'avg' });
+    expect(body.metadata.responseTime_avg).toEqual({
+      unit: 'milliseconds',
+      label: 'Response time (average)',
+      aggregation: 'avg',
+    });
   });
 
   it('keeps grouped series keys through the response schema', async () => {
-    const response = await get(`/v1/analytics/api-checks/${checks.api!.id}?metrics=retries&groupBy=statusCode&aggregationInterval=720`);
+    const response = await get(
+      `/v1/analytics/api-checks/${checks.api!.id}?metrics=retries&groupBy=statusCode&aggregationInterval=720`,
+    );
     expect(response.statusCode).toBe(200);
     const [entry] = response.json().series;
     expect(entry.statusCode).toBe(200);
-    expect(entry.data.map((point: { timestamp: string }) => point.timestamp)).toEqual(['2024-01-09T12:00:00.000Z', '2024-01-10T00:00:00.000Z']);
+    expect(entry.data.map((point: { timestamp: string }) => point.timestamp)).toEqual([
+      '2024-01-09T12:00:00.000Z',
+      '2024-01-10T00:00:00.000Z',
+    ]);
   });
 
   it('is 404 for another account’s check, exactly as for a missing one', async () => {
@@ -133,7 +171,9 @@ describe('GET /v1/analytics/{kind}/{id}', () => {
   });
 
   it('refuses any groupBy for heartbeats', async () => {
-    const response = await get(`/v1/analytics/heartbeat-checks/${checks.heartbeat!.id}?metrics=availability&groupBy=runLocation`);
+    const response = await get(
+      `/v1/analytics/heartbeat-checks/${checks.heartbeat!.id}?metrics=availability&groupBy=runLocation`,
+    );
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toBe('groupBy: HEARTBEAT analytics cannot be grouped; leave groupBy out');
   });
@@ -141,7 +181,9 @@ describe('GET /v1/analytics/{kind}/{id}', () => {
   it('serves repeated queries from the cache for at most 30 s', async () => {
     const url = `/v1/analytics/api-checks/${checks.api!.id}?metrics=retries&from=1704700000&to=1704900000`;
     const before = (await get(url)).json().series[0].data[0].retries;
-    await analytics.insert([sampleCheckResult({ accountId: mine, checkId: checks.api!.id, startedAt: '2024-01-10T06:30:00Z', attempts: 5 })]);
+    await analytics.insert([
+      sampleCheckResult({ accountId: mine, checkId: checks.api!.id, startedAt: '2024-01-10T06:30:00Z', attempts: 5 }),
+    ]);
     expect((await get(url)).json().series[0].data[0].retries).toBe(before);
     // A quick range is cached per 30 s slot: the next slot recomputes.
     const ranged = `/v1/analytics/api-checks/${checks.api!.id}?metrics=retries`;
@@ -160,7 +202,11 @@ describe('GET /v1/analytics/metrics/{checkType}', () => {
       expect(response.json().meta.totalMetrics).toBeGreaterThan(0);
     }
     const browser = (await get('/v1/analytics/metrics/browser?category=core_web_vitals')).json();
-    expect(browser.data.browserSpecificMetrics[1]).toMatchObject({ name: 'largestContentfulPaint', goodThreshold: 2.5, needsImprovementThreshold: 4 });
+    expect(browser.data.browserSpecificMetrics[1]).toMatchObject({
+      name: 'largestContentfulPaint',
+      goodThreshold: 2.5,
+      needsImprovementThreshold: 4,
+    });
   });
 
   it('is 400 for another check type', async () => {
@@ -171,8 +217,26 @@ describe('GET /v1/analytics/metrics/{checkType}', () => {
 
   it('documents the routes in OpenAPI', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/analytics/multistep-checks/{id}', '/v1/analytics/url-monitors/{id}', '/v1/analytics/metrics/{checkType}']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/analytics/multistep-checks/{id}',
+        '/v1/analytics/url-monitors/{id}',
+        '/v1/analytics/metrics/{checkType}',
+      ]),
+    );
     const names = doc.paths['/v1/analytics/browser-checks/{id}'].get.parameters.map((p: { name: string }) => p.name);
-    expect(names).toEqual(expect.arrayContaining(['from', 'to', 'quickRange', 'aggregationInterval', 'filterByStatus', 'groupBy', 'metrics', 'limit', 'page']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'from',
+        'to',
+        'quickRange',
+        'aggregationInterval',
+        'filterByStatus',
+        'groupBy',
+        'metrics',
+        'limit',
+        'page',
+      ]),
+    );
   });
 });

@@ -57,21 +57,48 @@ const answerSchema = z
 function querySchema(checkType: ResultCheckType) {
   const groups = groupByOptions[checkType];
   return z.object({
-    from: z.string().optional().describe('Start of the window: unix seconds or ISO 8601. With to, overrides quickRange; alone, the window runs to now.'),
+    from: z
+      .string()
+      .optional()
+      .describe(
+        'Start of the window: unix seconds or ISO 8601. With to, overrides quickRange; alone, the window runs to now.',
+      ),
     to: z.string().optional().describe('End of the window (exclusive): unix seconds or ISO 8601; needs from.'),
-    quickRange: z.enum(QUICK_RANGES).optional().describe('Default last24Hours. Calendar ranges are UTC; weeks start on Monday.'),
-    aggregationInterval: z.coerce.number().int().min(1).max(43_200).optional().describe('Bucket size in minutes (1–43200); at most 10,000 buckets per window.'),
+    quickRange: z
+      .enum(QUICK_RANGES)
+      .optional()
+      .describe('Default last24Hours. Calendar ranges are UTC; weeks start on Monday.'),
+    aggregationInterval: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(43_200)
+      .optional()
+      .describe('Bucket size in minutes (1–43200); at most 10,000 buckets per window.'),
     filterByStatus: listParam.describe(`Comma-separated or repeated: ${statusFilterOptions(checkType).join(', ')}`),
     'filterByStatus[]': listParam,
-    groupBy: z.string().optional().describe(groups.length === 0 ? 'Not available: heartbeat analytics cannot be grouped.' : `One of ${groups.join(', ')}`),
+    groupBy: z
+      .string()
+      .optional()
+      .describe(
+        groups.length === 0 ? 'Not available: heartbeat analytics cannot be grouped.' : `One of ${groups.join(', ')}`,
+      ),
     metrics: listParam.describe(`Required, comma-separated or repeated. ${describeAllowedMetrics(checkType)}.`),
     'metrics[]': listParam,
-    limit: z.coerce.number().int().min(1).max(100).optional().describe('Series entries (or raw runs) per page, 1–100, default 10.'),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Series entries (or raw runs) per page, 1–100, default 10.'),
     page: z.coerce.number().int().min(1).optional().describe('Page, from 1.'),
   });
 }
 
-const definitionSchema = z.looseObject({ name: z.string(), displayName: z.string(), unit: z.string() }).meta({ id: 'MetricDefinition' });
+const definitionSchema = z
+  .looseObject({ name: z.string(), displayName: z.string(), unit: z.string() })
+  .meta({ id: 'MetricDefinition' });
 const catalogueSchema = z
   .object({
     data: z.object({
@@ -81,7 +108,11 @@ const catalogueSchema = z
       browserSpecificMetrics: z.array(definitionSchema),
       heartbeatSpecificMetrics: z.array(definitionSchema),
     }),
-    meta: z.object({ totalMetrics: z.number().int(), categories: z.array(z.string()), checkTypes: z.array(z.string()) }),
+    meta: z.object({
+      totalMetrics: z.number().int(),
+      categories: z.array(z.string()),
+      checkTypes: z.array(z.string()),
+    }),
   })
   .meta({ id: 'MetricsCatalogue' });
 const flag = z.enum(['true', 'false', '1', '0']).optional();
@@ -116,15 +147,20 @@ export function analyticsRoutes(app: FastifyInstance, deps: AnalyticsRouteDeps):
         const access = request.access!;
         const found = await deps.readModels.check(request.params.id);
         // Another account's check answers exactly like a missing one.
-        if (found === null || found.accountId !== access.accountId) throw new NotFoundError(`Check ${request.params.id} not found`);
+        if (found === null || found.accountId !== access.accountId)
+          throw new NotFoundError(`Check ${request.params.id} not found`);
         const check = found.check;
         if (check.checkType !== checkType) {
-          throw new NotFoundError(`Check ${check.id} has type ${check.checkType}, not ${checkType}; ask the analytics endpoint of its type`);
+          throw new NotFoundError(
+            `Check ${check.id} has type ${check.checkType}, not ${checkType}; ask the analytics endpoint of its type`,
+          );
         }
         const at = now();
         const parsed = parseAnalyticsParams(request.query, { checkType, now: at });
         const scope = { accountId: access.accountId, checkId: check.id, checkType };
-        const answer = await cache.answer(analyticsCacheKey(scope, parsed, at, ttlMs), () => reader.read({ ...parsed, ...scope }));
+        const answer = await cache.answer(analyticsCacheKey(scope, parsed, at, ttlMs), () =>
+          reader.read({ ...parsed, ...scope }),
+        );
         return {
           checkId: check.id,
           name: check.name,
@@ -152,6 +188,7 @@ export function analyticsRoutes(app: FastifyInstance, deps: AnalyticsRouteDeps):
       querystring: catalogueQuery,
       response: { 200: catalogueSchema, ...errorResponses(400, 401, 403, 429) },
     },
-    handler: async (request) => catalogueFor(parseCheckType(request.params.checkType), parseCatalogueOptions(request.query)),
+    handler: async (request) =>
+      catalogueFor(parseCheckType(request.params.checkType), parseCatalogueOptions(request.query)),
   });
 }

@@ -6,7 +6,13 @@ import type { ApiServices } from '../services/index.ts';
 import { idParams } from './schemas.ts';
 
 export const issuedKeyJsonSchema = z
-  .object({ id: z.string(), name: z.string(), type: z.enum(['user', 'service']), role: roleSchema.nullable(), key: z.string().describe('The key itself, shown this once') })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(['user', 'service']),
+    role: roleSchema.nullable(),
+    key: z.string().describe('The key itself, shown this once'),
+  })
   .meta({ id: 'IssuedApiKey' });
 
 const keyJsonSchema = z
@@ -29,22 +35,43 @@ export function apiKeyRoutes(app: FastifyInstance, services: ApiServices): void 
     schema: {
       tags,
       summary: 'Create a user key for yourself, or a service key for this account (ADMIN or above, enterprise plan)',
-      body: z.object({ name: z.string().trim().min(1).max(255), type: z.enum(['user', 'service']), role: roleSchema.optional() }),
+      body: z.object({
+        name: z.string().trim().min(1).max(255),
+        type: z.enum(['user', 'service']),
+        role: roleSchema.optional(),
+      }),
       response: { 201: issuedKeyJsonSchema, ...errorResponses(400, 401, 402, 403, 409, 429) },
     },
-    handler: async (request, reply) => reply.code(201).send(await services.identity.createKey(request.access!, request.body)),
+    handler: async (request, reply) =>
+      reply.code(201).send(await services.identity.createKey(request.access!, request.body)),
   });
 
   routes.get('/v1/api-keys', {
     config: { access: { minRole: 'READ_ONLY' } },
-    schema: { tags, summary: 'Your user keys and, for admins, this account\'s service keys; never the secrets', response: { 200: z.array(keyJsonSchema), ...errorResponses(400, 401, 403, 429) } },
+    schema: {
+      tags,
+      summary: "Your user keys and, for admins, this account's service keys; never the secrets",
+      response: { 200: z.array(keyJsonSchema), ...errorResponses(400, 401, 403, 429) },
+    },
     handler: async (request) =>
-      (await services.identity.listKeys(request.access!)).map((key) => ({ id: key.keyId, name: key.name, type: key.type, role: key.role, last4: key.last4, createdAt: key.createdAt })),
+      (await services.identity.listKeys(request.access!)).map((key) => ({
+        id: key.keyId,
+        name: key.name,
+        type: key.type,
+        role: key.role,
+        last4: key.last4,
+        createdAt: key.createdAt,
+      })),
   });
 
   routes.delete('/v1/api-keys/:id', {
     config: { access: { minRole: 'READ_ONLY' } },
-    schema: { tags, summary: 'Delete a key: your own user key, or a service key (ADMIN or above)', params: idParams, response: { 204: z.null(), ...errorResponses(400, 401, 403, 404, 429) } },
+    schema: {
+      tags,
+      summary: 'Delete a key: your own user key, or a service key (ADMIN or above)',
+      params: idParams,
+      response: { 204: z.null(), ...errorResponses(400, 401, 403, 404, 429) },
+    },
     handler: async (request, reply) => {
       await services.identity.revokeKey(request.access!, request.params.id);
       return reply.code(204).send(null);

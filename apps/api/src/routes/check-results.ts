@@ -18,23 +18,32 @@ const responseSchema = z
 export function checkResultRoutes(app: FastifyInstance, deps: { lookup: CheckLookup; sink: ResultSink }): void {
   void app.register(async (scope) => {
     // NDJSON: one result per line; a line that is not JSON is rejected by its index, not the whole body.
-    scope.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: MAX_INGEST_BYTES }, (_request, body, done) => {
-      const lines = String(body).split('\n').filter((line) => line.trim() !== '');
-      done(null, lines.map(parseJson));
-    });
+    scope.addContentTypeParser(
+      'application/x-ndjson',
+      { parseAs: 'string', bodyLimit: MAX_INGEST_BYTES },
+      (_request, body, done) => {
+        const lines = String(body)
+          .split('\n')
+          .filter((line) => line.trim() !== '');
+        done(null, lines.map(parseJson));
+      },
+    );
     zodRoutes(scope).post('/v1/check-results', {
       bodyLimit: MAX_INGEST_BYTES,
       config: { access: { platform: 'ingest' } },
       schema: {
         tags: ['check results'],
-        summary: 'Ingest check results (JSON array, or NDJSON with Content-Type application/x-ndjson); platform ingest key',
+        summary:
+          'Ingest check results (JSON array, or NDJSON with Content-Type application/x-ndjson); platform ingest key',
         description: `At most ${MAX_RESULTS_PER_REQUEST} results or 16 MiB. Each result follows schemas/check-result.v1.json.`,
         body: z.array(z.unknown()),
         response: { 202: responseSchema, ...errorResponses(400, 401, 403, 413, 429) },
       },
       handler: async (request, reply) => {
         if (request.body.length > MAX_RESULTS_PER_REQUEST) {
-          throw new PayloadTooLargeError(`At most ${MAX_RESULTS_PER_REQUEST} results per request; this one has ${request.body.length}`);
+          throw new PayloadTooLargeError(
+            `At most ${MAX_RESULTS_PER_REQUEST} results per request; this one has ${request.body.length}`,
+          );
         }
         const { accepted, rejected } = await classifyResults(request.body, deps.lookup);
         if (accepted.length > 0) await deps.sink.accept(accepted);

@@ -20,7 +20,7 @@ export const accountJsonSchema = z
   .meta({ id: 'Account' });
 export type AccountJson = z.infer<typeof accountJsonSchema>;
 
-export function accountJson(account: AccountView | { accountId: string } & Omit<AccountView, 'status'>): AccountJson {
+export function accountJson(account: AccountView | ({ accountId: string } & Omit<AccountView, 'status'>)): AccountJson {
   return {
     id: account.accountId,
     name: account.name,

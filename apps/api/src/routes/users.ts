@@ -18,14 +18,22 @@ export function userRoutes(app: FastifyInstance, services: ApiServices): void {
       tags,
       summary: 'Add a user to this account; a new user also gets a first API key, shown once (ADMIN or above)',
       body: z.object({ email: z.email(), role: roleSchema }),
-      response: { 201: z.object({ user: userJsonSchema, apiKey: issuedKeyJsonSchema.nullable() }), ...errorResponses(400, 401, 403, 409, 429) },
+      response: {
+        201: z.object({ user: userJsonSchema, apiKey: issuedKeyJsonSchema.nullable() }),
+        ...errorResponses(400, 401, 403, 409, 429),
+      },
     },
-    handler: async (request, reply) => reply.code(201).send(await services.identity.inviteUser(request.access!, request.body.email, request.body.role)),
+    handler: async (request, reply) =>
+      reply.code(201).send(await services.identity.inviteUser(request.access!, request.body.email, request.body.role)),
   });
 
   routes.get('/v1/users', {
     config: { access: { minRole: 'READ_ONLY' } },
-    schema: { tags, summary: 'Members of this account', response: { 200: z.array(userJsonSchema), ...errorResponses(400, 401, 403, 429) } },
+    schema: {
+      tags,
+      summary: 'Members of this account',
+      response: { 200: z.array(userJsonSchema), ...errorResponses(400, 401, 403, 429) },
+    },
     handler: async (request) => {
       const accountId = request.access!.accountId;
       const members = await services.readModels.members(accountId);
@@ -37,7 +45,12 @@ export function userRoutes(app: FastifyInstance, services: ApiServices): void {
 
   routes.delete('/v1/users/:id', {
     config: { access: { minRole: 'ADMIN' } },
-    schema: { tags, summary: 'Remove a user from this account; their keys lose access at once (ADMIN or above)', params: idParams, response: { 204: z.null(), ...errorResponses(400, 401, 403, 404, 409, 429) } },
+    schema: {
+      tags,
+      summary: 'Remove a user from this account; their keys lose access at once (ADMIN or above)',
+      params: idParams,
+      response: { 204: z.null(), ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
     handler: async (request, reply) => {
       await services.identity.removeUser(request.access!, request.params.id);
       return reply.code(204).send(null);

@@ -6,7 +6,12 @@ import type { ApiServices } from '../services/index.ts';
 import { pageQuerySchema } from './schemas.ts';
 
 const variableJsonSchema = z
-  .object({ key: z.string(), value: z.string().describe('"********" when locked (for non-admins) or secret'), locked: z.boolean(), secret: z.boolean() })
+  .object({
+    key: z.string(),
+    value: z.string().describe('"********" when locked (for non-admins) or secret'),
+    locked: z.boolean(),
+    secret: z.boolean(),
+  })
   .meta({ id: 'EnvironmentVariable' });
 const keyParams = z.object({ key: z.string().min(1).max(128) });
 
@@ -16,13 +21,24 @@ export function variableRoutes(app: FastifyInstance, services: ApiServices): voi
 
   routes.post('/v1/variables', {
     config: { access: { minRole: 'READ_WRITE' } },
-    schema: { tags, summary: 'Create a variable', body: createVariableInputSchema, response: { 201: variableJsonSchema, ...errorResponses(400, 401, 403, 409, 429) } },
-    handler: async (request, reply) => reply.code(201).send(await services.variables.create(request.access!, request.body)),
+    schema: {
+      tags,
+      summary: 'Create a variable',
+      body: createVariableInputSchema,
+      response: { 201: variableJsonSchema, ...errorResponses(400, 401, 403, 409, 429) },
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(await services.variables.create(request.access!, request.body)),
   });
 
   routes.get('/v1/variables', {
     config: { access: { minRole: 'READ_ONLY' } },
-    schema: { tags, summary: 'Variables sorted by key; X-Total-Count gives the total', querystring: pageQuerySchema, response: { 200: z.array(variableJsonSchema), ...errorResponses(400, 401, 403, 429) } },
+    schema: {
+      tags,
+      summary: 'Variables sorted by key; X-Total-Count gives the total',
+      querystring: pageQuerySchema,
+      response: { 200: z.array(variableJsonSchema), ...errorResponses(400, 401, 403, 429) },
+    },
     handler: async (request, reply) => {
       const { items, total } = await services.variables.list(request.access!, request.query);
       void reply.header('x-total-count', String(total));
@@ -32,19 +48,35 @@ export function variableRoutes(app: FastifyInstance, services: ApiServices): voi
 
   routes.get('/v1/variables/:key', {
     config: { access: { minRole: 'READ_ONLY' } },
-    schema: { tags, summary: 'One variable; locked values are masked except for their creator and admins, secrets always', params: keyParams, response: { 200: variableJsonSchema, ...errorResponses(400, 401, 403, 404, 429) } },
+    schema: {
+      tags,
+      summary: 'One variable; locked values are masked except for their creator and admins, secrets always',
+      params: keyParams,
+      response: { 200: variableJsonSchema, ...errorResponses(400, 401, 403, 404, 429) },
+    },
     handler: async (request) => services.variables.get(request.access!, request.params.key),
   });
 
   routes.put('/v1/variables/:key', {
     config: { access: { minRole: 'READ_WRITE' } },
-    schema: { tags, summary: 'Update a variable; a secret stays secret', params: keyParams, body: updateVariableInputSchema, response: { 200: variableJsonSchema, ...errorResponses(400, 401, 403, 404, 409, 429) } },
+    schema: {
+      tags,
+      summary: 'Update a variable; a secret stays secret',
+      params: keyParams,
+      body: updateVariableInputSchema,
+      response: { 200: variableJsonSchema, ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
     handler: async (request) => services.variables.update(request.access!, request.params.key, request.body),
   });
 
   routes.delete('/v1/variables/:key', {
     config: { access: { minRole: 'READ_WRITE' } },
-    schema: { tags, summary: 'Delete a variable', params: keyParams, response: { 204: z.null(), ...errorResponses(400, 401, 403, 404, 409, 429) } },
+    schema: {
+      tags,
+      summary: 'Delete a variable',
+      params: keyParams,
+      response: { 204: z.null(), ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
     handler: async (request, reply) => {
       await services.variables.delete(request.access!, request.params.key);
       return reply.code(204).send(null);

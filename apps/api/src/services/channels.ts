@@ -42,9 +42,19 @@ export class ChannelService {
     await this.get(access, channelId);
     checkTemplates(input);
     const secret = input.config.webhookSecret;
-    const command: AlertChannelCommand = { type: 'UpdateAlertChannel', channelId, accountId: access.accountId, channel: input, now: this.commands.now(), actor: access.actor };
+    const command: AlertChannelCommand = {
+      type: 'UpdateAlertChannel',
+      channelId,
+      accountId: access.accountId,
+      channel: input,
+      now: this.commands.now(),
+      actor: access.actor,
+    };
     if (secret !== undefined) command.webhookSecretEncrypted = secret === null ? null : this.box.encrypt(secret);
-    const outcome = await this.commands.run(alertChannelDecider, streamNames.alertChannel(channelId), () => command, { accountId: access.accountId, actor: access.actor });
+    const outcome = await this.commands.run(alertChannelDecider, streamNames.alertChannel(channelId), () => command, {
+      accountId: access.accountId,
+      actor: access.actor,
+    });
     return this.present(outcome.state as AlertChannelView);
   }
 
@@ -53,16 +63,27 @@ export class ChannelService {
     await this.commands.run(
       alertChannelDecider,
       streamNames.alertChannel(channelId),
-      (): AlertChannelCommand => ({ type: 'DeleteAlertChannel', channelId, accountId: access.accountId, now: this.commands.now(), actor: access.actor }),
+      (): AlertChannelCommand => ({
+        type: 'DeleteAlertChannel',
+        channelId,
+        accountId: access.accountId,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
   }
 
-  async subscribe(access: Access, channelId: string, input: { checkId?: string | null | undefined; groupId?: string | null | undefined; activated: boolean }) {
+  async subscribe(
+    access: Access,
+    channelId: string,
+    input: { checkId?: string | null | undefined; groupId?: string | null | undefined; activated: boolean },
+  ) {
     await this.get(access, channelId);
     const checkId = input.checkId ?? null;
     const groupId = input.groupId ?? null;
-    if ((checkId === null) === (groupId === null)) throw new ValidationError('checkId, groupId: give exactly one of them');
+    if ((checkId === null) === (groupId === null))
+      throw new ValidationError('checkId, groupId: give exactly one of them');
     if (checkId) {
       const check = await this.readModels.check(checkId);
       if (!check || check.accountId !== access.accountId) throw new NotFoundError(`Check ${checkId} not found`);
@@ -73,7 +94,16 @@ export class ChannelService {
     const outcome = await this.commands.run(
       alertChannelDecider,
       streamNames.alertChannel(channelId),
-      (): AlertChannelCommand => ({ type: 'SetSubscription', channelId, accountId: access.accountId, checkId, groupId, activated: input.activated, now: this.commands.now(), actor: access.actor }),
+      (): AlertChannelCommand => ({
+        type: 'SetSubscription',
+        channelId,
+        accountId: access.accountId,
+        checkId,
+        groupId,
+        activated: input.activated,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
     return this.present(outcome.state as AlertChannelView);
@@ -81,7 +111,8 @@ export class ChannelService {
 
   async get(access: Access, channelId: string): Promise<AlertChannelView> {
     const channel = await this.readModels.alertChannel(channelId);
-    if (!channel || channel.channel.accountId !== access.accountId) throw new NotFoundError(`Alert channel ${channelId} not found`);
+    if (!channel || channel.channel.accountId !== access.accountId)
+      throw new NotFoundError(`Alert channel ${channelId} not found`);
     return channel;
   }
 
@@ -109,11 +140,17 @@ export function checkTemplates(input: AlertChannelInput): void {
     ['config.url', input.config.url],
     ['config.template', input.config.template],
     ...(input.config.headers ?? []).map((h, i): [string, string] => [`config.headers[${i}].value`, h.value]),
-    ...(input.config.queryParameters ?? []).map((q, i): [string, string] => [`config.queryParameters[${i}].value`, q.value]),
+    ...(input.config.queryParameters ?? []).map((q, i): [string, string] => [
+      `config.queryParameters[${i}].value`,
+      q.value,
+    ]),
   ];
   for (const [field, source] of fields) {
     if (!source) continue;
     const result = validateTemplate(source);
-    if (!result.ok) throw new ValidationError(`${field}: template does not parse at line ${result.line}, column ${result.column}: ${result.message}`);
+    if (!result.ok)
+      throw new ValidationError(
+        `${field}: template does not parse at line ${result.line}, column ${result.column}: ${result.message}`,
+      );
   }
 }

@@ -35,7 +35,14 @@ export class CheckService {
     const outcome = await this.commands.run(
       checkDecider,
       streamNames.check(checkId),
-      (): CheckCommand => ({ type: 'CreateCheck', checkId, accountId: access.accountId, check: input, now: this.commands.now(), actor: access.actor }),
+      (): CheckCommand => ({
+        type: 'CreateCheck',
+        checkId,
+        accountId: access.accountId,
+        check: input,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
     return (outcome.state as CheckView).check;
@@ -47,7 +54,14 @@ export class CheckService {
     const outcome = await this.commands.run(
       checkDecider,
       streamNames.check(checkId),
-      (): CheckCommand => ({ type: 'UpdateCheck', checkId, accountId: access.accountId, check: input, now: this.commands.now(), actor: access.actor }),
+      (): CheckCommand => ({
+        type: 'UpdateCheck',
+        checkId,
+        accountId: access.accountId,
+        check: input,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
     return (outcome.state as CheckView).check;
@@ -58,7 +72,13 @@ export class CheckService {
     await this.commands.run(
       checkDecider,
       streamNames.check(checkId),
-      (): CheckCommand => ({ type: 'DeleteCheck', checkId, accountId: access.accountId, now: this.commands.now(), actor: access.actor }),
+      (): CheckCommand => ({
+        type: 'DeleteCheck',
+        checkId,
+        accountId: access.accountId,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
   }
@@ -85,7 +105,14 @@ export class CheckService {
     const outcome = await this.commands.run(
       checkGroupDecider,
       streamNames.checkGroup(groupId),
-      (): CheckGroupCommand => ({ type: 'CreateCheckGroup', groupId, accountId: access.accountId, group: input, now: this.commands.now(), actor: access.actor }),
+      (): CheckGroupCommand => ({
+        type: 'CreateCheckGroup',
+        groupId,
+        accountId: access.accountId,
+        group: input,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
     return (outcome.state as CheckGroupView).group;
@@ -97,7 +124,14 @@ export class CheckService {
     const outcome = await this.commands.run(
       checkGroupDecider,
       streamNames.checkGroup(groupId),
-      (): CheckGroupCommand => ({ type: 'UpdateCheckGroup', groupId, accountId: access.accountId, group: input, now: this.commands.now(), actor: access.actor }),
+      (): CheckGroupCommand => ({
+        type: 'UpdateCheckGroup',
+        groupId,
+        accountId: access.accountId,
+        group: input,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
     return (outcome.state as CheckGroupView).group;
@@ -109,7 +143,14 @@ export class CheckService {
     await this.commands.run(
       checkGroupDecider,
       streamNames.checkGroup(groupId),
-      (): CheckGroupCommand => ({ type: 'DeleteCheckGroup', groupId, accountId: access.accountId, checkCount, now: this.commands.now(), actor: access.actor }),
+      (): CheckGroupCommand => ({
+        type: 'DeleteCheckGroup',
+        groupId,
+        accountId: access.accountId,
+        checkCount,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
   }
@@ -130,7 +171,8 @@ export class CheckService {
     if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
     if (input.groupId) {
       const group = await this.readModels.checkGroup(input.groupId);
-      if (!group || group.accountId !== access.accountId) throw new ValidationError(`groupId: check group ${input.groupId} not found in this account`);
+      if (!group || group.accountId !== access.accountId)
+        throw new ValidationError(`groupId: check group ${input.groupId} not found in this account`);
     }
   }
 }

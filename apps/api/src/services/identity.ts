@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ConcurrencyError, ConflictError, ForbiddenError, generateApiKey, NotFoundError, sha256Hex, ValidationError } from '#core';
+import {
+  ConcurrencyError,
+  ConflictError,
+  ForbiddenError,
+  generateApiKey,
+  NotFoundError,
+  sha256Hex,
+  ValidationError,
+} from '#core';
 import {
   accountDecider,
   apiKeyDecider,
@@ -35,7 +43,12 @@ export class IdentityService {
     private readonly runtimes: RuntimeCatalogue,
   ) {}
 
-  async createAccount(input: { name: string; plan: 'hobby' | 'team' | 'enterprise'; ownerEmail: string; runtimeId?: string | undefined }) {
+  async createAccount(input: {
+    name: string;
+    plan: 'hobby' | 'team' | 'enterprise';
+    ownerEmail: string;
+    runtimeId?: string | undefined;
+  }) {
     const runtimeId = input.runtimeId ?? this.runtimes.current.name;
     this.runtimes.assertUsable(runtimeId);
     const accountId = randomUUID();
@@ -43,17 +56,34 @@ export class IdentityService {
     const account = await this.commands.run(
       accountDecider,
       streamNames.account(accountId),
-      (): AccountCommand => ({ type: 'CreateAccount', accountId, name: input.name, plan: input.plan, runtimeId, now: this.commands.now(), actor: meta.actor }),
+      (): AccountCommand => ({
+        type: 'CreateAccount',
+        accountId,
+        name: input.name,
+        plan: input.plan,
+        runtimeId,
+        now: this.commands.now(),
+        actor: meta.actor,
+      }),
       meta,
     );
     const { userId, email, created } = await this.ensureUser(input.ownerEmail, meta.actor, accountId);
     await this.addMember(userId, accountId, 'OWNER', meta.actor);
-    const apiKey = await this.issueUserKey(userId, created ? 'default' : `owner of ${input.name}`, meta.actor, accountId);
+    const apiKey = await this.issueUserKey(
+      userId,
+      created ? 'default' : `owner of ${input.name}`,
+      meta.actor,
+      accountId,
+    );
     return { account: account.state, owner: { id: userId, email }, apiKey };
   }
 
   /** Finds the user with this email or registers one; the email reservation stream makes it unique. */
-  async ensureUser(rawEmail: string, actor: string, accountId: string): Promise<{ userId: string; email: string; created: boolean }> {
+  async ensureUser(
+    rawEmail: string,
+    actor: string,
+    accountId: string,
+  ): Promise<{ userId: string; email: string; created: boolean }> {
     const email = normalizeEmail(rawEmail);
     const reservation = await this.commands.load(userEmailDecider, streamNames.userEmail(email));
     if (reservation.state.reservedBy) return { userId: reservation.state.reservedBy, email, created: false };
@@ -73,10 +103,15 @@ export class IdentityService {
       }
       throw error;
     }
-    await this.commands.run(userDecider, streamNames.user(userId), (): UserCommand => ({ type: 'RegisterUser', userId, email, now: this.commands.now(), actor }), {
-      accountId,
-      actor,
-    });
+    await this.commands.run(
+      userDecider,
+      streamNames.user(userId),
+      (): UserCommand => ({ type: 'RegisterUser', userId, email, now: this.commands.now(), actor }),
+      {
+        accountId,
+        actor,
+      },
+    );
     return { userId, email, created: true };
   }
 
@@ -95,7 +130,9 @@ export class IdentityService {
     const user = await this.ensureUser(email, access.actor, access.accountId);
     await this.addMember(user.userId, access.accountId, role, access.actor);
     // A key for an existing user would let this account's admin act in the user's other accounts.
-    const apiKey = user.created ? await this.issueUserKey(user.userId, 'default', access.actor, access.accountId) : null;
+    const apiKey = user.created
+      ? await this.issueUserKey(user.userId, 'default', access.actor, access.accountId)
+      : null;
     return { user: { id: user.userId, email: user.email, role }, apiKey };
   }
 
@@ -106,26 +143,48 @@ export class IdentityService {
     let allowOwner = false;
     if (role === 'OWNER') {
       if (access.role !== 'OWNER') throw new ForbiddenError('Only an OWNER can remove an OWNER');
-      const owners = (await this.readModels.members(access.accountId)).filter((member) => member.memberships[access.accountId] === 'OWNER');
-      if (owners.length < 2) throw new ConflictError('An account needs at least one OWNER; add another before removing this one');
+      const owners = (await this.readModels.members(access.accountId)).filter(
+        (member) => member.memberships[access.accountId] === 'OWNER',
+      );
+      if (owners.length < 2)
+        throw new ConflictError('An account needs at least one OWNER; add another before removing this one');
       allowOwner = true;
     }
     await this.commands.run(
       userDecider,
       streamNames.user(userId),
-      (): UserCommand => ({ type: 'RemoveUserFromAccount', userId, accountId: access.accountId, allowOwner, now: this.commands.now(), actor: access.actor }),
+      (): UserCommand => ({
+        type: 'RemoveUserFromAccount',
+        userId,
+        accountId: access.accountId,
+        allowOwner,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
   }
 
   async issueUserKey(userId: string, name: string, actor: string, accountId: string | null): Promise<IssuedKey> {
-    return this.issueKey({ keyType: 'user', userId, accountId: null, role: null, name, actor, metaAccountId: accountId });
+    return this.issueKey({
+      keyType: 'user',
+      userId,
+      accountId: null,
+      role: null,
+      name,
+      actor,
+      metaAccountId: accountId,
+    });
   }
 
-  async createKey(access: Access, input: { name: string; type: 'user' | 'service'; role?: Role | undefined }): Promise<IssuedKey> {
+  async createKey(
+    access: Access,
+    input: { name: string; type: 'user' | 'service'; role?: Role | undefined },
+  ): Promise<IssuedKey> {
     if (input.type === 'user') {
       if (!access.userId) throw new ForbiddenError('A service key cannot create user keys; use a user key');
-      if (input.role !== undefined) throw new ValidationError('role: applies to service keys only; a user key carries its user\'s roles');
+      if (input.role !== undefined)
+        throw new ValidationError("role: applies to service keys only; a user key carries its user's roles");
       return this.issueUserKey(access.userId, input.name, access.actor, access.accountId);
     }
     if (!input.role) throw new ValidationError('role: required for a service key');
@@ -144,9 +203,11 @@ export class IdentityService {
 
   async revokeKey(access: Access, keyId: string): Promise<void> {
     const key = await this.readModels.apiKey(keyId);
-    const visible = key && key.status === 'active' && (key.type === 'service' ? key.accountId === access.accountId : true);
+    const visible =
+      key && key.status === 'active' && (key.type === 'service' ? key.accountId === access.accountId : true);
     if (!key || !visible) throw new NotFoundError(`API key ${keyId} not found`);
-    if (key.type === 'user' && key.userId !== access.userId) throw new ForbiddenError('Only the user who owns a user key can delete it');
+    if (key.type === 'user' && key.userId !== access.userId)
+      throw new ForbiddenError('Only the user who owns a user key can delete it');
     await this.commands.run(
       apiKeyDecider,
       streamNames.apiKey(keyId),
@@ -164,7 +225,10 @@ export class IdentityService {
 
   async listKeys(access: Access) {
     const own = access.userId ? await this.readModels.userApiKeys(access.userId) : [];
-    const service = roleAtLeast(access.role, 'ADMIN') || access.principal.kind === 'service' ? await this.readModels.serviceApiKeys(access.accountId) : [];
+    const service =
+      roleAtLeast(access.role, 'ADMIN') || access.principal.kind === 'service'
+        ? await this.readModels.serviceApiKeys(access.accountId)
+        : [];
     return [...own, ...service].filter((key) => key.status === 'active');
   }
 

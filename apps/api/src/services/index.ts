@@ -18,7 +18,13 @@ export interface ApiServices {
   stateStore: StateStore;
 }
 
-export function createServices(deps: { commands: CommandRunner; readModels: ReadModels; runtimes: RuntimeCatalogue; box: SecretBox; stateStore: StateStore }): ApiServices {
+export function createServices(deps: {
+  commands: CommandRunner;
+  readModels: ReadModels;
+  runtimes: RuntimeCatalogue;
+  box: SecretBox;
+  stateStore: StateStore;
+}): ApiServices {
   return {
     ...deps,
     identity: new IdentityService(deps.commands, deps.readModels, deps.runtimes),

@@ -36,20 +36,37 @@ export class VariableService {
     private readonly box: SecretBox,
   ) {}
 
-  async create(access: Access, input: { key: string; value: string; locked: boolean; secret: boolean }): Promise<VariableJson> {
+  async create(
+    access: Access,
+    input: { key: string; value: string; locked: boolean; secret: boolean },
+  ): Promise<VariableJson> {
     if ((await this.readModels.variableCount(access.accountId)) >= MAX_VARIABLES_PER_ACCOUNT) {
-      throw new ConflictError(`An account can hold at most ${MAX_VARIABLES_PER_ACCOUNT} variables (MAX_VARIABLES_PER_ACCOUNT); delete one first`);
+      throw new ConflictError(
+        `An account can hold at most ${MAX_VARIABLES_PER_ACCOUNT} variables (MAX_VARIABLES_PER_ACCOUNT); delete one first`,
+      );
     }
     const outcome = await this.commands.run(
       variableDecider,
       streamNames.variable(access.accountId, input.key),
-      (state): VariableCommand => this.sealed(state, { type: 'CreateVariable', accountId: access.accountId, ...input, encrypted: false, now: this.commands.now(), actor: access.actor }),
+      (state): VariableCommand =>
+        this.sealed(state, {
+          type: 'CreateVariable',
+          accountId: access.accountId,
+          ...input,
+          encrypted: false,
+          now: this.commands.now(),
+          actor: access.actor,
+        }),
       { accountId: access.accountId, actor: access.actor },
     );
     return this.present(outcome.state as Active, access);
   }
 
-  async update(access: Access, key: string, input: { key?: string | undefined; value: string; locked?: boolean | undefined; secret?: boolean | undefined }): Promise<VariableJson> {
+  async update(
+    access: Access,
+    key: string,
+    input: { key?: string | undefined; value: string; locked?: boolean | undefined; secret?: boolean | undefined },
+  ): Promise<VariableJson> {
     const command: UpdateVariable = {
       type: 'UpdateVariable',
       accountId: access.accountId,
@@ -62,10 +79,15 @@ export class VariableService {
     if (input.key !== undefined) command.bodyKey = input.key;
     if (input.locked !== undefined) command.locked = input.locked;
     if (input.secret !== undefined) command.secret = input.secret;
-    const outcome = await this.commands.run(variableDecider, streamNames.variable(access.accountId, key), (state) => this.sealed(state, command), {
-      accountId: access.accountId,
-      actor: access.actor,
-    });
+    const outcome = await this.commands.run(
+      variableDecider,
+      streamNames.variable(access.accountId, key),
+      (state) => this.sealed(state, command),
+      {
+        accountId: access.accountId,
+        actor: access.actor,
+      },
+    );
     return this.present(outcome.state as Active, access);
   }
 
@@ -73,7 +95,13 @@ export class VariableService {
     await this.commands.run(
       variableDecider,
       streamNames.variable(access.accountId, key),
-      (): VariableCommand => ({ type: 'DeleteVariable', accountId: access.accountId, key, now: this.commands.now(), actor: access.actor }),
+      (): VariableCommand => ({
+        type: 'DeleteVariable',
+        accountId: access.accountId,
+        key,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
       { accountId: access.accountId, actor: access.actor },
     );
   }
@@ -97,6 +125,11 @@ export class VariableService {
   private present(variable: VariableView | Active, access: Access): VariableJson {
     const mayReadLocked = roleAtLeast(access.role, 'ADMIN') || variable.createdBy === access.actor;
     const masked = variable.secret || (variable.locked && !mayReadLocked);
-    return { key: variable.key, value: masked ? MASK : variable.value, locked: variable.locked, secret: variable.secret };
+    return {
+      key: variable.key,
+      value: masked ? MASK : variable.value,
+      locked: variable.locked,
+      secret: variable.secret,
+    };
   }
 }

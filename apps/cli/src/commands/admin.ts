@@ -26,9 +26,16 @@ export function registerAdmin(program: Command): void {
     .option('--login', "store the owner's key as this CLI's credentials, as vigil login would")
     .action(async (options: CreateAccountOptions, command: Command) => {
       const ctx = contextOf(command);
-      const body = { name: options.name, plan: options.plan, ownerEmail: options.ownerEmail, ...(options.runtime ? { runtimeId: options.runtime } : {}) };
+      const body = {
+        name: options.name,
+        plan: options.plan,
+        ownerEmail: options.ownerEmail,
+        ...(options.runtime ? { runtimeId: options.runtime } : {}),
+      };
       const created = await ctx.adminClient().json(createdAccountSchema, 'POST', '/v1/accounts', { body });
-      const file = options.login ? saveStored(ctx.configDir, { apiUrl: ctx.apiUrl, apiKey: created.apiKey.key, accountId: created.account.id }) : undefined;
+      const file = options.login
+        ? saveStored(ctx.configDir, { apiUrl: ctx.apiUrl, apiKey: created.apiKey.key, accountId: created.account.id })
+        : undefined;
       ctx.out.result(created, () => {
         ctx.out.record([
           ['Account', `${created.account.name} (${created.account.id})`],
@@ -36,8 +43,15 @@ export function registerAdmin(program: Command): void {
           ['Owner', `${created.owner.email} (${created.owner.id})`],
           ['API key', created.apiKey.key],
         ]);
-        ctx.out.info(file ? `Logged in as the owner; credentials saved in ${file}` : 'The key is shown only once. Log in with it: vigil login --account ' + created.account.id);
+        ctx.out.info(
+          file
+            ? `Logged in as the owner; credentials saved in ${file}`
+            : 'The key is shown only once. Log in with it: vigil login --account ' + created.account.id,
+        );
       });
     });
-  example(createAccount, 'vigil admin create-account --name Acme --owner-email ops@acme.test --plan enterprise --login');
+  example(
+    createAccount,
+    'vigil admin create-account --name Acme --owner-email ops@acme.test --plan enterprise --login',
+  );
 }

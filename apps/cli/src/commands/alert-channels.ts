@@ -29,22 +29,28 @@ interface CreateOptions {
 
 export function registerAlertChannels(program: Command): void {
   const channels = program.command('alert-channels').description('webhook alert channels');
-  example(channels, 'vigil alert-channels create --name Ops --url https://hooks.example.com/vigil', 'vigil alert-channels test <channelId>');
+  example(
+    channels,
+    'vigil alert-channels create --name Ops --url https://hooks.example.com/vigil',
+    'vigil alert-channels test <channelId>',
+  );
 
-  const ls = pageOptions(channels.command('ls').description('list alert channels')).action(async (options: PageOptions, command: Command) => {
-    const ctx = contextOf(command);
-    const list = (await fetchList(ctx.client(), '/v1/alert-channels', alertChannelSchema, options)) as Channel[];
-    ctx.out.result(list, () =>
-      ctx.out.table(list, [
-        { header: 'ID', value: (c) => c.id },
-        { header: 'NAME', value: (c) => c.config.name },
-        { header: 'TYPE', value: (c) => c.type },
-        { header: 'METHOD', value: (c) => c.config.method },
-        { header: 'URL', value: (c) => c.config.url },
-        { header: 'SENDS', value: (c) => sends(c) },
-      ]),
-    );
-  });
+  const ls = pageOptions(channels.command('ls').description('list alert channels')).action(
+    async (options: PageOptions, command: Command) => {
+      const ctx = contextOf(command);
+      const list = (await fetchList(ctx.client(), '/v1/alert-channels', alertChannelSchema, options)) as Channel[];
+      ctx.out.result(list, () =>
+        ctx.out.table(list, [
+          { header: 'ID', value: (c) => c.id },
+          { header: 'NAME', value: (c) => c.config.name },
+          { header: 'TYPE', value: (c) => c.type },
+          { header: 'METHOD', value: (c) => c.config.method },
+          { header: 'URL', value: (c) => c.config.url },
+          { header: 'SENDS', value: (c) => sends(c) },
+        ]),
+      );
+    },
+  );
   example(ls, 'vigil alert-channels ls');
 
   const get = channels
@@ -56,7 +62,10 @@ export function registerAlertChannels(program: Command): void {
       const channel = (await ctx.client().get(alertChannelSchema, path(id))) as Channel;
       ctx.out.result(channel, () => {
         const { config, ...rest } = channel;
-        ctx.out.record([...Object.entries(rest), ...Object.entries(config).map(([key, value]): [string, unknown] => [`config.${key}`, value])]);
+        ctx.out.record([
+          ...Object.entries(rest),
+          ...Object.entries(config).map(([key, value]): [string, unknown] => [`config.${key}`, value]),
+        ]);
       });
     });
   example(get, 'vigil alert-channels get 7e2f…');
@@ -80,7 +89,8 @@ export function registerAlertChannels(program: Command): void {
     .action(async (options: CreateOptions, command: Command) => {
       const ctx = contextOf(command);
       const base = await readJsonObject(options.data);
-      const baseConfig = typeof base.config === 'object' && base.config !== null ? (base.config as Record<string, unknown>) : {};
+      const baseConfig =
+        typeof base.config === 'object' && base.config !== null ? (base.config as Record<string, unknown>) : {};
       const config = {
         ...baseConfig,
         ...defined({
@@ -93,7 +103,8 @@ export function registerAlertChannels(program: Command): void {
           webhookSecret: options.secret,
         }),
       };
-      if (config.name === undefined || config.url === undefined) throw new UsageError('A channel needs --name and --url (or both in --data)');
+      if (config.name === undefined || config.url === undefined)
+        throw new UsageError('A channel needs --name and --url (or both in --data)');
       const body = {
         type: 'WEBHOOK',
         ...base,
@@ -112,12 +123,14 @@ export function registerAlertChannels(program: Command): void {
   example(
     create,
     'vigil alert-channels create --name Ops --url https://hooks.example.com/vigil --secret whsec_… --send-degraded',
-    "vigil alert-channels create --name Slack --url https://hooks.slack.com/services/… --template '{\"text\":\"{{ALERT_TITLE}}\"}'",
+    'vigil alert-channels create --name Slack --url https://hooks.slack.com/services/… --template \'{"text":"{{ALERT_TITLE}}"}\'',
   );
 
   const test = channels
     .command('test')
-    .description("send a sample ALERT_FAILURE to the channel now and show the receiver's answer (exit 1 unless it was delivered)")
+    .description(
+      "send a sample ALERT_FAILURE to the channel now and show the receiver's answer (exit 1 unless it was delivered)",
+    )
     .argument('<channelId>', 'channel id')
     .action(async (id: string, _options: unknown, command: Command) => {
       const ctx = contextOf(command);
@@ -148,7 +161,13 @@ export function registerAlertChannels(program: Command): void {
       .addOption(new Option('--outcome <outcome>', 'only attempts with this outcome').choices(DELIVERY_OUTCOMES)),
   ).action(async (id: string, options: PageOptions & { outcome?: string }, command: Command) => {
     const ctx = contextOf(command);
-    const list = await ctx.client().get(z.array(deliverySchema), `${path(id)}/deliveries`, { limit: options.limit ?? 20, page: options.page, outcome: options.outcome });
+    const list = await ctx
+      .client()
+      .get(z.array(deliverySchema), `${path(id)}/deliveries`, {
+        limit: options.limit ?? 20,
+        page: options.page,
+        outcome: options.outcome,
+      });
     ctx.out.result(list, () =>
       ctx.out.table<Delivery>(list, [
         { header: 'AT', value: (d) => d.at },
@@ -162,7 +181,11 @@ export function registerAlertChannels(program: Command): void {
       ]),
     );
   });
-  example(deliveries, 'vigil alert-channels deliveries 7e2f… --limit 50', 'vigil alert-channels deliveries 7e2f… --outcome failed --json');
+  example(
+    deliveries,
+    'vigil alert-channels deliveries 7e2f… --limit 50',
+    'vigil alert-channels deliveries 7e2f… --outcome failed --json',
+  );
 }
 
 function sends(channel: Channel): string {

@@ -30,8 +30,14 @@ export function registerAnalytics(program: Command): void {
     .description('metrics of one check over time: a table, --csv or --json')
     .argument('<checkType>', 'api, browser, multistep, playwright, tcp, url, heartbeat or dns', analyticsKind)
     .argument('<checkId>', 'check id')
-    .requiredOption('--metrics <list>', 'comma-separated, e.g. responseTime_avg,responseTime_p95,availability (see vigil metrics)', collect)
-    .addOption(new Option('--range <quickRange>', 'reporting window (default on the server: last24Hours)').choices(RANGES))
+    .requiredOption(
+      '--metrics <list>',
+      'comma-separated, e.g. responseTime_avg,responseTime_p95,availability (see vigil metrics)',
+      collect,
+    )
+    .addOption(
+      new Option('--range <quickRange>', 'reporting window (default on the server: last24Hours)').choices(RANGES),
+    )
     .option('--from <time>', 'window start, unix seconds or ISO 8601 (with --to, overrides --range)')
     .option('--to <time>', 'window end, unix seconds or ISO 8601')
     .option('--interval <minutes>', 'one row per time bucket of this many minutes (1-43200)', integer(1, 43_200))
@@ -56,14 +62,19 @@ export function registerAnalytics(program: Command): void {
       });
       const { columns, rows } = flatten(result);
       if (options.csv) {
-        ctx.out.print([csvLine(columns), ...rows.map((row) => csvLine(columns.map((column) => row[column])))].join('\n'));
+        ctx.out.print(
+          [csvLine(columns), ...rows.map((row) => csvLine(columns.map((column) => row[column])))].join('\n'),
+        );
         return;
       }
       ctx.out.result(result, () => {
         ctx.out.print(`${result.name} (${result.checkType})  ${result.from} → ${result.to}`);
         ctx.out.table(
           rows,
-          columns.map((column) => ({ header: header(column, result), value: (row: Record<string, unknown>) => display(row[column]) })),
+          columns.map((column) => ({
+            header: header(column, result),
+            value: (row: Record<string, unknown>) => display(row[column]),
+          })),
         );
       });
     });
@@ -90,7 +101,12 @@ export function flatten(result: Analytics): { columns: string[]; rows: Array<Rec
   const metrics = Object.keys(result.metadata);
   const leading = LEADING.filter((key) => pointKeys.has(key));
   const rest = [...pointKeys].filter((key) => !leading.includes(key) && !metrics.includes(key));
-  const columns = [...groupKeys, ...leading, ...metrics.filter((key) => pointKeys.has(key) || rows.length === 0), ...rest];
+  const columns = [
+    ...groupKeys,
+    ...leading,
+    ...metrics.filter((key) => pointKeys.has(key) || rows.length === 0),
+    ...rest,
+  ];
   return { columns, rows };
 }
 

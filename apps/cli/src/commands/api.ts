@@ -48,5 +48,10 @@ export function registerApi(program: Command): void {
       if (response.body === null) return;
       ctx.out.print(typeof response.body === 'string' ? response.body : JSON.stringify(response.body, null, 2));
     });
-  example(api, 'vigil api GET /v1/accounts/me', 'vigil api POST /v1/variables --data \'{"key":"REGION","value":"eu"}\'', 'vigil api GET /v1/variables -q limit=100 -i');
+  example(
+    api,
+    'vigil api GET /v1/accounts/me',
+    'vigil api POST /v1/variables --data \'{"key":"REGION","value":"eu"}\'',
+    'vigil api GET /v1/variables -q limit=100 -i',
+  );
 }

@@ -12,21 +12,30 @@ const path = (id: string) => `/v1/check-groups/${encodeURIComponent(id)}`;
 
 export function registerCheckGroups(program: Command): void {
   const groups = program.command('check-groups').description('check groups: shared tags, runtime and variables');
-  example(groups, 'vigil check-groups ls', 'vigil check-groups create --name Checkout --var BASE_URL=https://shop.example.com');
+  example(
+    groups,
+    'vigil check-groups ls',
+    'vigil check-groups create --name Checkout --var BASE_URL=https://shop.example.com',
+  );
 
-  const ls = pageOptions(groups.command('ls').description('list check groups')).action(async (options: PageOptions, command: Command) => {
-    const ctx = contextOf(command);
-    const list = (await fetchList(ctx.client(), '/v1/check-groups', checkGroupSchema, options)) as Group[];
-    ctx.out.result(list, () =>
-      ctx.out.table(list, [
-        { header: 'ID', value: (g) => g.id },
-        { header: 'NAME', value: (g) => g.name },
-        { header: 'RUNTIME', value: (g) => g.runtimeId },
-        { header: 'TAGS', value: (g) => g.tags },
-        { header: 'VARIABLES', value: (g) => (Array.isArray(g.environmentVariables) ? g.environmentVariables.length : null) },
-      ]),
-    );
-  });
+  const ls = pageOptions(groups.command('ls').description('list check groups')).action(
+    async (options: PageOptions, command: Command) => {
+      const ctx = contextOf(command);
+      const list = (await fetchList(ctx.client(), '/v1/check-groups', checkGroupSchema, options)) as Group[];
+      ctx.out.result(list, () =>
+        ctx.out.table(list, [
+          { header: 'ID', value: (g) => g.id },
+          { header: 'NAME', value: (g) => g.name },
+          { header: 'RUNTIME', value: (g) => g.runtimeId },
+          { header: 'TAGS', value: (g) => g.tags },
+          {
+            header: 'VARIABLES',
+            value: (g) => (Array.isArray(g.environmentVariables) ? g.environmentVariables.length : null),
+          },
+        ]),
+      );
+    },
+  );
   example(ls, 'vigil check-groups ls');
 
   const get = groups
@@ -51,14 +60,29 @@ export function registerCheckGroups(program: Command): void {
     .option('--data <json>', 'the whole body as JSON, @file or - (standard input)')
     .action(
       async (
-        options: { name?: string; tag?: string[]; runtime?: string; var?: Array<{ key: string; value: string }>; lockedVar?: Array<{ key: string; value: string }>; data?: string },
+        options: {
+          name?: string;
+          tag?: string[];
+          runtime?: string;
+          var?: Array<{ key: string; value: string }>;
+          lockedVar?: Array<{ key: string; value: string }>;
+          data?: string;
+        },
         command: Command,
       ) => {
         const ctx = contextOf(command);
-        const variables = [...(options.var ?? []).map((v) => ({ ...v, locked: false })), ...(options.lockedVar ?? []).map((v) => ({ ...v, locked: true }))];
+        const variables = [
+          ...(options.var ?? []).map((v) => ({ ...v, locked: false })),
+          ...(options.lockedVar ?? []).map((v) => ({ ...v, locked: true })),
+        ];
         const body = {
           ...(await readJsonObject(options.data)),
-          ...defined({ name: options.name, tags: options.tag, runtimeId: options.runtime, environmentVariables: variables.length > 0 ? variables : undefined }),
+          ...defined({
+            name: options.name,
+            tags: options.tag,
+            runtimeId: options.runtime,
+            environmentVariables: variables.length > 0 ? variables : undefined,
+          }),
         };
         if (body.name === undefined) throw new UsageError('A check group needs --name (or a name in --data)');
         const created = (await ctx.client().json(checkGroupSchema, 'POST', '/v1/check-groups', { body })) as Group;

@@ -41,7 +41,10 @@ export function registerChecks(program: Command): void {
       .option('--tag <tag>', 'only checks with this tag'),
   ).action(async (options: PageOptions & { type?: string; tag?: string }, command: Command) => {
     const ctx = contextOf(command);
-    const list = await fetchList(ctx.client(), '/v1/checks', checkSchema, options, { checkType: options.type, tag: options.tag });
+    const list = await fetchList(ctx.client(), '/v1/checks', checkSchema, options, {
+      checkType: options.type,
+      tag: options.tag,
+    });
     ctx.out.result(list, () =>
       ctx.out.table(list as Check[], [
         { header: 'ID', value: (c) => c.id },
@@ -102,11 +105,16 @@ export function registerChecks(program: Command): void {
           runtimeId: options.runtime,
         }),
       };
-      if (body.name === undefined || body.checkType === undefined) throw new UsageError('A check needs --name and --type (or both in --data)');
+      if (body.name === undefined || body.checkType === undefined)
+        throw new UsageError('A check needs --name and --type (or both in --data)');
       const created = (await ctx.client().json(checkSchema, 'POST', '/v1/checks', { body })) as Check;
       ctx.out.result(created, () => ctx.out.print(`Created ${created.checkType} check ${created.name}: ${created.id}`));
     });
-  example(create, 'vigil checks create --name "Login API" --type API --frequency 1 --tag prod --location eu-west-1,us-east-1', 'vigil checks create --data @check.json');
+  example(
+    create,
+    'vigil checks create --name "Login API" --type API --frequency 1 --tag prod --location eu-west-1,us-east-1',
+    'vigil checks create --data @check.json',
+  );
 
   const rm = checks
     .command('rm')

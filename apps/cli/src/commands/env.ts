@@ -14,13 +14,13 @@ export function registerEnv(program: Command): void {
   const env = program.command('env').description("the account's environment variables");
   example(env, 'vigil env ls', 'vigil env add BASE_URL https://example.com', 'vigil env pull .env');
 
-  const ls = pageOptions(env.command('ls').description('list variables, sorted by key; masked values show as ********')).action(
-    async (options: PageOptions, command: Command) => {
-      const ctx = contextOf(command);
-      const list = await fetchList(ctx.client(), '/v1/variables', variableSchema, options);
-      ctx.out.result(list, () => ctx.out.table(list, variableColumns));
-    },
-  );
+  const ls = pageOptions(
+    env.command('ls').description('list variables, sorted by key; masked values show as ********'),
+  ).action(async (options: PageOptions, command: Command) => {
+    const ctx = contextOf(command);
+    const list = await fetchList(ctx.client(), '/v1/variables', variableSchema, options);
+    ctx.out.result(list, () => ctx.out.table(list, variableColumns));
+  });
   example(ls, 'vigil env ls', 'vigil env ls --json');
 
   const get = env
@@ -45,7 +45,12 @@ export function registerEnv(program: Command): void {
     .option('--secret', 'encrypt the value; it can never be read back or unlocked')
     .action(async (key: string, value: string, options: { locked?: boolean; secret?: boolean }, command: Command) => {
       const ctx = contextOf(command);
-      const body = { key, value: await valueOf(value), locked: options.locked === true, secret: options.secret === true };
+      const body = {
+        key,
+        value: await valueOf(value),
+        locked: options.locked === true,
+        secret: options.secret === true,
+      };
       const created = await ctx.client().json(variableSchema, 'POST', '/v1/variables', { body });
       ctx.out.result(created, () => ctx.out.print(`Added ${created.key}`));
     });
@@ -65,7 +70,11 @@ export function registerEnv(program: Command): void {
       const updated = await ctx.client().json(variableSchema, 'PUT', path(key), { body });
       ctx.out.result(updated, () => ctx.out.print(`Updated ${updated.key}`));
     });
-  example(update, 'vigil env update BASE_URL https://staging.example.com', 'vigil env update BASE_URL https://example.com --no-locked');
+  example(
+    update,
+    'vigil env update BASE_URL https://staging.example.com',
+    'vigil env update BASE_URL https://example.com --no-locked',
+  );
 
   const rm = env
     .command('rm')
@@ -104,7 +113,9 @@ export function registerEnv(program: Command): void {
       }
       // The file holds credentials as often as not, so it gets the same 0600 as the config file.
       writeFileSync(file, lines.length === 0 ? '' : lines.join('\n') + '\n', { mode: 0o600 });
-      ctx.out.result({ file, written, skipped }, () => ctx.out.print(`Wrote ${written.length} variable${written.length === 1 ? '' : 's'} to ${file}`));
+      ctx.out.result({ file, written, skipped }, () =>
+        ctx.out.print(`Wrote ${written.length} variable${written.length === 1 ? '' : 's'} to ${file}`),
+      );
     });
   example(pull, 'vigil env pull', 'vigil env pull .env.production');
 }

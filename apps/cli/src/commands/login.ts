@@ -29,7 +29,11 @@ export function registerLogin(program: Command): void {
         if (!account) throw new CliError(`This key has no access to account ${wanted}`);
       } else if (accounts.length !== 1) {
         const ids = accounts.map((candidate) => `${candidate.id} (${candidate.name})`).join(', ');
-        throw new UsageError(accounts.length === 0 ? 'This key has no access to any account' : `This key can access several accounts; pick one with --account: ${ids}`);
+        throw new UsageError(
+          accounts.length === 0
+            ? 'This key has no access to any account'
+            : `This key can access several accounts; pick one with --account: ${ids}`,
+        );
       }
       if (!account) throw new CliError('This key has no access to any account');
       const file = saveStored(ctx.configDir, { apiUrl, apiKey, accountId: account.id });
@@ -37,7 +41,11 @@ export function registerLogin(program: Command): void {
         ctx.out.print(`Logged in to ${account.name} (${account.id}) at ${apiUrl}\nCredentials saved in ${file}`),
       );
     });
-  example(login, 'vigil login --api-url https://vigil.example.com --account 6f1c… < key.txt', 'VIGIL_API_KEY=vgl_… vigil login');
+  example(
+    login,
+    'vigil login --api-url https://vigil.example.com --account 6f1c… < key.txt',
+    'VIGIL_API_KEY=vgl_… vigil login',
+  );
 
   const whoami = program
     .command('whoami')
@@ -52,7 +60,14 @@ export function registerLogin(program: Command): void {
       const data = {
         account: { id: account.id, name: account.name, plan: account.plan ?? null },
         apiUrl: credentials.apiUrl,
-        key: { masked, source: credentials.keySource, id: key?.id ?? null, name: key?.name ?? null, type: key?.type ?? null, role: key?.role ?? null },
+        key: {
+          masked,
+          source: credentials.keySource,
+          id: key?.id ?? null,
+          name: key?.name ?? null,
+          type: key?.type ?? null,
+          role: key?.role ?? null,
+        },
         configFile: configFile(ctx.configDir),
       };
       ctx.out.result(data, () =>

@@ -9,12 +9,16 @@ import { sendBatches, type Rejection } from '../ndjson.ts';
 const SHOWN_REJECTIONS = 20;
 
 export function registerResults(program: Command): void {
-  const results = program.command('results').description('check results (ingestion uses VIGIL_INGEST_KEY, or VIGIL_ADMIN_KEY)');
+  const results = program
+    .command('results')
+    .description('check results (ingestion uses VIGIL_INGEST_KEY, or VIGIL_ADMIN_KEY)');
   example(results, 'vigil results send results.ndjson');
 
   const send = results
     .command('send')
-    .description('send check results from an NDJSON file (one result per line) in batches; a progress bar shows on a terminal')
+    .description(
+      'send check results from an NDJSON file (one result per line) in batches; a progress bar shows on a terminal',
+    )
     .argument('<file>', 'the NDJSON file, or - for standard input')
     .option('--batch-size <n>', 'results per request (1-10000)', integer(1, 10_000), 1000)
     .action(async (file: string, options: { batchSize: number }, command: Command) => {
@@ -33,26 +37,43 @@ export function registerResults(program: Command): void {
 
       let summary;
       try {
-        summary = await sendBatches(client, input, options.batchSize, (state) => progress?.update(state.bytes, { sent: state.sent, rejected: state.rejected }));
+        summary = await sendBatches(client, input, options.batchSize, (state) =>
+          progress?.update(state.bytes, { sent: state.sent, rejected: state.rejected }),
+        );
       } finally {
         progress?.stop();
       }
       const { read, sent, accepted, rejected, batches } = summary;
       ctx.out.result({ read, sent, accepted, rejected, batches }, () => {
-        ctx.out.print(`Read ${read} result${read === 1 ? '' : 's'}: ${accepted} accepted, ${rejected.length} rejected (${batches} request${batches === 1 ? '' : 's'})`);
-        rejected.slice(0, SHOWN_REJECTIONS).forEach((rejection: Rejection) => ctx.out.warn(`line ${rejection.line}: ${rejection.message}`));
-        if (rejected.length > SHOWN_REJECTIONS) ctx.out.warn(`… and ${rejected.length - SHOWN_REJECTIONS} more (--json lists them all)`);
+        ctx.out.print(
+          `Read ${read} result${read === 1 ? '' : 's'}: ${accepted} accepted, ${rejected.length} rejected (${batches} request${batches === 1 ? '' : 's'})`,
+        );
+        rejected
+          .slice(0, SHOWN_REJECTIONS)
+          .forEach((rejection: Rejection) => ctx.out.warn(`line ${rejection.line}: ${rejection.message}`));
+        if (rejected.length > SHOWN_REJECTIONS)
+          ctx.out.warn(`… and ${rejected.length - SHOWN_REJECTIONS} more (--json lists them all)`);
       });
       if (rejected.length > 0) throw new CliError(`${rejected.length} of ${read} results were rejected`);
     });
-  example(send, 'vigil results send results.ndjson', 'gunzip -c results.ndjson.gz | vigil results send - --batch-size 5000');
+  example(
+    send,
+    'vigil results send results.ndjson',
+    'gunzip -c results.ndjson.gz | vigil results send - --batch-size 5000',
+  );
 }
 
 async function progressBar(totalBytes: number | undefined) {
   // Loaded only here: the other commands never pay for it at start-up.
   const { SingleBar, Presets } = await import('cli-progress');
-  const format = totalBytes === undefined ? 'Sending {sent} results, {rejected} rejected' : 'Sending |{bar}| {percentage}% | {sent} results, {rejected} rejected';
-  const bar = new SingleBar({ stream: process.stderr, format, hideCursor: true, etaBuffer: 50 }, Presets.shades_classic);
+  const format =
+    totalBytes === undefined
+      ? 'Sending {sent} results, {rejected} rejected'
+      : 'Sending |{bar}| {percentage}% | {sent} results, {rejected} rejected';
+  const bar = new SingleBar(
+    { stream: process.stderr, format, hideCursor: true, etaBuffer: 50 },
+    Presets.shades_classic,
+  );
   bar.start(totalBytes ?? 0, 0, { sent: 0, rejected: 0 });
   return bar;
 }
