@@ -161,13 +161,11 @@ export function registerAlertChannels(program: Command): void {
       .addOption(new Option('--outcome <outcome>', 'only attempts with this outcome').choices(DELIVERY_OUTCOMES)),
   ).action(async (id: string, options: PageOptions & { outcome?: string }, command: Command) => {
     const ctx = contextOf(command);
-    const list = await ctx
-      .client()
-      .get(z.array(deliverySchema), `${path(id)}/deliveries`, {
-        limit: options.limit ?? 20,
-        page: options.page,
-        outcome: options.outcome,
-      });
+    const list = await ctx.client().get(z.array(deliverySchema), `${path(id)}/deliveries`, {
+      limit: options.limit ?? 20,
+      page: options.page,
+      outcome: options.outcome,
+    });
     ctx.out.result(list, () =>
       ctx.out.table<Delivery>(list, [
         { header: 'AT', value: (d) => d.at },
