@@ -1,0 +1,164 @@
+import { z } from 'zod';
+
+/**
+ * What a managed check runs, per type. Field names follow Checkly's public API where it has them,
+ * so a Checkly user can guess them. A check with none of these fields is an *external* check: its
+ * results come from outside producers through ingestion, as before the runner existed.
+ */
+
+export const assertionSources = [
+  'STATUS_CODE',
+  'JSON_BODY',
+  'TEXT_BODY',
+  'HEADERS',
+  'RESPONSE_TIME',
+  'RESPONSE_DATA',
+  'RESPONSE_CODE',
+  'TEXT_ANSWER',
+  'JSON_ANSWER',
+] as const;
+export type AssertionSource = (typeof assertionSources)[number];
+
+export const assertionComparisons = [
+  'EQUALS',
+  'NOT_EQUALS',
+  'HAS_KEY',
+  'NOT_HAS_KEY',
+  'HAS_VALUE',
+  'NOT_HAS_VALUE',
+  'IS_EMPTY',
+  'NOT_EMPTY',
+  'GREATER_THAN',
+  'LESS_THAN',
+  'CONTAINS',
+  'NOT_CONTAINS',
+  'IS_NULL',
+  'NOT_NULL',
+] as const;
+export type AssertionComparison = (typeof assertionComparisons)[number];
+
+/** Which assertion sources each runnable check type accepts. */
+export const assertionSourcesByType = {
+  API: ['STATUS_CODE', 'JSON_BODY', 'TEXT_BODY', 'HEADERS', 'RESPONSE_TIME'],
+  URL: ['STATUS_CODE'],
+  TCP: ['RESPONSE_DATA', 'RESPONSE_TIME'],
+  DNS: ['RESPONSE_CODE', 'TEXT_ANSWER', 'JSON_ANSWER', 'RESPONSE_TIME'],
+} as const satisfies Record<string, readonly AssertionSource[]>;
+
+export const assertionSchema = z
+  .object({
+    source: z.enum(assertionSources),
+    /** JSONPath for JSON_BODY/JSON_ANSWER, header name for HEADERS; empty otherwise. */
+    property: z.string().max(1024).default(''),
+    comparison: z.enum(assertionComparisons),
+    target: z.string().max(4096).default(''),
+  })
+  .strict();
+export type Assertion = z.output<typeof assertionSchema>;
+
+const assertions = z.array(assertionSchema).max(50).default([]);
+const keyValue = z.object({ key: z.string().min(1).max(1024), value: z.string().max(16_384) }).strict();
+
+/** http(s) only: a check target is never a file:, data: or other scheme. */
+export const httpUrlSchema = z
+  .string()
+  .min(1)
+  .max(2048)
+  .refine((value) => /^https?:\/\//i.test(value), 'must be an http(s) URL');
+
+export const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+export const bodyTypes = ['NONE', 'JSON', 'FORM', 'RAW', 'GRAPHQL'] as const;
+
+export const apiRequestSchema = z
+  .object({
+    method: z.enum(httpMethods).default('GET'),
+    /** May hold {{VAR}} placeholders, so it is checked as a URL only once they are resolved. */
+    url: httpUrlSchema,
+    headers: z.array(keyValue).max(100).default([]),
+    queryParameters: z.array(keyValue).max(100).default([]),
+    body: z.string().max(1_000_000).default(''),
+    bodyType: z.enum(bodyTypes).default('NONE'),
+    followRedirects: z.boolean().default(true),
+    skipSSL: z.boolean().default(false),
+    basicAuth: z
+      .object({ username: z.string().max(1024), password: z.string().max(1024) })
+      .strict()
+      .optional(),
+    assertions,
+  })
+  .strict();
+export type ApiRequest = z.output<typeof apiRequestSchema>;
+
+export const urlRequestSchema = z
+  .object({
+    url: httpUrlSchema,
+    followRedirects: z.boolean().default(true),
+    skipSSL: z.boolean().default(false),
+    assertions,
+  })
+  .strict();
+export type UrlRequest = z.output<typeof urlRequestSchema>;
+
+export const tcpRequestSchema = z
+  .object({
+    hostname: z.string().min(1).max(253),
+    port: z.number().int().min(1).max(65_535),
+    data: z.string().max(65_536).optional(),
+    ipFamily: z.enum(['IPv4', 'IPv6']).default('IPv4'),
+    assertions,
+  })
+  .strict();
+export type TcpRequest = z.output<typeof tcpRequestSchema>;
+
+export const dnsRecordTypes = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA'] as const;
+export const dnsRequestSchema = z
+  .object({
+    query: z.string().min(1).max(253),
+    recordType: z.enum(dnsRecordTypes).default('A'),
+    nameServer: z.string().min(1).max(253).optional(),
+    port: z.number().int().min(1).max(65_535).optional(),
+    protocol: z.enum(['UDP', 'TCP']).default('UDP'),
+    assertions,
+  })
+  .strict();
+export type DnsRequest = z.output<typeof dnsRequestSchema>;
+
+export const timeUnits = ['seconds', 'minutes', 'hours', 'days'] as const;
+export type TimeUnit = (typeof timeUnits)[number];
+export const heartbeatSchema = z
+  .object({
+    period: z.number().int().min(1).max(100_000),
+    periodUnit: z.enum(timeUnits).default('minutes'),
+    grace: z.number().int().min(0).max(100_000).default(0),
+    graceUnit: z.enum(timeUnits).default('minutes'),
+  })
+  .strict();
+export type HeartbeatDefinition = z.output<typeof heartbeatSchema>;
+
+const UNIT_SECONDS: Record<TimeUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 };
+export function toSeconds(amount: number, unit: TimeUnit): number {
+  return amount * UNIT_SECONDS[unit];
+}
+
+export const browserSchema = z
+  .object({
+    url: httpUrlSchema,
+    waitUntil: z.enum(['load', 'domcontentloaded', 'networkidle', 'commit']).default('load'),
+    viewport: z
+      .object({ width: z.number().int().min(200).max(4096), height: z.number().int().min(200).max(4096) })
+      .strict()
+      .default({ width: 1280, height: 720 }),
+  })
+  .strict();
+export type BrowserDefinition = z.output<typeof browserSchema>;
+
+export const retryStrategySchema = z
+  .object({
+    type: z.enum(['NONE', 'FIXED', 'LINEAR', 'EXPONENTIAL']).default('NONE'),
+    maxRetries: z.number().int().min(0).max(10).default(0),
+    baseBackoffSeconds: z.number().int().min(0).max(600).default(60),
+    maxDurationSeconds: z.number().int().min(0).max(600).default(600),
+    sameRegion: z.boolean().default(true),
+  })
+  .strict();
+export type RetryStrategy = z.output<typeof retryStrategySchema>;
