@@ -37,9 +37,9 @@ function lifeOfEveryAggregate(): DomainEvent[] {
     ...run(userEmailDecider, [{ ...base, type: 'ReserveEmail', email: 'a@example.com', userId: 'u-1' }]),
     ...run(userDecider, [
       { ...base, type: 'RegisterUser', userId: 'u-1', email: 'a@example.com' },
-      { ...base, type: 'AddUserToAccount', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN' },
-      { ...base, type: 'ChangeUserRole', userId: 'u-1', accountId: 'acc-1', role: 'READ_ONLY' },
-      { ...base, type: 'RemoveUserFromAccount', userId: 'u-1', accountId: 'acc-1' },
+      { ...base, type: 'AddUserToAccount', actorRole: 'OWNER', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN' },
+      { ...base, type: 'ChangeUserRole', actorRole: 'OWNER', userId: 'u-1', accountId: 'acc-1', role: 'READ_ONLY' },
+      { ...base, type: 'RemoveUserFromAccount', actorRole: 'OWNER', userId: 'u-1', accountId: 'acc-1' },
     ]),
     ...run(apiKeyDecider, [
       {

@@ -10,7 +10,7 @@ export {
   type DomainEvent,
   type DomainEventType,
 } from './event-schemas.ts';
-export { roles, roleSchema, roleAtLeast, type Role } from './roles.ts';
+export { roles, roleSchema, roleAtLeast, assertWithinCeiling, assertAdmin, type Role } from './roles.ts';
 export { utf8Bytes } from './validation.ts';
 
 export * from './account/alert-settings.ts';

@@ -18,6 +18,7 @@ const createUserKey: CreateApiKey = {
   role: null,
   hash,
   last4: 'wxyz',
+  actorRole: 'READ_ONLY',
 };
 
 const createServiceKey: CreateApiKey = {
@@ -121,25 +122,39 @@ describe('api key: create', () => {
 });
 
 describe('api key: revoke', () => {
-  const revokeUserKey = { type: 'RevokeApiKey', now, actor: 'u-1', keyId: 'k-1', actorUserId: 'u-1' } as const;
+  const revokeUserKey = {
+    type: 'RevokeApiKey',
+    now,
+    actor: 'u-1',
+    keyId: 'k-1',
+    actorUserId: 'u-1',
+    actorRole: 'READ_ONLY',
+  } as const;
 
   it('lets the owning user revoke a user key', () => {
     const state = given(apiKeyDecider, [userKeyCreated]).when(revokeUserKey).thenEvents([revoked]);
     expect(state).toMatchObject({ status: 'revoked', revokedBy: 'u-1', revokedAt: now, keyId: 'k-1' });
   });
 
-  it('refuses another user, even an OWNER, revoking a user key', () => {
+  it('answers another user, even an OWNER, as if the user key did not exist', () => {
     given(apiKeyDecider, [userKeyCreated])
       .when({ ...revokeUserKey, actor: 'u-2', actorUserId: 'u-2', actorRole: 'OWNER' })
-      .thenError(ForbiddenError);
+      .thenError(NotFoundError);
     given(apiKeyDecider, [userKeyCreated])
       .when({ ...revokeUserKey, actor: 'k-9', actorUserId: null })
-      .thenError(ForbiddenError);
+      .thenError(NotFoundError);
   });
 
   it('lets ADMIN and OWNER revoke a service key, and nobody below', () => {
     const when = given(apiKeyDecider, [serviceKeyCreated]).when;
-    const revoke = { type: 'RevokeApiKey', now, actor: 'u-3', keyId: 'k-2', actorUserId: 'u-3' } as const;
+    const revoke = {
+      type: 'RevokeApiKey',
+      now,
+      actor: 'u-3',
+      keyId: 'k-2',
+      actorUserId: 'u-3',
+      actorRole: null,
+    } as const;
     when({ ...revoke, actorRole: 'ADMIN' }).thenEvents([
       { type: 'ApiKeyRevoked', data: { revokedBy: 'u-3', at: now } },
     ]);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ConflictError, ForbiddenError, NotFoundError, PlanRequiredError, ValidationError } from '#core';
+import { ConflictError, NotFoundError, PlanRequiredError, ValidationError } from '#core';
 import type { CommandBase, Decider } from '../decider.ts';
 import { defineEvents, type EventsOf } from '../events.ts';
-import { roleAtLeast, roleSchema, type Role } from '../roles.ts';
+import { assertAdmin, assertWithinCeiling, roleSchema, type Role } from '../roles.ts';
 import type { Plan } from '../account/account.ts';
 import { idSchema, nameSchema, parseInput, timestampSchema } from '../validation.ts';
 
@@ -49,8 +49,9 @@ export interface CreateApiKey extends CommandBase {
   role: Role | null;
   hash: string;
   last4: string;
-  /** Service keys: the creator's role in accountId and that account's plan, looked up by the app. */
-  actorRole?: Role | null;
+  /** The creator's role in the account; a service key's role may not be above it. */
+  actorRole: Role | null;
+  /** Service keys: the account's plan, looked up by the app. */
   accountPlan?: Plan | null;
 }
 
@@ -59,8 +60,8 @@ export interface RevokeApiKey extends CommandBase {
   keyId: string;
   /** The user behind the request; null when the request is made with a service key. */
   actorUserId: string | null;
-  /** The actor's role in the key's account; needed to revoke a service key. */
-  actorRole?: Role | null;
+  /** The actor's role in the key's account; needed to revoke a service key (at most the actor's role). */
+  actorRole: Role | null;
 }
 
 export type ApiKeyCommand = CreateApiKey | RevokeApiKey;
@@ -71,11 +72,13 @@ export function decideApiKey(command: ApiKeyCommand, state: ApiKeyState): ApiKey
       return decideCreate(command, state);
     case 'RevokeApiKey': {
       if (state.status !== 'active') throw new NotFoundError(`API key ${command.keyId} not found`);
+      // A user key is private to its user: to anyone else it does not exist (same answer as an unknown id).
       if (state.type === 'user' && (command.actorUserId === null || command.actorUserId !== state.userId)) {
-        throw new ForbiddenError('only the user who owns a user API key can revoke it');
+        throw new NotFoundError(`API key ${command.keyId} not found`);
       }
-      if (state.type === 'service' && !roleAtLeast(command.actorRole ?? 'READ_ONLY', 'ADMIN')) {
-        throw new ForbiddenError('revoking a service API key needs the ADMIN or OWNER role');
+      if (state.type === 'service') {
+        assertAdmin(command.actorRole, 'revoking a service API key');
+        if (state.role !== null) assertWithinCeiling(command.actorRole, state.role, 'revoking a service API key');
       }
       return [{ type: 'ApiKeyRevoked', data: { revokedBy: command.actor, at: command.now } }];
     }
@@ -94,9 +97,8 @@ function decideCreate(command: CreateApiKey, state: ApiKeyState): ApiKeyEvent[] 
     if (key.accountId === null) throw new ValidationError('accountId: a service API key needs an account');
     if (key.role === null) throw new ValidationError('role: a service API key needs a role');
     if (key.userId !== null) throw new ValidationError('userId: a service API key is not tied to a user');
-    if (!roleAtLeast(command.actorRole ?? 'READ_ONLY', 'ADMIN')) {
-      throw new ForbiddenError('creating a service API key needs the ADMIN or OWNER role');
-    }
+    assertAdmin(command.actorRole, 'creating a service API key');
+    assertWithinCeiling(command.actorRole, key.role, 'role');
     if (command.accountPlan !== 'enterprise') {
       throw new PlanRequiredError('service API keys are available on the enterprise plan only');
     }

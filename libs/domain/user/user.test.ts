@@ -44,80 +44,116 @@ describe('user', () => {
 
   it('adds a user to an account with a role', () => {
     const state = given(userDecider, [registered])
-      .when({ ...base, type: 'AddUserToAccount', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN' })
+      .when({ ...base, type: 'AddUserToAccount', actorRole: 'OWNER', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN' })
       .thenEvents([member('ADMIN')]);
     expect(state.status === 'registered' && state.memberships).toEqual({ 'acc-1': 'ADMIN' });
   });
 
   it('refuses to add a member twice', () => {
     given(userDecider, [registered, member('READ_ONLY')])
-      .when({ ...base, type: 'AddUserToAccount', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN' })
+      .when({ ...base, type: 'AddUserToAccount', actorRole: 'OWNER', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN' })
       .thenError(ConflictError, /already a member/);
   });
 
   it('refuses to add an unknown user, or with an unknown role', () => {
     given(userDecider)
-      .when({ ...base, type: 'AddUserToAccount', userId: 'u-9', accountId: 'acc-1', role: 'ADMIN' })
+      .when({ ...base, type: 'AddUserToAccount', actorRole: 'OWNER', userId: 'u-9', accountId: 'acc-1', role: 'ADMIN' })
       .thenError(NotFoundError);
     given(userDecider, [registered])
-      .when({ ...base, type: 'AddUserToAccount', userId: 'u-1', accountId: 'acc-1', role: 'GOD' as 'ADMIN' })
+      .when({
+        ...base,
+        type: 'AddUserToAccount',
+        actorRole: 'OWNER',
+        userId: 'u-1',
+        accountId: 'acc-1',
+        role: 'GOD' as 'ADMIN',
+      })
       .thenError(ValidationError, /^role/);
   });
 
   it('changes a role', () => {
     const state = given(userDecider, [registered, member('READ_ONLY')])
-      .when({ ...base, type: 'ChangeUserRole', userId: 'u-1', accountId: 'acc-1', role: 'READ_WRITE' })
+      .when({
+        ...base,
+        type: 'ChangeUserRole',
+        actorRole: 'OWNER',
+        userId: 'u-1',
+        accountId: 'acc-1',
+        role: 'READ_WRITE',
+      })
       .thenEvents([{ type: 'UserRoleChanged', data: { accountId: 'acc-1', role: 'READ_WRITE', at: now } }]);
     expect(state.status === 'registered' && state.memberships['acc-1']).toBe('READ_WRITE');
   });
 
   it('refuses to demote an OWNER unless allowed, and to change the role of a non-member', () => {
     const when = given(userDecider, [registered, member('OWNER')]).when;
-    when({ ...base, type: 'ChangeUserRole', userId: 'u-1', accountId: 'acc-1', role: 'ADMIN' }).thenError(
-      ConflictError,
-      /OWNER/,
-    );
     when({
       ...base,
       type: 'ChangeUserRole',
+      actorRole: 'OWNER',
+      userId: 'u-1',
+      accountId: 'acc-1',
+      role: 'ADMIN',
+    }).thenError(ConflictError, /OWNER/);
+    when({
+      ...base,
+      type: 'ChangeUserRole',
+      actorRole: 'OWNER',
       userId: 'u-1',
       accountId: 'acc-1',
       role: 'ADMIN',
       allowOwner: true,
     }).thenEvents([{ type: 'UserRoleChanged', data: { accountId: 'acc-1', role: 'ADMIN', at: now } }]);
-    when({ ...base, type: 'ChangeUserRole', userId: 'u-1', accountId: 'acc-2', role: 'ADMIN' }).thenError(
-      NotFoundError,
-    );
+    when({
+      ...base,
+      type: 'ChangeUserRole',
+      actorRole: 'OWNER',
+      userId: 'u-1',
+      accountId: 'acc-2',
+      role: 'ADMIN',
+    }).thenError(NotFoundError);
   });
 
   it('removes a member, and only that membership', () => {
     const state = given(userDecider, [registered, member('ADMIN'), member('READ_ONLY', 'acc-2')])
-      .when({ ...base, type: 'RemoveUserFromAccount', userId: 'u-1', accountId: 'acc-1' })
+      .when({ ...base, type: 'RemoveUserFromAccount', actorRole: 'OWNER', userId: 'u-1', accountId: 'acc-1' })
       .thenEvents([{ type: 'UserRemovedFromAccount', data: { accountId: 'acc-1', at: now } }]);
     expect(state.status === 'registered' && state.memberships).toEqual({ 'acc-2': 'READ_ONLY' });
   });
 
   it('refuses to remove a non-member', () => {
     given(userDecider, [registered])
-      .when({ ...base, type: 'RemoveUserFromAccount', userId: 'u-1', accountId: 'acc-1' })
+      .when({ ...base, type: 'RemoveUserFromAccount', actorRole: 'OWNER', userId: 'u-1', accountId: 'acc-1' })
       .thenError(NotFoundError, /not a member/);
   });
 
   it('refuses to remove an OWNER membership unless the command allows it', () => {
     const when = given(userDecider, [registered, member('OWNER')]).when;
-    when({ ...base, type: 'RemoveUserFromAccount', userId: 'u-1', accountId: 'acc-1' }).thenError(
+    when({ ...base, type: 'RemoveUserFromAccount', actorRole: 'OWNER', userId: 'u-1', accountId: 'acc-1' }).thenError(
       ConflictError,
       /OWNER/,
     );
-    when({ ...base, type: 'RemoveUserFromAccount', userId: 'u-1', accountId: 'acc-1', allowOwner: true }).thenEvents([
-      { type: 'UserRemovedFromAccount', data: { accountId: 'acc-1', at: now } },
-    ]);
+    when({
+      ...base,
+      type: 'RemoveUserFromAccount',
+      actorRole: 'OWNER',
+      userId: 'u-1',
+      accountId: 'acc-1',
+      allowOwner: true,
+    }).thenEvents([{ type: 'UserRemovedFromAccount', data: { accountId: 'acc-1', at: now } }]);
   });
 
   it('lets a removed user be added again', () => {
     const removed: UserEvent = { type: 'UserRemovedFromAccount', data: { accountId: 'acc-1', at: now } };
     given(userDecider, [registered, member('ADMIN'), removed])
-      .when({ ...base, type: 'AddUserToAccount', userId: 'u-1', accountId: 'acc-1', role: 'READ_ONLY' })
+      .when({
+        ...base,
+        type: 'AddUserToAccount',
+        actorRole: 'OWNER',
+        userId: 'u-1',
+        accountId: 'acc-1',
+        role: 'READ_ONLY',
+      })
       .thenEvents([member('READ_ONLY')]);
   });
 });

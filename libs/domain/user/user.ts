@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConflictError, NotFoundError } from '#core';
 import type { CommandBase, Decider } from '../decider.ts';
 import { defineEvents, type EventsOf } from '../events.ts';
-import { roleSchema, type Role } from '../roles.ts';
+import { assertAdmin, assertWithinCeiling, roleSchema, type Role } from '../roles.ts';
 import { idSchema, parseInput, timestampSchema } from '../validation.ts';
 
 /** Emails compare case-insensitively; the reservation stream is named after this form. */
@@ -43,6 +43,8 @@ export interface AddUserToAccount extends CommandBase {
   userId: string;
   accountId: string;
   role: Role;
+  /** The caller's role in the account: the role granted may not be above it. */
+  actorRole: Role;
 }
 
 /**
@@ -54,6 +56,8 @@ export interface ChangeUserRole extends CommandBase {
   userId: string;
   accountId: string;
   role: Role;
+  /** The caller's role in the account: neither the new nor the current role may be above it. */
+  actorRole: Role;
   allowOwner?: boolean;
 }
 
@@ -61,6 +65,8 @@ export interface RemoveUserFromAccount extends CommandBase {
   type: 'RemoveUserFromAccount';
   userId: string;
   accountId: string;
+  /** The caller's role in the account: a member above it cannot be removed. */
+  actorRole: Role;
   allowOwner?: boolean;
 }
 
@@ -82,6 +88,8 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
   switch (command.type) {
     case 'AddUserToAccount': {
       const role = parseInput(roleSchema, command.role, 'role');
+      assertAdmin(command.actorRole, 'adding a member');
+      assertWithinCeiling(command.actorRole, role, 'role');
       if (current !== undefined)
         throw new ConflictError(`user ${command.userId} is already a member of account ${command.accountId}`);
       return [{ type: 'UserAddedToAccount', data: { accountId: command.accountId, role, at: command.now } }];
@@ -89,11 +97,16 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
     case 'ChangeUserRole': {
       const role = parseInput(roleSchema, command.role, 'role');
       if (current === undefined) throw notMember(command);
+      assertAdmin(command.actorRole, 'changing a role');
+      assertWithinCeiling(command.actorRole, role, 'role');
+      assertWithinCeiling(command.actorRole, current, 'changing the role of this member');
       if (current === 'OWNER' && role !== 'OWNER' && command.allowOwner !== true) throw ownerGuard(command);
       return [{ type: 'UserRoleChanged', data: { accountId: command.accountId, role, at: command.now } }];
     }
     case 'RemoveUserFromAccount': {
       if (current === undefined) throw notMember(command);
+      assertAdmin(command.actorRole, 'removing a member');
+      assertWithinCeiling(command.actorRole, current, 'removing this member');
       if (current === 'OWNER' && command.allowOwner !== true) throw ownerGuard(command);
       return [{ type: 'UserRemovedFromAccount', data: { accountId: command.accountId, at: command.now } }];
     }

@@ -43,6 +43,18 @@ export function userRoutes(app: FastifyInstance, services: ApiServices): void {
     },
   });
 
+  routes.patch('/v1/users/:id', {
+    config: { access: { minRole: 'ADMIN' } },
+    schema: {
+      tags,
+      summary: "Change a member's role; nobody grants a role above their own (ADMIN or above)",
+      params: idParams,
+      body: z.object({ role: roleSchema }),
+      response: { 200: userJsonSchema, ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
+    handler: async (request) => services.identity.changeRole(request.access!, request.params.id, request.body.role),
+  });
+
   routes.delete('/v1/users/:id', {
     config: { access: { minRole: 'ADMIN' } },
     schema: {

@@ -10,6 +10,8 @@ import {
 } from '#core';
 import {
   accountDecider,
+  assertAdmin,
+  assertWithinCeiling,
   apiKeyDecider,
   normalizeEmail,
   roleAtLeast,
@@ -68,12 +70,14 @@ export class IdentityService {
       meta,
     );
     const { userId, email, created } = await this.ensureUser(input.ownerEmail, meta.actor, accountId);
-    await this.addMember(userId, accountId, 'OWNER', meta.actor);
+    // The platform admin stands above every account role, so it may grant OWNER.
+    await this.addMember(userId, accountId, 'OWNER', meta.actor, 'OWNER');
     const apiKey = await this.issueUserKey(
       userId,
       created ? 'default' : `owner of ${input.name}`,
       meta.actor,
       accountId,
+      'OWNER',
     );
     return { account: account.state, owner: { id: userId, email }, apiKey };
   }
@@ -115,23 +119,33 @@ export class IdentityService {
     return { userId, email, created: true };
   }
 
-  async addMember(userId: string, accountId: string, role: Role, actor: string): Promise<void> {
+  async addMember(userId: string, accountId: string, role: Role, actor: string, actorRole: Role): Promise<void> {
     await this.commands.run(
       userDecider,
       streamNames.user(userId),
-      (): UserCommand => ({ type: 'AddUserToAccount', userId, accountId, role, now: this.commands.now(), actor }),
+      (): UserCommand => ({
+        type: 'AddUserToAccount',
+        userId,
+        accountId,
+        role,
+        actorRole,
+        now: this.commands.now(),
+        actor,
+      }),
       { accountId, actor },
     );
   }
 
   /** POST /v1/users: a new user gets a first key; an existing user only gains the membership. */
   async inviteUser(access: Access, email: string, role: Role) {
-    if (role === 'OWNER' && access.role !== 'OWNER') throw new ForbiddenError('Only an OWNER can make another OWNER');
+    // The ceiling is the decider's; checking it first as well keeps a refused invite from registering the email.
+    assertAdmin(access.role, 'adding a member');
+    assertWithinCeiling(access.role, role, 'role');
     const user = await this.ensureUser(email, access.actor, access.accountId);
-    await this.addMember(user.userId, access.accountId, role, access.actor);
+    await this.addMember(user.userId, access.accountId, role, access.actor, access.role);
     // A key for an existing user would let this account's admin act in the user's other accounts.
     const apiKey = user.created
-      ? await this.issueUserKey(user.userId, 'default', access.actor, access.accountId)
+      ? await this.issueUserKey(user.userId, 'default', access.actor, access.accountId, access.role)
       : null;
     return { user: { id: user.userId, email: user.email, role }, apiKey };
   }
@@ -140,16 +154,7 @@ export class IdentityService {
     const user = await this.readModels.user(userId);
     const role = user?.memberships[access.accountId];
     if (!user || role === undefined) throw new NotFoundError(`User ${userId} is not a member of this account`);
-    let allowOwner = false;
-    if (role === 'OWNER') {
-      if (access.role !== 'OWNER') throw new ForbiddenError('Only an OWNER can remove an OWNER');
-      const owners = (await this.readModels.members(access.accountId)).filter(
-        (member) => member.memberships[access.accountId] === 'OWNER',
-      );
-      if (owners.length < 2)
-        throw new ConflictError('An account needs at least one OWNER; add another before removing this one');
-      allowOwner = true;
-    }
+    const allowOwner = await this.anotherOwnerRemains(access, role, 'removing this one');
     await this.commands.run(
       userDecider,
       streamNames.user(userId),
@@ -157,6 +162,7 @@ export class IdentityService {
         type: 'RemoveUserFromAccount',
         userId,
         accountId: access.accountId,
+        actorRole: access.role,
         allowOwner,
         now: this.commands.now(),
         actor: access.actor,
@@ -165,7 +171,50 @@ export class IdentityService {
     );
   }
 
-  async issueUserKey(userId: string, name: string, actor: string, accountId: string | null): Promise<IssuedKey> {
+  /** PATCH /v1/users/{id}: a new role for a member; the decider applies the role ceiling. */
+  async changeRole(access: Access, userId: string, newRole: Role) {
+    const user = await this.readModels.user(userId);
+    const role = user?.memberships[access.accountId];
+    if (!user || role === undefined) throw new NotFoundError(`User ${userId} is not a member of this account`);
+    const allowOwner = newRole !== 'OWNER' && (await this.anotherOwnerRemains(access, role, 'demoting this one'));
+    await this.commands.run(
+      userDecider,
+      streamNames.user(userId),
+      (): UserCommand => ({
+        type: 'ChangeUserRole',
+        userId,
+        accountId: access.accountId,
+        role: newRole,
+        actorRole: access.role,
+        allowOwner,
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+    return { id: userId, email: user.email, role: newRole };
+  }
+
+  /**
+   * Whether the command may touch an OWNER membership: only when the caller is an OWNER (the
+   * decider refuses anyone else) and another OWNER remains; 409 when this is the last one.
+   */
+  private async anotherOwnerRemains(access: Access, role: Role, action: string): Promise<boolean> {
+    if (role !== 'OWNER' || access.role !== 'OWNER') return false;
+    const owners = (await this.readModels.members(access.accountId)).filter(
+      (member) => member.memberships[access.accountId] === 'OWNER',
+    );
+    if (owners.length < 2) throw new ConflictError(`An account needs at least one OWNER; add another before ${action}`);
+    return true;
+  }
+
+  async issueUserKey(
+    userId: string,
+    name: string,
+    actor: string,
+    accountId: string | null,
+    actorRole: Role,
+  ): Promise<IssuedKey> {
     return this.issueKey({
       keyType: 'user',
       userId,
@@ -174,6 +223,7 @@ export class IdentityService {
       name,
       actor,
       metaAccountId: accountId,
+      actorRole,
     });
   }
 
@@ -185,7 +235,7 @@ export class IdentityService {
       if (!access.userId) throw new ForbiddenError('A service key cannot create user keys; use a user key');
       if (input.role !== undefined)
         throw new ValidationError("role: applies to service keys only; a user key carries its user's roles");
-      return this.issueUserKey(access.userId, input.name, access.actor, access.accountId);
+      return this.issueUserKey(access.userId, input.name, access.actor, access.accountId, access.role);
     }
     if (!input.role) throw new ValidationError('role: required for a service key');
     return this.issueKey({
@@ -205,9 +255,9 @@ export class IdentityService {
     const key = await this.readModels.apiKey(keyId);
     const visible =
       key && key.status === 'active' && (key.type === 'service' ? key.accountId === access.accountId : true);
-    if (!key || !visible) throw new NotFoundError(`API key ${keyId} not found`);
-    if (key.type === 'user' && key.userId !== access.userId)
-      throw new ForbiddenError('Only the user who owns a user key can delete it');
+    // Another user's key, in this tenant or any other, answers exactly like an unknown id.
+    const own = key?.type === 'user' && access.userId !== null && key.userId === access.userId;
+    if (!key || !visible || (key.type === 'user' && !own)) throw new NotFoundError(`API key ${keyId} not found`);
     await this.commands.run(
       apiKeyDecider,
       streamNames.apiKey(keyId),
@@ -240,7 +290,7 @@ export class IdentityService {
     name: string;
     actor: string;
     metaAccountId: string | null;
-    actorRole?: Role;
+    actorRole: Role;
     accountPlan?: 'hobby' | 'team' | 'enterprise';
   }): Promise<IssuedKey> {
     const keyId = randomUUID();
@@ -258,7 +308,7 @@ export class IdentityService {
         role: spec.role,
         hash: sha256Hex(secret),
         last4: secret.slice(-4),
-        actorRole: spec.actorRole ?? null,
+        actorRole: spec.actorRole,
         accountPlan: spec.accountPlan ?? null,
         now: this.commands.now(),
         actor: spec.actor,
