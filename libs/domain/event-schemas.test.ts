@@ -16,6 +16,7 @@ import { alertChannelDecider } from './alert-channel/alert-channel.ts';
 const now = '2025-01-02T03:04:05.000Z';
 const base = { now, actor: 'u-1' };
 const checkId = '3f2c1b7e-8d4a-4c2e-9b1f-0a1b2c3d4e5f';
+const heartbeatCheckId = '5a1e2b3c-4d5e-4f60-8a7b-9c0d1e2f3a4b';
 const groupId = '7d9f8e6c-5b4a-4392-8187-6f5e4d3c2b1a';
 const channelId = '0b6c4a52-9e1d-4f3a-8c7b-2d5e6f708192';
 
@@ -67,6 +68,16 @@ function lifeOfEveryAggregate(): DomainEvent[] {
       { ...scope, type: 'CreateCheck', checkId, check: { name: 'c', checkType: 'DNS', groupId } },
       { ...scope, type: 'UpdateCheck', checkId, check: { name: 'c2', checkType: 'DNS', alertSettings: {} } },
       { ...scope, type: 'DeleteCheck', checkId },
+    ]),
+    ...run(checkDecider, [
+      {
+        ...scope,
+        type: 'CreateCheck',
+        checkId: heartbeatCheckId,
+        pingToken: 'tok_0123456789abcdefghij',
+        check: { name: 'hb', checkType: 'HEARTBEAT', heartbeat: { period: 5 } },
+      },
+      { ...scope, type: 'RotateHeartbeatToken', checkId: heartbeatCheckId, pingToken: 'tok_abcdefghij0123456789' },
     ]),
     ...run(checkGroupDecider, [
       {

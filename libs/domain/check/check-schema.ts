@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { alertSettingsSchema } from '../account/alert-settings.ts';
 import { nameSchema, parseInput } from '../validation.ts';
+import {
+  apiRequestSchema,
+  assertionSourcesByType,
+  browserSchema,
+  dnsRequestSchema,
+  heartbeatSchema,
+  retryStrategySchema,
+  tcpRequestSchema,
+  urlRequestSchema,
+} from './definition.ts';
 
 export const checkTypes = ['API', 'BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS'] as const;
 export type CheckType = (typeof checkTypes)[number];
@@ -33,7 +43,6 @@ const responseTimeSchema = z.number().int().min(0).max(RESPONSE_TIME_CAP_MS);
 
 const commonFields = {
   name: nameSchema,
-  checkType: checkTypeSchema,
   activated: z.boolean().default(true),
   muted: z.boolean().default(false),
   frequency: z.literal(checkFrequencies).default(10),
@@ -45,16 +54,52 @@ const commonFields = {
   alertSettings: alertSettingsSchema.nullable().default(null),
 };
 
+/** Stored heartbeat definitions also carry the ping token, which the server mints. */
+export const pingTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{20,64}$/);
+export const storedHeartbeatSchema = heartbeatSchema.extend({ pingToken: pingTokenSchema });
+export type StoredHeartbeat = z.output<typeof storedHeartbeatSchema>;
 /**
- * The body of POST and PUT: every field but the id. Response times may be left out; their
- * defaults depend on the type, so applyCheckDefaults fills them in after parsing.
+ * What a client sends: the token and URL it read back may come along in a PUT of the whole
+ * check; they are ignored, because only rotation changes a token.
+ */
+const inputHeartbeatSchema = heartbeatSchema.extend({
+  pingToken: z.string().max(128).optional(),
+  pingUrl: z.string().max(2048).optional(),
+});
+
+/**
+ * One object schema per type, each with the definition fields that type may carry. Every
+ * definition is optional: a check without one is an *external* check, fed by outside producers.
+ */
+function variants<B extends z.ZodRawShape, H extends z.ZodType>(base: B, heartbeat: H) {
+  const retryStrategy = retryStrategySchema.optional();
+  const of = <T extends CheckType, S extends z.ZodRawShape>(type: T, shape: S) =>
+    z.object({ ...base, checkType: z.literal(type), ...shape }).meta({ title: `${type} check` });
+  return [
+    of('API', { request: apiRequestSchema.optional(), retryStrategy }),
+    of('URL', { request: urlRequestSchema.optional(), retryStrategy }),
+    of('TCP', { request: tcpRequestSchema.optional(), retryStrategy }),
+    of('DNS', { request: dnsRequestSchema.optional(), retryStrategy }),
+    of('BROWSER', { browser: browserSchema.optional(), retryStrategy }),
+    of('HEARTBEAT', { heartbeat: heartbeat.optional() }),
+    of('MULTI_STEP', {}),
+    of('PLAYWRIGHT', {}),
+  ] as const;
+}
+
+const inputBase = {
+  ...commonFields,
+  degradedResponseTime: responseTimeSchema.optional(),
+  maxResponseTime: responseTimeSchema.optional(),
+};
+
+/**
+ * The body of POST and PUT: every field but the id, discriminated by checkType so each type
+ * carries its own definition. Response times may be left out; their defaults depend on the
+ * type, so applyCheckDefaults fills them in after parsing.
  */
 export const checkInputSchema = z
-  .object({
-    ...commonFields,
-    degradedResponseTime: responseTimeSchema.optional(),
-    maxResponseTime: responseTimeSchema.optional(),
-  })
+  .discriminatedUnion('checkType', variants(inputBase, inputHeartbeatSchema))
   .superRefine((input, ctx) => {
     // Guards against running on a half-parsed object: zod may still call refinements then.
     if (!Object.hasOwn(responseTimeDefaults, input.checkType)) return;
@@ -82,30 +127,69 @@ export const checkInputSchema = z
         message: `must not exceed maxResponseTime (${max} ms)`,
       });
     }
+    refineAssertionSources(input, ctx);
   });
+
+/** Each type accepts only the assertion sources it can measure. */
+function refineAssertionSources(input: { checkType: CheckType; request?: unknown }, ctx: z.RefinementCtx): void {
+  if (!Object.hasOwn(assertionSourcesByType, input.checkType)) return;
+  const allowed: readonly string[] = assertionSourcesByType[input.checkType as keyof typeof assertionSourcesByType];
+  const assertions = (input.request as { assertions?: { source: string }[] } | undefined)?.assertions ?? [];
+  assertions.forEach((assertion, index) => {
+    if (!allowed.includes(assertion.source)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['request', 'assertions', index, 'source'],
+        message: `${input.checkType} checks assert on ${allowed.join(', ')}, not ${assertion.source}`,
+      });
+    }
+  });
+}
 
 export type CheckInput = z.input<typeof checkInputSchema>;
 
-/** A check as stored in events and read models. */
-export const checkSchema = z.object({
+const storedBase = {
   id: z.uuid(),
   ...commonFields,
   degradedResponseTime: responseTimeSchema,
   maxResponseTime: responseTimeSchema,
-});
+};
+/** A check as stored in events and read models. */
+export const checkSchema = z.discriminatedUnion('checkType', variants(storedBase, storedHeartbeatSchema));
 export type Check = z.output<typeof checkSchema>;
-export type CheckFields = Omit<Check, 'id'>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type CheckFields = DistributiveOmit<Check, 'id'>;
+
+/** The runnable definition of a check, or null for an external check (fed by outside producers). */
+export function isManagedCheck(check: Check): boolean {
+  switch (check.checkType) {
+    case 'API':
+    case 'URL':
+    case 'TCP':
+    case 'DNS':
+      return check.request !== undefined;
+    case 'BROWSER':
+      return check.browser !== undefined;
+    case 'HEARTBEAT':
+      return check.heartbeat !== undefined;
+    default:
+      return false;
+  }
+}
 
 /**
  * Validates a request body and completes it: static defaults from the schema, response times from
  * the type. Throws a ValidationError naming the field.
  */
 export function applyCheckDefaults(input: CheckInput): CheckFields {
-  const parsed = parseInput(checkInputSchema, input);
+  const parsed = parseInput(checkInputSchema, input) as CheckFields & {
+    degradedResponseTime?: number;
+    maxResponseTime?: number;
+  };
   const defaults = responseTimeDefaults[parsed.checkType];
   return {
     ...parsed,
     degradedResponseTime: parsed.degradedResponseTime ?? defaults.degraded,
     maxResponseTime: parsed.maxResponseTime ?? defaults.max,
-  };
+  } as CheckFields;
 }

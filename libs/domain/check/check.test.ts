@@ -121,7 +121,7 @@ describe('check response times', () => {
 
   it('caps at 45 000 ms, and DNS at 5 000 ms', () => {
     const when = (check: Partial<CheckInput>) =>
-      given(checkDecider).when({ ...create, check: { ...create.check, ...check } });
+      given(checkDecider).when({ ...create, check: { ...create.check, ...check } as CheckInput });
     expect(when({ maxResponseTime: 45_000, degradedResponseTime: 45_000 }).events()).toHaveLength(1);
     when({ maxResponseTime: 45_001 }).thenError(ValidationError, /^maxResponseTime/);
     when({ checkType: 'DNS', maxResponseTime: 5_001 }).thenError(
@@ -137,7 +137,7 @@ describe('check response times', () => {
 
   it('refuses a degraded time above the max, also against the default max', () => {
     const when = (check: Partial<CheckInput>) =>
-      given(checkDecider).when({ ...create, check: { ...create.check, ...check } });
+      given(checkDecider).when({ ...create, check: { ...create.check, ...check } as CheckInput });
     when({ degradedResponseTime: 3000, maxResponseTime: 2000 }).thenError(
       ValidationError,
       /^degradedResponseTime: must not exceed maxResponseTime/,

@@ -3,12 +3,13 @@ import { ConflictError, NotFoundError, ValidationError } from '#core';
 import type { CommandBase, Decider } from '../decider.ts';
 import { defineEvents, type EventsOf } from '../events.ts';
 import { idSchema, parseInput, timestampSchema } from '../validation.ts';
-import { applyCheckDefaults, checkSchema, type Check, type CheckInput } from './check-schema.ts';
+import { applyCheckDefaults, checkSchema, pingTokenSchema, type Check, type CheckInput } from './check-schema.ts';
 
 export const checkEvents = defineEvents({
   CheckCreated: z.object({ accountId: idSchema, check: checkSchema, at: timestampSchema }),
   CheckUpdated: z.object({ check: checkSchema, at: timestampSchema }),
   CheckDeleted: z.object({ at: timestampSchema }),
+  HeartbeatTokenRotated: z.object({ pingToken: pingTokenSchema, at: timestampSchema }),
 });
 export type CheckEvent = EventsOf<typeof checkEvents.data>;
 export const checkEventSchema = checkEvents.schema;
@@ -25,6 +26,8 @@ export interface CreateCheck extends CommandBase {
   accountId: string;
   /** The request body; validated and completed with defaults here. */
   check: CheckInput;
+  /** Minted by the application; used when the check is a heartbeat with a definition. */
+  pingToken?: string;
 }
 
 /** A full replacement (PUT): fields left out go back to their defaults. */
@@ -33,6 +36,8 @@ export interface UpdateCheck extends CommandBase {
   checkId: string;
   accountId: string;
   check: CheckInput;
+  /** Used only when the check gains a heartbeat definition and has no token yet. */
+  pingToken?: string;
 }
 
 export interface DeleteCheck extends CommandBase {
@@ -41,7 +46,15 @@ export interface DeleteCheck extends CommandBase {
   accountId: string;
 }
 
-export type CheckCommand = CreateCheck | UpdateCheck | DeleteCheck;
+/** A new unguessable ping URL; the old one stops working at once. */
+export interface RotateHeartbeatToken extends CommandBase {
+  type: 'RotateHeartbeatToken';
+  checkId: string;
+  accountId: string;
+  pingToken: string;
+}
+
+export type CheckCommand = CreateCheck | UpdateCheck | DeleteCheck | RotateHeartbeatToken;
 
 export function decideCheck(command: CheckCommand, state: CheckState): CheckEvent[] {
   switch (command.type) {
@@ -49,12 +62,16 @@ export function decideCheck(command: CheckCommand, state: CheckState): CheckEven
       // Ids are never reused, not even after a delete: results and alerts refer to them.
       if (state.status !== 'absent') throw new ConflictError(`check ${command.checkId} already exists`);
       const id = parseInput(z.uuid(), command.checkId, 'id');
-      const check: Check = { id, ...applyCheckDefaults(command.check) };
+      const check = withPingToken({ id, ...applyCheckDefaults(command.check) } as Check, null, command.pingToken);
       return [{ type: 'CheckCreated', data: { accountId: command.accountId, check, at: command.now } }];
     }
     case 'UpdateCheck': {
       const current = activeIn(state, command);
-      const check: Check = { id: current.check.id, ...applyCheckDefaults(command.check) };
+      const check = withPingToken(
+        { id: current.check.id, ...applyCheckDefaults(command.check) } as Check,
+        current.check,
+        command.pingToken,
+      );
       if (check.checkType !== current.check.checkType) {
         throw new ValidationError(
           `checkType: the type of a check cannot be changed (it is ${current.check.checkType})`,
@@ -66,7 +83,30 @@ export function decideCheck(command: CheckCommand, state: CheckState): CheckEven
       activeIn(state, command);
       return [{ type: 'CheckDeleted', data: { at: command.now } }];
     }
+    case 'RotateHeartbeatToken': {
+      const current = activeIn(state, command);
+      if (current.check.checkType !== 'HEARTBEAT' || current.check.heartbeat === undefined) {
+        throw new ValidationError(`check ${command.checkId} is not a heartbeat check with a heartbeat definition`);
+      }
+      const pingToken = parseInput(pingTokenSchema, command.pingToken, 'pingToken');
+      return [{ type: 'HeartbeatTokenRotated', data: { pingToken, at: command.now } }];
+    }
   }
+}
+
+/**
+ * A heartbeat definition keeps its token across updates (the user's cron jobs use the URL), and
+ * gets the command's fresh token only when it has none yet.
+ */
+function withPingToken(check: Check, previous: Check | null, minted: string | undefined): Check {
+  if (check.checkType !== 'HEARTBEAT' || check.heartbeat === undefined) return check;
+  const kept = previous?.checkType === 'HEARTBEAT' ? previous.heartbeat?.pingToken : undefined;
+  const pingToken = kept ?? minted;
+  if (pingToken === undefined) throw new ValidationError('heartbeat: the application must mint a ping token');
+  return {
+    ...check,
+    heartbeat: { ...check.heartbeat, pingToken: parseInput(pingTokenSchema, pingToken, 'pingToken') },
+  };
 }
 
 /** A check of another account is answered as unknown, so ids cannot be probed across accounts. */
@@ -91,6 +131,13 @@ export function evolveCheck(state: CheckState, event: CheckEvent): CheckState {
       };
     case 'CheckUpdated':
       return state.status === 'active' ? { ...state, check: event.data.check, updatedAt: event.data.at } : state;
+    case 'HeartbeatTokenRotated':
+      if (state.status !== 'active' || state.check.checkType !== 'HEARTBEAT' || !state.check.heartbeat) return state;
+      return {
+        ...state,
+        check: { ...state.check, heartbeat: { ...state.check.heartbeat, pingToken: event.data.pingToken } },
+        updatedAt: event.data.at,
+      };
     case 'CheckDeleted':
       return state.status === 'active'
         ? { status: 'deleted', accountId: state.accountId, checkId: state.check.id, deletedAt: event.data.at }
