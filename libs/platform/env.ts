@@ -49,4 +49,19 @@ export const webhookEnv = {
   VIGIL_PUBLIC_URL: env.url(['http', 'https']).default('http://localhost:3000'),
 };
 
+/** How checks are run: by the runner app, and by the API for trigger and test runs. */
+export const runnerEnv = {
+  /** The location this process runs checks for; checks with no locations run from here. */
+  VIGIL_RUNNER_LOCATION: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[^\p{Cc}]+$/u, 'must not contain control characters')
+    .default('local'),
+  /** Lets check targets be loopback, private, link-local or metadata addresses: for self-hosters. */
+  VIGIL_RUNNER_ALLOW_PRIVATE: env.bool(false),
+  /** Debian's chromium; browser checks drive it with playwright-core. */
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+};
+
 export type PlatformConfig = z.output<z.ZodObject<typeof platformEnv>>;

@@ -12,3 +12,4 @@ export {
   type Paged,
 } from './reader.ts';
 export { keys as readModelKeys, READ_MODEL_PREFIX } from './keys.ts';
+export { resolveRunVariables, type RunVariables } from './run-variables.ts';

@@ -93,7 +93,17 @@ function checkOps(checkId: string, before: Doc, after: Doc): WriteOp[] {
   const newGroup = active ? groupOf(after) : null;
   if (oldGroup && oldGroup !== newGroup) ops.push({ op: 'zrem', key: keys.groupChecks(oldGroup), member: checkId });
   if (newGroup) ops.push({ op: 'zadd', key: keys.groupChecks(newGroup), member: checkId, score: 0 });
+  // The ping URL's token finds its check; a rotated or deleted check's old token stops working at once.
+  const oldToken = pingTokenOf(before);
+  const newToken = active ? pingTokenOf(after) : null;
+  if (oldToken && oldToken !== newToken) ops.push({ op: 'del', key: keys.heartbeatToken(oldToken) });
+  if (newToken && newToken !== oldToken) ops.push({ op: 'set', key: keys.heartbeatToken(newToken), value: checkId });
   return ops;
+}
+
+function pingTokenOf(doc: Doc): string | null {
+  const heartbeat = (doc.check as { heartbeat?: { pingToken?: unknown } } | undefined)?.heartbeat;
+  return typeof heartbeat?.pingToken === 'string' ? heartbeat.pingToken : null;
 }
 
 interface SubscriptionDoc {

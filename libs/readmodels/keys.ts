@@ -15,6 +15,7 @@ export const keys = {
   accountChannels: (accountId: string) => `rm:account-alert-channels:${accountId}`,
   checkChannels: (checkId: string) => `rm:check-channels:${checkId}`,
   groupChannels: (groupId: string) => `rm:group-channels:${groupId}`,
+  heartbeatToken: (token: string) => `rm:heartbeat-token:${token}`,
 };
 
 export type Aggregate =

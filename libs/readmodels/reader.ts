@@ -108,6 +108,12 @@ export class ReadModels {
     return this.active<CheckView>('check', id);
   }
 
+  /** The heartbeat check whose ping URL carries token, if it is still active. */
+  async checkByPingToken(token: string): Promise<CheckView | null> {
+    const checkId = await this.store.get(keys.heartbeatToken(token));
+    return checkId === null ? null : this.check(checkId);
+  }
+
   /** Active checks among ids, in one round trip. */
   async checksByIds(ids: string[]): Promise<CheckView[]> {
     const docs = await this.store.getMany(ids.map((id) => keys.doc('check', id)));
