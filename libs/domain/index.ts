@@ -21,6 +21,7 @@ export * from './api-key/api-key.ts';
 export * from './variable/variable.ts';
 export * from './check/check-schema.ts';
 export * from './check/definition.ts';
+export * from './check/heartbeat.ts';
 export * from './check/check.ts';
 export * from './check-group/check-group.ts';
 export * from './alert-channel/alert-channel-schema.ts';

@@ -74,6 +74,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       runtimes: new RuntimeCatalogue(loadRuntimes()),
       box,
       stateStore: platform.stateStore,
+      publicUrl: config.VIGIL_PUBLIC_URL,
     });
 
     const configuredAdmin = config.VIGIL_ADMIN_KEY ? sha256Hex(config.VIGIL_ADMIN_KEY) : null;

@@ -157,6 +157,12 @@ const storedBase = {
 /** A check as stored in events and read models. */
 export const checkSchema = z.discriminatedUnion('checkType', variants(storedBase, storedHeartbeatSchema));
 export type Check = z.output<typeof checkSchema>;
+/** What the API answers: a heartbeat check also shows its ping URL. */
+export const checkResponseSchema = z.discriminatedUnion(
+  'checkType',
+  variants(storedBase, storedHeartbeatSchema.extend({ pingUrl: z.string() })),
+);
+export type CheckResponse = z.output<typeof checkResponseSchema>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type CheckFields = DistributiveOmit<Check, 'id'>;
 

@@ -1,11 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { checkGroupInputSchema, checkGroupSchema, checkInputSchema, checkSchema, checkTypeSchema } from '#domain';
+import {
+  checkGroupInputSchema,
+  checkGroupSchema,
+  checkInputSchema,
+  checkResponseSchema,
+  checkTypeSchema,
+} from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import type { ApiServices } from '../services/index.ts';
 import { idParams, pageQuerySchema } from './schemas.ts';
 
-const checkJson = checkSchema.meta({ id: 'Check' });
+const checkJson = checkResponseSchema.meta({ id: 'Check' });
 const groupJson = checkGroupSchema.meta({ id: 'CheckGroup' });
 const listQuery = pageQuerySchema.extend({ checkType: checkTypeSchema.optional(), tag: z.string().max(64).optional() });
 
@@ -48,7 +54,8 @@ export function checkRoutes(app: FastifyInstance, services: ApiServices): void {
       params: idParams,
       response: { 200: checkJson, ...errorResponses(401, 403, 404, 429) },
     },
-    handler: async (request) => (await services.checks.getCheck(request.access!, request.params.id)).check,
+    handler: async (request) =>
+      services.checks.present((await services.checks.getCheck(request.access!, request.params.id)).check),
   });
   routes.put('/v1/checks/:id', {
     config: write,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '#core';
 import {
   checkDecider,
@@ -7,12 +7,19 @@ import {
   type CheckCommand,
   type CheckGroupCommand,
   type CheckGroupInput,
+  type Check,
   type CheckInput,
+  type CheckResponse,
 } from '#domain';
 import type { CheckGroupView, CheckView, ReadModels } from '#readmodels';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
 import type { RuntimeCatalogue } from '../runtimes/catalogue.ts';
+
+/** 24 random bytes, URL-safe: the ping URL is the only credential a heartbeat needs. */
+function mintPingToken(): string {
+  return randomBytes(24).toString('base64url');
+}
 
 export interface CheckFilter {
   checkType?: string | undefined;
@@ -27,6 +34,7 @@ export class CheckService {
     private readonly commands: CommandRunner,
     private readonly readModels: ReadModels,
     private readonly runtimes: RuntimeCatalogue,
+    private readonly publicUrl: string,
   ) {}
 
   async createCheck(access: Access, input: CheckInput) {
@@ -40,12 +48,13 @@ export class CheckService {
         checkId,
         accountId: access.accountId,
         check: input,
+        pingToken: mintPingToken(),
         now: this.commands.now(),
         actor: access.actor,
       }),
       { accountId: access.accountId, actor: access.actor },
     );
-    return (outcome.state as CheckView).check;
+    return this.present((outcome.state as CheckView).check);
   }
 
   async updateCheck(access: Access, checkId: string, input: CheckInput) {
@@ -59,12 +68,40 @@ export class CheckService {
         checkId,
         accountId: access.accountId,
         check: input,
+        pingToken: mintPingToken(),
         now: this.commands.now(),
         actor: access.actor,
       }),
       { accountId: access.accountId, actor: access.actor },
     );
-    return (outcome.state as CheckView).check;
+    return this.present((outcome.state as CheckView).check);
+  }
+
+  /** A new ping URL for a heartbeat check; the old one stops working at once. */
+  async rotateHeartbeatToken(access: Access, checkId: string): Promise<CheckResponse> {
+    await this.getCheck(access, checkId);
+    const outcome = await this.commands.run(
+      checkDecider,
+      streamNames.check(checkId),
+      (): CheckCommand => ({
+        type: 'RotateHeartbeatToken',
+        checkId,
+        accountId: access.accountId,
+        pingToken: mintPingToken(),
+        now: this.commands.now(),
+        actor: access.actor,
+      }),
+      { accountId: access.accountId, actor: access.actor },
+    );
+    return this.present((outcome.state as CheckView).check);
+  }
+
+  /** The check as the API shows it: a heartbeat check with its ping URL. */
+  present(check: Check): CheckResponse {
+    // Only a heartbeat with a definition has a token; every other check is shown as stored.
+    if (check.checkType !== 'HEARTBEAT' || !check.heartbeat) return check as CheckResponse;
+    const pingUrl = `${this.publicUrl.replace(/\/$/, '')}/ping/${check.heartbeat.pingToken}`;
+    return { ...check, heartbeat: { ...check.heartbeat, pingUrl } };
   }
 
   async deleteCheck(access: Access, checkId: string): Promise<void> {
@@ -94,7 +131,8 @@ export class CheckService {
     const all = (await this.readModels.checks(access.accountId))
       .map((view) => view.check)
       .filter((check) => (filter.checkType ? check.checkType === filter.checkType : true))
-      .filter((check) => (filter.tag ? check.tags.includes(filter.tag) : true));
+      .filter((check) => (filter.tag ? check.tags.includes(filter.tag) : true))
+      .map((check) => this.present(check));
     const start = (filter.page - 1) * filter.limit;
     return { items: all.slice(start, start + filter.limit), total: all.length };
   }

@@ -24,11 +24,12 @@ export function createServices(deps: {
   runtimes: RuntimeCatalogue;
   box: SecretBox;
   stateStore: StateStore;
+  publicUrl: string;
 }): ApiServices {
   return {
     ...deps,
     identity: new IdentityService(deps.commands, deps.readModels, deps.runtimes),
     variables: new VariableService(deps.commands, deps.readModels, deps.box),
-    checks: new CheckService(deps.commands, deps.readModels, deps.runtimes),
+    checks: new CheckService(deps.commands, deps.readModels, deps.runtimes, deps.publicUrl),
   };
 }
