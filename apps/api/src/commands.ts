@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fold, parseEvent, type Decider } from '#domain';
 import type { EventStore } from '#eventstore';
 import type { Logger } from '#core';
+import { derivedCommandId } from './request-context.ts';
 
 /** How a write waits until the read models include it. */
 export interface ReadModelSync {
@@ -18,6 +19,8 @@ export interface CommandOutcome<E, S> {
   state: S;
   events: E[];
   position: bigint | undefined;
+  /** The command was committed earlier by the same idempotent request (a retry after a crash): nothing new was appended. */
+  replayed?: boolean;
 }
 
 /**
@@ -56,10 +59,22 @@ export class CommandRunner {
     command: (state: S) => C,
     meta: CommandMeta,
   ): Promise<CommandOutcome<E, S>> {
-    const { state: before, revision } = await this.load(decider as Decider<unknown, unknown, S>, stream);
-    const events = decider.decide(command(before), before);
+    const recorded = await this.eventStore.readStream(stream);
+    const parsed = recorded.map((event) => parseEvent(event.type, event.data) as unknown as E);
+    const before = fold(decider, parsed);
+    const revision = recorded.length > 0 ? recorded.at(-1)!.revision : 'no_stream';
+    const decided = command(before);
+    const derived = derivedCommandId(stream, (decided as { type?: unknown }).type as string);
+    if (derived !== null) {
+      const replay = this.replay(decider, recorded, parsed, derived);
+      if (replay) {
+        await this.settle(replay.position!);
+        return replay;
+      }
+    }
+    const events = decider.decide(decided, before);
     if (events.length === 0) return { before, state: before, events, position: undefined };
-    const commandId = randomUUID();
+    const commandId = derived ?? randomUUID();
     const occurredAt = this.now();
     const result = await this.eventStore.append(
       stream,
@@ -74,6 +89,28 @@ export class CommandRunner {
     const state = events.reduce(decider.evolve, before);
     await this.settle(result.position);
     return { before, state, events, position: result.position };
+  }
+
+  /** The outcome an earlier run of this very command committed, when the stream holds it. */
+  private replay<C, E extends { type: string; data: unknown }, S>(
+    decider: Decider<C, E, S>,
+    recorded: { metadata?: { commandId?: unknown } | undefined; position: bigint }[],
+    parsed: E[],
+    commandId: string,
+  ): CommandOutcome<E, S> | undefined {
+    const indexes = recorded.flatMap((event, i) => (event.metadata?.commandId === commandId ? [i] : []));
+    if (indexes.length === 0) return undefined;
+    const first = indexes[0]!;
+    const last = indexes.at(-1)!;
+    const before = fold(decider, parsed.slice(0, first));
+    const state = fold(decider, parsed.slice(0, last + 1));
+    return {
+      before,
+      state,
+      events: indexes.map((i) => parsed[i]!),
+      position: recorded[last]!.position,
+      replayed: true,
+    };
   }
 
   /** Waits until read models include position; a slow projector delays the answer, never loses it. */

@@ -1,51 +1,103 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { ConflictError, sha256Hex, ValidationError, type SecretBox } from '#core';
 import type { StateStore } from '#statestore';
+import { runWithSeed } from '../request-context.ts';
 
-const TTL_MS = 24 * 60 * 60 * 1000;
+const DONE_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long an in-progress marker outlives its last renewal: a crashed owner frees the key this soon. */
+export const IDEMPOTENCY_LEASE_MS = 10_000;
+const RENEW_EVERY_MS = IDEMPOTENCY_LEASE_MS / 3;
 const HEADER = 'idempotency-key';
+
+/** This process: an in-progress marker names its owner, so a marker is never mistaken for another's. */
+const instanceId = randomUUID();
 
 interface Stored {
   state: 'pending' | 'done';
   fingerprint: string;
+  owner?: string;
   statusCode?: number;
   contentType?: string;
   /** Sealed: a response may carry a key shown once, which must never rest in plaintext. */
   body?: string;
 }
 
+interface Slot {
+  key: string;
+  fingerprint: string;
+  /** Seeds the ids and command ids of the request, so a re-run after a crash repeats the same commands. */
+  seed: string;
+  renewal: NodeJS.Timeout;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencySlot?: { key: string; fingerprint: string };
+    idempotencySlot?: Slot;
   }
+}
+
+/** Scope = account and principal: the same key from two accounts, or two callers, never collides. */
+function scopeOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  const who =
+    principal === null
+      ? `anonymous:${sha256Hex(request.headers.authorization ?? '')}`
+      : principal.kind === 'user'
+        ? `user:${principal.userId}`
+        : principal.kind === 'service'
+          ? `service:${principal.keyId}`
+          : principal.kind;
+  return `${request.access?.accountId ?? 'no-account'}\n${who}`;
 }
 
 /**
  * Idempotency-Key on POST: the same key with the same body within 24 h replays the first
- * response; the same key with another body, or while the first is still running, gets 409.
- * Keys are scoped to the caller's credential, so two clients never collide.
+ * response; the same key with another body gets 409, as does a retry while the first request is
+ * still running. "Still running" is a lease held by the serving process and renewed while the
+ * request runs: if that process dies, the lease lapses within IDEMPOTENCY_LEASE_MS, and a retry
+ * runs the request again with the same derived ids, so a write the dead process had committed
+ * is answered from the event store instead of being made twice.
  */
 export function installIdempotency(app: FastifyInstance, stateStore: StateStore, box: SecretBox): void {
+  // Handlers run inside the request's seeded scope (ids and command ids derive from it).
+  app.addHook('onRoute', (route) => {
+    if (route.method !== 'POST' && !(Array.isArray(route.method) && route.method.includes('POST'))) return;
+    const handler = route.handler as (...args: Parameters<RouteHandlerMethod>) => unknown;
+    route.handler = function seeded(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+      const slot = request.idempotencySlot;
+      return slot
+        ? runWithSeed(slot.seed, () => handler.call(this, request, reply))
+        : handler.call(this, request, reply);
+    } as RouteHandlerMethod;
+  });
+
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const given = request.headers[HEADER];
     if (request.method !== 'POST' || given === undefined) return;
     const key = Array.isArray(given) ? given[0] : given;
     if (!key || key.length > 255) throw new ValidationError('Idempotency-Key: must be 1-255 characters');
-    const scope = sha256Hex(request.headers.authorization ?? 'anonymous').slice(0, 32);
-    const slot = `idempotency:${scope}:${sha256Hex(key)}`;
+    const scope = scopeOf(request);
+    const slotKey = `idempotency:${sha256Hex(scope)}:${sha256Hex(key)}`;
     const fingerprint = sha256Hex(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`);
-    const pending: Stored = { state: 'pending', fingerprint };
-    if (await stateStore.setIfAbsent(slot, JSON.stringify(pending), { ttlMs: TTL_MS })) {
-      request.idempotencySlot = { key: slot, fingerprint };
+    const pending = JSON.stringify({ state: 'pending', fingerprint, owner: instanceId } satisfies Stored);
+    if (await stateStore.setIfAbsent(slotKey, pending, { ttlMs: IDEMPOTENCY_LEASE_MS })) {
+      const renewal = setInterval(() => {
+        stateStore.set(slotKey, pending, { ttlMs: IDEMPOTENCY_LEASE_MS }).catch((error: unknown) => {
+          request.log.warn({ err: error }, 'could not renew an idempotency lease');
+        });
+      }, RENEW_EVERY_MS);
+      renewal.unref();
+      request.idempotencySlot = { key: slotKey, fingerprint, seed: `${scope}\n${key}`, renewal };
       return;
     }
-    const raw = await stateStore.get(slot);
+    const raw = await stateStore.get(slotKey);
     const stored = raw === null ? undefined : (JSON.parse(raw) as Stored);
-    if (!stored) throw new ConflictError('Idempotency-Key: the first request with this key just expired; retry');
+    if (!stored) throw new ConflictError('Idempotency-Key: the first request with this key just ended; retry');
     if (stored.fingerprint !== fingerprint)
       throw new ConflictError('Idempotency-Key was already used with a different request body');
     if (stored.state === 'pending')
-      throw new ConflictError('Idempotency-Key: a request with this key is still in progress');
+      throw new ConflictError('Idempotency-Key: a request with this key is still in progress; retry shortly');
     void reply.header('idempotent-replayed', 'true');
     if (stored.contentType) void reply.header('content-type', stored.contentType);
     return reply.code(stored.statusCode ?? 200).send(stored.body === undefined ? undefined : box.decrypt(stored.body));
@@ -55,6 +107,7 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
     const slot = request.idempotencySlot;
     if (!slot) return payload;
     request.idempotencySlot = undefined;
+    clearInterval(slot.renewal);
     if (reply.statusCode >= 500 || reply.statusCode === 429 || reply.statusCode === 409) {
       // The request did not take effect: free the key so a retry can run.
       await stateStore.del(slot.key);
@@ -67,7 +120,12 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
       contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
       body: typeof payload === 'string' ? box.encrypt(payload) : undefined,
     };
-    await stateStore.set(slot.key, JSON.stringify(done), { ttlMs: TTL_MS });
+    await stateStore.set(slot.key, JSON.stringify(done), { ttlMs: DONE_TTL_MS });
     return payload;
+  });
+
+  // Belt and braces: a request that ended without onSend must not keep renewing its lease.
+  app.addHook('onResponse', async (request) => {
+    if (request.idempotencySlot) clearInterval(request.idempotencySlot.renewal);
   });
 }

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError, type SecretBox } from '#core';
 import { alertChannelDecider, streamNames, type AlertChannelCommand, type AlertChannelInput } from '#domain';
 import type { AlertChannelView, ReadModels } from '#readmodels';
 import { validateTemplate } from '#webhooks';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
+import { newId } from '../request-context.ts';
 import { MASK } from './variables.ts';
 
 export type ChannelJson = ReturnType<ChannelService['present']>;
@@ -19,7 +19,7 @@ export class ChannelService {
 
   async create(access: Access, input: AlertChannelInput) {
     checkTemplates(input);
-    const channelId = randomUUID();
+    const channelId = newId();
     const secret = input.config.webhookSecret;
     const outcome = await this.commands.run(
       alertChannelDecider,

@@ -27,6 +27,7 @@ import {
 import type { ReadModels } from '#readmodels';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
+import { newId } from '../request-context.ts';
 import type { RuntimeCatalogue } from '../runtimes/catalogue.ts';
 
 export interface IssuedKey {
@@ -53,7 +54,7 @@ export class IdentityService {
   }) {
     const runtimeId = input.runtimeId ?? this.runtimes.current.name;
     this.runtimes.assertUsable(runtimeId);
-    const accountId = randomUUID();
+    const accountId = newId();
     const meta = { accountId, actor: 'platform-admin' };
     const account = await this.commands.run(
       accountDecider,
@@ -89,9 +90,10 @@ export class IdentityService {
     accountId: string,
   ): Promise<{ userId: string; email: string; created: boolean }> {
     const email = normalizeEmail(rawEmail);
+    // Minted before the look-up, so a retried request derives the same ids in the same order.
+    const userId = newId();
     const reservation = await this.commands.load(userEmailDecider, streamNames.userEmail(email));
     if (reservation.state.reservedBy) return { userId: reservation.state.reservedBy, email, created: false };
-    const userId = randomUUID();
     try {
       await this.commands.run(
         userEmailDecider,
@@ -292,10 +294,12 @@ export class IdentityService {
     metaAccountId: string | null;
     actorRole: Role;
     accountPlan?: 'hobby' | 'team' | 'enterprise';
+    /** A key whose first issue was committed by a crashed run: mint a fresh one, since its secret is gone. */
+    fresh?: boolean;
   }): Promise<IssuedKey> {
-    const keyId = randomUUID();
+    const keyId = spec.fresh ? randomUUID() : newId();
     const secret = generateApiKey();
-    await this.commands.run(
+    const outcome = await this.commands.run(
       apiKeyDecider,
       streamNames.apiKey(keyId),
       (): ApiKeyCommand => ({
@@ -315,6 +319,8 @@ export class IdentityService {
       }),
       { accountId: spec.metaAccountId, actor: spec.actor },
     );
+    // Only a hash of the first secret was kept; the retry gets a working key instead.
+    if (outcome.replayed) return this.issueKey({ ...spec, fresh: true });
     return { id: keyId, name: spec.name, type: spec.keyType, role: spec.role, key: secret };
   }
 }
