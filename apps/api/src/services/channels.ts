@@ -1,7 +1,8 @@
+import { validateHeaderName } from 'node:http';
 import { NotFoundError, ValidationError, type SecretBox } from '#core';
 import { alertChannelDecider, streamNames, type AlertChannelCommand, type AlertChannelInput } from '#domain';
 import type { AlertChannelView, ReadModels } from '#readmodels';
-import { validateTemplate } from '#webhooks';
+import { validateTemplate, webhookSecretProblem } from '#webhooks';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
 import { newId } from '../request-context.ts';
@@ -134,8 +135,24 @@ export class ChannelService {
   }
 }
 
-/** Every templated field must parse; the error names the field, line and column. */
+/**
+ * What would make every delivery of the channel fail is refused when it is saved: a secret the
+ * signer cannot use (the same rule the sender applies), a header name HTTP does not allow, and a
+ * template that does not parse (the error names the field, line and column).
+ */
 export function checkTemplates(input: AlertChannelInput): void {
+  const secret = input.config.webhookSecret;
+  const problem = typeof secret === 'string' ? webhookSecretProblem(secret) : undefined;
+  if (problem) throw new ValidationError(`config.webhookSecret: ${problem}`);
+  (input.config.headers ?? []).forEach((header, index) => {
+    try {
+      validateHeaderName(header.key.trim());
+    } catch {
+      throw new ValidationError(
+        `config.headers[${index}].key: ${JSON.stringify(header.key)} is not a valid header name`,
+      );
+    }
+  });
   const fields: [string, string | null | undefined][] = [
     ['config.url', input.config.url],
     ['config.template', input.config.template],

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, startVigil, type ApiClient, type TestVigil } from '#test-vigil';
+
+// What would make every delivery of a channel fail is refused when the channel is saved, with
+// the same rule the sender applies, instead of being accepted and failing every alert later.
+describe('alert channels: undeliverable configs are refused on save', () => {
+  let vigil: TestVigil;
+  let owner: ApiClient;
+  const config = (extra: Record<string, unknown>) => ({
+    config: { name: 'Ops', url: 'https://example.com/hook', ...extra },
+  });
+
+  beforeAll(async () => {
+    vigil = await startVigil();
+    owner = (await createAccount(vigil)).owner;
+  });
+  afterAll(async () => {
+    await vigil?.stop();
+  });
+
+  it('a whsec_ secret that is not base64 gets 400 naming the field, on create, update and preview', async () => {
+    const bad = config({ webhookSecret: 'whsec_not-base64!' });
+    const created = await owner.post('/v1/alert-channels', bad);
+    expect(created.status).toBe(400);
+    expect(created.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(created.body.message).toMatch(/config\.webhookSecret: .*base64/);
+
+    const good = await owner.post(
+      '/v1/alert-channels',
+      config({ webhookSecret: 'whsec_c2VjcmV0LWtleS1tYXRlcmlhbA==' }),
+    );
+    expect(good.status).toBe(201);
+    const updated = await owner.put(`/v1/alert-channels/${good.body.id}`, bad);
+    expect(updated.status).toBe(400);
+    expect(updated.body.message).toMatch(/config\.webhookSecret/);
+
+    const preview = await owner.post('/v1/alert-channels/preview', bad);
+    expect(preview.status).toBe(400);
+    expect(preview.body.message).toMatch(/config\.webhookSecret/);
+  });
+
+  it('a plain (non-whsec_) secret is still accepted', async () => {
+    expect((await owner.post('/v1/alert-channels', config({ webhookSecret: 'plain secret' }))).status).toBe(201);
+  });
+
+  it('a header name HTTP does not allow gets 400 naming the header', async () => {
+    const response = await owner.post(
+      '/v1/alert-channels',
+      config({
+        headers: [
+          { key: 'X-Ok', value: '1' },
+          { key: 'Bad Header:', value: '2' },
+        ],
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/config\.headers\[1\]\.key/);
+  });
+});
