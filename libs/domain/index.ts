@@ -19,6 +19,7 @@ export * from './user/user.ts';
 export * from './user/user-email.ts';
 export * from './api-key/api-key.ts';
 export * from './variable/variable.ts';
+export * from './variable/visibility.ts';
 export * from './check/check-schema.ts';
 export * from './check/definition.ts';
 export * from './check/heartbeat.ts';

@@ -1,4 +1,5 @@
 import type { AlertEvent } from '#alerting';
+import { visibleValue, type MaskableVariable, type Viewer } from '#domain';
 import type { CheckGroupView, CheckView, ReadModels } from '#readmodels';
 import type { AlertEventVariables, TemplateVariables } from '#webhooks';
 
@@ -49,21 +50,27 @@ export function eventVariables(event: AlertEvent, context: CheckContext, publicU
 /**
  * Everything a template may read for an alert on this check: the event, the account's
  * non-secret variables and the group's variables (which override the account's).
+ *
+ * Real deliveries pass no viewer and render locked values as they are (locked, unlike secret,
+ * values are meant for templates). A preview or a test send passes the caller as the viewer: it
+ * renders what the caller may read, with the one masking rule of `GET /v1/variables/{key}`.
  */
 export async function templateVariablesFor(
   readModels: ReadModels,
   event: AlertEvent,
   context: CheckContext,
   publicUrl: string,
+  viewer?: Viewer,
 ): Promise<TemplateVariables> {
   const { items } = await readModels.variables(event.accountId);
+  const shown = (variable: MaskableVariable) => (viewer ? visibleValue(variable, viewer) : variable.value);
   const account: Record<string, string> = {};
   const secretKeys: string[] = [];
   for (const variable of items) {
     if (variable.secret) secretKeys.push(variable.key);
-    else account[variable.key] = variable.value;
+    else account[variable.key] = shown(variable);
   }
-  const group = Object.fromEntries((context.group?.environmentVariables ?? []).map((v) => [v.key, v.value]));
+  const group = Object.fromEntries((context.group?.environmentVariables ?? []).map((v) => [v.key, shown(v)]));
   return { event: eventVariables(event, context, publicUrl), account, group, secretKeys };
 }
 

@@ -4,12 +4,14 @@ import type { CommandBase, Decider } from '../decider.ts';
 import { defineEvents, type EventsOf } from '../events.ts';
 import { idSchema, nameSchema, parseInput, timestampSchema } from '../validation.ts';
 import { variableKeySchema, variableValueSchema } from '../variable/variable.ts';
+import { MASKED_VALUE, visibleValue, type Viewer } from '../variable/visibility.ts';
 
 export const groupVariableSchema = z.object({
   key: variableKeySchema,
   value: variableValueSchema,
   locked: z.boolean().default(false),
 });
+type GroupVariable = z.output<typeof groupVariableSchema>;
 
 const groupFields = {
   name: nameSchema,
@@ -85,7 +87,12 @@ export function decideCheckGroup(command: CheckGroupCommand, state: CheckGroupSt
     }
     case 'UpdateCheckGroup': {
       const current = activeIn(state, command);
-      const group: CheckGroup = { id: current.group.id, ...parseInput(checkGroupInputSchema, command.group) };
+      const input = parseInput(checkGroupInputSchema, command.group);
+      const group: CheckGroup = {
+        id: current.group.id,
+        ...input,
+        environmentVariables: keepMaskedValues(input.environmentVariables, current.group.environmentVariables),
+      };
       return [{ type: 'CheckGroupUpdated', data: { group, at: command.now } }];
     }
     case 'DeleteCheckGroup': {
@@ -98,6 +105,29 @@ export function decideCheckGroup(command: CheckGroupCommand, state: CheckGroupSt
       return [{ type: 'CheckGroupDeleted', data: { at: command.now } }];
     }
   }
+}
+
+/**
+ * A caller who may not read a locked value gets it masked, and a full replacement (PUT) sends
+ * back what it got: the mask, for a locked variable that is still there, keeps the stored value.
+ */
+function keepMaskedValues(next: GroupVariable[], stored: readonly GroupVariable[]): GroupVariable[] {
+  return next.map((variable) => {
+    if (variable.value !== MASKED_VALUE || !variable.locked) return variable;
+    const before = stored.find((old) => old.key === variable.key && old.locked);
+    return before ? { ...variable, value: before.value } : variable;
+  });
+}
+
+/** The group as the viewer may see it: locked group variables follow the one masking rule (no creator is recorded). */
+export function maskGroupVariables(group: CheckGroup, viewer: Viewer): CheckGroup {
+  return {
+    ...group,
+    environmentVariables: group.environmentVariables.map((variable) => ({
+      ...variable,
+      value: visibleValue(variable, viewer),
+    })),
+  };
 }
 
 function activeIn(

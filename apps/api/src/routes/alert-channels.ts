@@ -165,8 +165,9 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
         throw new NotFoundError(`Check ${checkId} not found`);
       const context = await sampleContext(deps.services.readModels, access.accountId, null, checkId);
       const event = sampleAlert(access.accountId, context, alertType);
-      // The same variables the dispatcher renders with; renderTemplates warns about secrets itself.
-      const variables = await templateVariablesFor(deps.services.readModels, event, context, deps.publicUrl);
+      // The dispatcher's variables as this caller may read them (locked values masked as in GET
+      // /v1/variables/{key}); renderTemplates warns about secrets itself.
+      const variables = await templateVariablesFor(deps.services.readModels, event, context, deps.publicUrl, access);
       const rendered = renderTemplates(config, variables, { region: deps.region });
       const prepared = prepareRequest(rendered, {
         timeoutMs: 0,
@@ -224,7 +225,9 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
         updatedAt: now,
         lastError: null,
       };
-      const outcome = await deps.dispatcher.attempt(delivery, view, context);
+      // A test send is seen by the caller (its request is echoed back), so it renders what they may read.
+      const variables = await templateVariablesFor(deps.services.readModels, alert, context, deps.publicUrl, access);
+      const outcome = await deps.dispatcher.attempt(delivery, view, context, variables);
       return {
         outcome: outcome.result.outcome,
         statusCode: outcome.result.statusCode ?? null,

@@ -6,6 +6,7 @@ import {
   checkInputSchema,
   checkResponseSchema,
   checkTypeSchema,
+  maskGroupVariables,
 } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import type { ApiServices } from '../services/index.ts';
@@ -116,7 +117,8 @@ export function checkRoutes(app: FastifyInstance, services: ApiServices): void {
       params: idParams,
       response: { 200: groupJson, ...errorResponses(401, 403, 404, 429) },
     },
-    handler: async (request) => (await services.checks.getGroup(request.access!, request.params.id)).group,
+    handler: async (request) =>
+      maskGroupVariables((await services.checks.getGroup(request.access!, request.params.id)).group, request.access!),
   });
   routes.put('/v1/check-groups/:id', {
     config: write,

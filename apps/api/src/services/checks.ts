@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from '#core';
 import {
   checkDecider,
   checkGroupDecider,
+  maskGroupVariables,
   streamNames,
   type CheckCommand,
   type CheckGroupCommand,
@@ -153,7 +154,7 @@ export class CheckService {
       }),
       { accountId: access.accountId, actor: access.actor },
     );
-    return (outcome.state as CheckGroupView).group;
+    return maskGroupVariables((outcome.state as CheckGroupView).group, access);
   }
 
   async updateGroup(access: Access, groupId: string, input: CheckGroupInput) {
@@ -172,7 +173,7 @@ export class CheckService {
       }),
       { accountId: access.accountId, actor: access.actor },
     );
-    return (outcome.state as CheckGroupView).group;
+    return maskGroupVariables((outcome.state as CheckGroupView).group, access);
   }
 
   async deleteGroup(access: Access, groupId: string): Promise<void> {
@@ -200,7 +201,9 @@ export class CheckService {
   }
 
   async listGroups(access: Access, page: { limit: number; page: number }) {
-    const all = (await this.readModels.checkGroups(access.accountId)).map((view) => view.group);
+    const all = (await this.readModels.checkGroups(access.accountId)).map((view) =>
+      maskGroupVariables(view.group, access),
+    );
     const start = (page.page - 1) * page.limit;
     return { items: all.slice(start, start + page.limit), total: all.length };
   }

@@ -1,8 +1,9 @@
 import { ConflictError, NotFoundError, type SecretBox } from '#core';
 import {
+  MASKED_VALUE,
   MAX_VARIABLES_PER_ACCOUNT,
   resultingSecret,
-  roleAtLeast,
+  visibleValue,
   streamNames,
   variableDecider,
   type CreateVariable,
@@ -14,7 +15,7 @@ import type { ReadModels, VariableView } from '#readmodels';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
 
-export const MASK = '********';
+export const MASK = MASKED_VALUE;
 
 export interface VariableJson {
   key: string;
@@ -123,11 +124,9 @@ export class VariableService {
   }
 
   private present(variable: VariableView | Active, access: Access): VariableJson {
-    const mayReadLocked = roleAtLeast(access.role, 'ADMIN') || variable.createdBy === access.actor;
-    const masked = variable.secret || (variable.locked && !mayReadLocked);
     return {
       key: variable.key,
-      value: masked ? MASK : variable.value,
+      value: visibleValue(variable, access),
       locked: variable.locked,
       secret: variable.secret,
     };
