@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Redis } from 'ioredis';
 import kafkajs from 'kafkajs';
 import { benchConfig } from '../config.ts';
@@ -7,14 +8,36 @@ export function runSuffix(): string {
   return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
 
-/** Sends SQL to ClickHouse over HTTP, no client library in the way; returns the body text. */
-export async function clickhouse(sql: string, body?: string): Promise<string> {
-  const url =
-    body === undefined ? benchConfig.clickhouseUrl : `${benchConfig.clickhouseUrl}/?query=${encodeURIComponent(sql)}`;
-  const response = await fetch(url, { method: 'POST', body: body ?? sql });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`ClickHouse ${response.status}: ${text.slice(0, 500)}`);
-  return text;
+/**
+ * Sends SQL to ClickHouse over HTTP, no client library in the way; returns the body text.
+ * One connection per request: ClickHouse 18.16 closes an idle keep-alive connection after 3 s, and
+ * a pooled socket reused right after a long synchronous step (building a 100,000-row body) is
+ * written after the server closed it (`fetch failed … write EPIPE`). A loopback connect costs
+ * far less than one INSERT.
+ */
+export function clickhouse(sql: string, body?: string): Promise<string> {
+  const url = new URL(benchConfig.clickhouseUrl);
+  if (body !== undefined) url.searchParams.set('query', sql);
+  const payload = Buffer.from(body ?? sql);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      { method: 'POST', agent: false, headers: { 'content-length': payload.length, connection: 'close' } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if ((response.statusCode ?? 500) >= 300)
+            reject(new Error(`ClickHouse ${response.statusCode}: ${text.slice(0, 500)}`));
+          else resolve(text);
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
 }
 
 export async function clickhouseRows<T>(sql: string): Promise<T[]> {

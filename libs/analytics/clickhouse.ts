@@ -16,6 +16,9 @@ export interface ClickHouseAnalyticsOptions {
   requestTimeoutMs?: number;
 }
 
+/** Below the 3 s keep-alive timeout of ClickHouse 18.16 (and the 10 s of current servers). */
+const KEEP_ALIVE_IDLE_MS = 2_000;
+
 // Server errors that pass with time (overload, merges catching up), as opposed to bad SQL.
 const TRANSIENT_CODES = new Set([
   159, // TIMEOUT_EXCEEDED
@@ -42,6 +45,11 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
     url: options.url,
     request_timeout: options.requestTimeoutMs ?? 30_000,
     compression: { request: false, response: false },
+    // ClickHouse 18.16 closes an idle keep-alive connection after 3 s (keep_alive_timeout). Drop
+    // pooled sockets well before that, and check their age on reuse too: the idle timer cannot
+    // fire while the event loop is busy (a large batch being built), and a socket reused after the
+    // server closed it fails with EPIPE or ECONNRESET.
+    keep_alive: { enabled: true, idle_socket_ttl: KEEP_ALIVE_IDLE_MS, eagerly_destroy_stale_sockets: true },
     clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
     log: { level: ClickHouseLogLevel.OFF },
     application: 'vigil',
