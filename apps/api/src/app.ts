@@ -14,9 +14,13 @@ import { analyticsRoutes } from './routes/analytics.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { checkRoutes } from './routes/checks.ts';
 import { checkResultRoutes } from './routes/check-results.ts';
+import { checkRunRoutes } from './routes/check-runs.ts';
+import { pingRoutes } from './routes/ping.ts';
 import { runtimeRoutes } from './routes/runtimes.ts';
 import { userRoutes } from './routes/users.ts';
 import { variableRoutes } from './routes/variables.ts';
+import type { CheckRunService } from './services/check-runs.ts';
+import type { HeartbeatService } from './services/heartbeats.ts';
 import type { ApiServices } from './services/index.ts';
 import { version } from './version.ts';
 
@@ -30,6 +34,8 @@ export interface ApiDeps {
   ingestKeyHash: string | null;
   ingest: { lookup: CheckLookup; sink: ResultSink };
   alerting: Omit<ChannelRouteDeps, 'services'>;
+  runs: CheckRunService;
+  heartbeats: HeartbeatService;
 }
 
 /** Rate-limit buckets with their own per-minute limits; the spec sets multistep analytics at 30. */
@@ -70,6 +76,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       stateStore: deps.platform.stateStore,
     });
   checkResultRoutes(app, deps.ingest);
+  checkRunRoutes(app, { runs: deps.runs, checks: deps.services.checks });
+  pingRoutes(app, deps.heartbeats);
   alertChannelRoutes(app, { services: deps.services, ...deps.alerting });
   return app;
 }

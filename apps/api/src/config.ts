@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { env, parseConfig } from '#core';
-import { platformEnv, webhookEnv } from '#platform';
+import { platformEnv, runnerEnv, webhookEnv } from '#platform';
 
 export const apiEnv = {
   ...platformEnv,
   ...webhookEnv,
+  ...runnerEnv,
+  /** Pings one heartbeat URL may send per minute, per API process. */
+  VIGIL_PING_RATE_PER_MINUTE: env.int(60, 1, 1_000_000),
   PORT: env.port(3000),
   HOST: z.string().default('0.0.0.0'),
   /** Largest JSON body on ordinary routes; ingestion has its own, larger limit. */

@@ -21,6 +21,9 @@ import { CommandRunner, type ReadModelSync } from './commands.ts';
 import type { ApiConfig } from './config.ts';
 import { loadRuntimes, RuntimeCatalogue } from './runtimes/catalogue.ts';
 import { ChannelService } from './services/channels.ts';
+import { CheckRunService } from './services/check-runs.ts';
+import { HeartbeatService } from './services/heartbeats.ts';
+import { createProbeRuntime } from './services/probe-runtime.ts';
 import { createServices } from './services/index.ts';
 import { version } from './version.ts';
 
@@ -88,6 +91,25 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     const topic = platform.topics.checkResults;
     const sink =
       platform.adapters.messageBus === 'kafka' ? createBusSink(bus, topic) : createDirectSink(analytics, bus, topic);
+    const heartbeats = new HeartbeatService({
+      readModels,
+      stateStore: platform.stateStore,
+      sink,
+      location: config.VIGIL_RUNNER_LOCATION,
+      perTokenPerMinute: config.VIGIL_PING_RATE_PER_MINUTE,
+    });
+    lifecycle.add('heartbeat pings', () => heartbeats.flush());
+    const probes = createProbeRuntime({ chromiumPath: config.CHROMIUM_PATH, log: log.child({ component: 'probes' }) });
+    lifecycle.add('probes', () => probes.close());
+    const runs = new CheckRunService({
+      readModels,
+      checks: services.checks,
+      box,
+      sink,
+      prober: probes,
+      location: config.VIGIL_RUNNER_LOCATION,
+      allowPrivate: config.VIGIL_RUNNER_ALLOW_PRIVATE,
+    });
     const app = await buildApp({
       config,
       log,
@@ -98,6 +120,8 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       ingestKeyHash: config.VIGIL_INGEST_KEY ? sha256Hex(config.VIGIL_INGEST_KEY) : null,
       ingest: { lookup: createCheckLookup(readModels), sink },
       alerting: createAlerting(config, readModels, platform, box, commands, log),
+      runs,
+      heartbeats,
     });
     // Added last so it closes first: stop taking requests and drain in-flight ones before adapters close.
     lifecycle.add('http', () => app.close());

@@ -105,7 +105,14 @@ function withPingToken(check: Check, previous: Check | null, minted: string | un
   if (pingToken === undefined) throw new ValidationError('heartbeat: the application must mint a ping token');
   return {
     ...check,
-    heartbeat: { ...check.heartbeat, pingToken: parseInput(pingTokenSchema, pingToken, 'pingToken') },
+    // Built field by field: a token or URL the client sent back must not reach the event.
+    heartbeat: {
+      period: check.heartbeat.period,
+      periodUnit: check.heartbeat.periodUnit,
+      grace: check.heartbeat.grace,
+      graceUnit: check.heartbeat.graceUnit,
+      pingToken: parseInput(pingTokenSchema, pingToken, 'pingToken'),
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, ValidationError } from '#core';
 import { given } from '../testing.ts';
+import { parseEvent } from '../event-schemas.ts';
 import { checkDecider, type CheckEvent, type CreateCheck } from './check.ts';
 import { checkInputSchema, isManagedCheck, type Check, type CheckInput } from './check-schema.ts';
 
@@ -198,7 +199,15 @@ describe('heartbeat ping tokens', () => {
       })
       .events();
     const updated = events[0]?.type === 'CheckUpdated' ? events[0].data.check : null;
-    expect(updated?.checkType === 'HEARTBEAT' && updated.heartbeat?.pingToken).toBe(token);
+    expect(updated?.checkType === 'HEARTBEAT' && updated.heartbeat).toEqual({
+      period: 2,
+      periodUnit: 'hours',
+      grace: 0,
+      graceUnit: 'minutes',
+      pingToken: token,
+    });
+    // What is appended must read back through the event schema.
+    expect(parseEvent('CheckUpdated', events[0]!.data)).toEqual(events[0]);
   });
 
   it('rotates the token', () => {

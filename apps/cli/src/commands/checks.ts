@@ -6,6 +6,7 @@ import { collect, defined, integer, readJsonObject } from '../input.ts';
 import { example, pageOptions, type PageOptions } from '../kit.ts';
 import { fetchList } from '../paging.ts';
 import { checkSchema } from '../schemas.ts';
+import { definitionFromOptions, definitionOptions, registerCheckRuns, type DefinitionOptions } from './checks-run.ts';
 
 export const CHECK_TYPES = ['API', 'BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS'] as const;
 const FREQUENCIES = ['1', '2', '5', '10', '15', '30', '60', '120', '180', '360', '720', '1440'];
@@ -13,7 +14,7 @@ const FREQUENCIES = ['1', '2', '5', '10', '15', '30', '60', '120', '180', '360',
 type Check = z.infer<typeof checkSchema> & Record<string, unknown>;
 const path = (id: string) => `/v1/checks/${encodeURIComponent(id)}`;
 
-interface CreateOptions {
+interface CreateOptions extends DefinitionOptions {
   name?: string;
   type?: string;
   frequency?: string;
@@ -70,8 +71,7 @@ export function registerChecks(program: Command): void {
     });
   example(get, 'vigil checks get 0b8c…');
 
-  const create = checks
-    .command('create')
+  const create = definitionOptions(checks.command('create'))
     .description('create a check; flags override the fields of --data')
     .option('--name <name>', 'check name')
     .addOption(new Option('--type <type>', 'check type').choices(CHECK_TYPES))
@@ -88,8 +88,10 @@ export function registerChecks(program: Command): void {
     .option('--data <json>', 'the whole body as JSON, @file or - (standard input)')
     .action(async (options: CreateOptions, command: Command) => {
       const ctx = contextOf(command);
+      const data = await readJsonObject(options.data);
       const body = {
-        ...(await readJsonObject(options.data)),
+        ...data,
+        ...definitionFromOptions(options.type ?? data.checkType, options),
         ...defined({
           name: options.name,
           checkType: options.type,
@@ -113,8 +115,11 @@ export function registerChecks(program: Command): void {
   example(
     create,
     'vigil checks create --name "Login API" --type API --frequency 1 --tag prod --location eu-west-1,us-east-1',
+    'vigil checks create --name "Orders API" --type API --frequency 1 --url https://example.com/api/orders --assert "STATUS_CODE EQUALS 200"',
+    'vigil checks create --name "Nightly backup" --type HEARTBEAT --heartbeat-period 1d --heartbeat-grace 30m',
     'vigil checks create --data @check.json',
   );
+  registerCheckRuns(checks, program);
 
   const rm = checks
     .command('rm')

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { RateLimitedError, ValidationError, type SecretBox } from '#core';
+import { applyCheckDefaults, type Check, type CheckFields, type CheckInput, type CheckResult } from '#domain';
+import type { ResultSink } from '#pipeline';
+import { resolveRunVariables, type CheckGroupView, type ReadModels } from '#readmodels';
+import type { Access } from '../access.ts';
+import type { CheckService } from './checks.ts';
+import type { ProbeOutcome, Prober, RunnableDefinition } from './probe-types.ts';
+
+export interface CheckRunOptions {
+  readModels: ReadModels;
+  checks: CheckService;
+  box: SecretBox;
+  sink: ResultSink;
+  prober: Prober;
+  /** The location runs from this process are labelled with (VIGIL_RUNNER_LOCATION). */
+  location: string;
+  allowPrivate: boolean;
+  /** Runs at once per account, and in the whole process. */
+  perAccount?: number;
+  perProcess?: number;
+}
+
+/** A run as the API answers it: the result, and how each assertion fared. */
+export type RunReport = ProbeOutcome;
+
+const HARD_TIMEOUT_CAP_MS = 60_000;
+const TIMEOUT_MARGIN_MS = 5_000;
+
+/**
+ * Runs started from the API: the editor's "Run" button (an unsaved definition, stored nowhere)
+ * and "run now" (a saved check, from each of its locations, stored and alerting like any run).
+ */
+export class CheckRunService {
+  private readonly running = new Map<string, number>();
+  private total = 0;
+
+  constructor(private readonly options: CheckRunOptions) {}
+
+  async test(access: Access, input: CheckInput): Promise<RunReport> {
+    const fields = applyCheckDefaults(input);
+    const definition = runnableDefinition(fields);
+    const group = fields.groupId ? await this.groupOf(access, fields.groupId) : null;
+    const location = fields.locations[0] ?? this.options.location;
+    return this.bounded(access.accountId, () =>
+      this.run({ ...fields, id: randomUUID() } as Check, definition, access.accountId, group, location),
+    );
+  }
+
+  async trigger(access: Access, checkId: string): Promise<{ results: RunReport[] }> {
+    const { check } = await this.options.checks.getCheck(access, checkId);
+    const definition = runnableDefinition(check);
+    const group = check.groupId ? await this.groupOf(access, check.groupId) : null;
+    const locations = check.locations.length > 0 ? check.locations : [this.options.location];
+    const reports = await this.bounded(access.accountId, () =>
+      Promise.all(locations.map((location) => this.run(check, definition, access.accountId, group, location))),
+    );
+    await this.options.sink.accept(reports.map((report) => report.result));
+    return { results: reports };
+  }
+
+  private async run(
+    check: Check,
+    definition: RunnableDefinition,
+    accountId: string,
+    group: CheckGroupView['group'] | null,
+    location: string,
+  ): Promise<RunReport> {
+    const { variables, secretValues } = await resolveRunVariables(
+      this.options.readModels,
+      this.options.box,
+      accountId,
+      group,
+    );
+    const timeoutMs = Math.min(check.maxResponseTime + TIMEOUT_MARGIN_MS, HARD_TIMEOUT_CAP_MS);
+    const context = {
+      resultId: randomUUID(),
+      accountId,
+      checkId: check.id,
+      location,
+      startedAt: new Date(),
+      degradedResponseTime: check.degradedResponseTime,
+      maxResponseTime: check.maxResponseTime,
+      variables,
+      secretValues,
+      allowPrivate: this.options.allowPrivate,
+      timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs + TIMEOUT_MARGIN_MS),
+    };
+    const retry = 'retryStrategy' in check ? check.retryStrategy : undefined;
+    return retry && retry.type !== 'NONE' && retry.maxRetries > 0
+      ? this.options.prober.runWithRetries(definition, context, retry)
+      : this.options.prober.runProbe(definition, context);
+  }
+
+  private async groupOf(access: Access, groupId: string) {
+    const view = await this.options.readModels.checkGroup(groupId);
+    if (!view || view.accountId !== access.accountId) {
+      throw new ValidationError(`groupId: check group ${groupId} not found in this account`);
+    }
+    return view.group;
+  }
+
+  /** One tenant's runs never take every slot: runs are bounded per account and per process. */
+  private async bounded<T>(accountId: string, work: () => Promise<T>): Promise<T> {
+    const perAccount = this.options.perAccount ?? 5;
+    const perProcess = this.options.perProcess ?? 50;
+    const mine = this.running.get(accountId) ?? 0;
+    if (mine >= perAccount || this.total >= perProcess) {
+      throw new RateLimitedError(
+        `Too many runs in progress (at most ${perAccount} per account); try again when one finishes`,
+        5,
+      );
+    }
+    this.running.set(accountId, mine + 1);
+    this.total += 1;
+    try {
+      return await work();
+    } finally {
+      this.total -= 1;
+      const left = (this.running.get(accountId) ?? 1) - 1;
+      if (left <= 0) this.running.delete(accountId);
+      else this.running.set(accountId, left);
+    }
+  }
+}
+
+/** What the runner runs for a check; a check without a definition is fed from outside. */
+export function runnableDefinition(check: CheckFields | Check): RunnableDefinition {
+  switch (check.checkType) {
+    case 'API':
+    case 'URL':
+    case 'TCP':
+    case 'DNS':
+      if (check.request) return { checkType: check.checkType, request: check.request } as RunnableDefinition;
+      break;
+    case 'BROWSER':
+      if (check.browser) return { checkType: 'BROWSER', browser: check.browser };
+      break;
+    case 'HEARTBEAT':
+      throw new ValidationError('checkType: heartbeat checks are run by their pings (GET /ping/{token}), not by Vigil');
+    default:
+      break;
+  }
+  throw new ValidationError(
+    `request: this ${check.checkType} check has no definition to run; it is an external check, fed through POST /v1/check-results`,
+  );
+}
+
+export type { CheckResult };

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, startVigil, type TestVigil } from '#test-vigil';
+
+describe('heartbeat ping URLs (embedded)', () => {
+  let vigil: TestVigil;
+  beforeAll(async () => {
+    vigil = await startVigil({ env: { VIGIL_PING_RATE_PER_MINUTE: '5' } });
+  });
+  afterAll(async () => {
+    await vigil?.stop();
+  });
+
+  async function heartbeatCheck() {
+    const a = await createAccount(vigil);
+    const created = await a.owner.post('/v1/checks', {
+      name: 'Nightly backup',
+      checkType: 'HEARTBEAT',
+      heartbeat: { period: 1, periodUnit: 'hours', grace: 10, graceUnit: 'minutes' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return { a, check: created.body };
+  }
+
+  it('shows an unguessable ping URL and keeps it across a PUT of what was read', async () => {
+    const { a, check } = await heartbeatCheck();
+    const { pingToken, pingUrl } = check.heartbeat;
+    expect(pingToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(pingUrl).toBe(`http://localhost:3000/ping/${pingToken}`);
+    const replaced = await a.owner.put(`/v1/checks/${check.id}`, { ...check, id: undefined, name: 'Backup' });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.heartbeat.pingToken).toBe(pingToken);
+    expect((await a.owner.get(`/v1/checks/${check.id}`)).body.heartbeat.pingUrl).toBe(pingUrl);
+  });
+
+  it('records GET, POST and HEAD pings and /fail without an API key, and stores them as results', async () => {
+    const { a, check } = await heartbeatCheck();
+    const anonymous = vigil.as(null);
+    const first = await anonymous.get(`/ping/${check.heartbeat.pingToken}`);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ checkId: check.id, status: 'RECEIVED' });
+    const early = await anonymous.post(`/ping/${check.heartbeat.pingToken}`);
+    expect(early.body.status).toBe('EARLY');
+    expect((await anonymous.request('HEAD', `/ping/${check.heartbeat.pingToken}`)).status).toBe(200);
+    const failed = await anonymous.post(`/ping/${check.heartbeat.pingToken}/fail`);
+    expect(failed.body.status).toBe('FAILING');
+
+    // Three passing pings and one failure: heartbeat analytics have no raw runs, but availability counts them.
+    const runs = await a.owner.get(`/v1/analytics/heartbeat-checks/${check.id}?metrics=availability`);
+    expect(runs.status, JSON.stringify(runs.body)).toBe(200);
+    expect(runs.body.series[0].data[0].availability).toBe(75);
+  });
+
+  it('answers an unknown token with 404, and rate-limits each token', async () => {
+    expect((await vigil.as(null).get('/ping/nope-not-a-token-000000000')).status).toBe(404);
+    const { check } = await heartbeatCheck();
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i += 1)
+      statuses.push((await vigil.as(null).get(`/ping/${check.heartbeat.pingToken}`)).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+  });
+
+  it('rotates the token: the old URL stops working at once', async () => {
+    const { a, check } = await heartbeatCheck();
+    const old = check.heartbeat.pingToken;
+    const rotated = await a.owner.post(`/v1/checks/${check.id}/heartbeat/rotate`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.heartbeat.pingToken).not.toBe(old);
+    expect((await vigil.as(null).get(`/ping/${old}`)).status).toBe(404);
+    expect((await vigil.as(null).get(`/ping/${rotated.body.heartbeat.pingToken}`)).status).toBe(200);
+    const api = await a.owner.post('/v1/checks', { name: 'api', checkType: 'API' });
+    expect((await a.owner.post(`/v1/checks/${api.body.id}/heartbeat/rotate`)).status).toBe(400);
+  });
+
+  it('ignores pings of a deactivated or deleted check', async () => {
+    const { a, check } = await heartbeatCheck();
+    const token = check.heartbeat.pingToken;
+    await a.owner.put(`/v1/checks/${check.id}`, { ...check, id: undefined, activated: false });
+    expect((await vigil.as(null).get(`/ping/${token}`)).status).toBe(404);
+    await a.owner.delete(`/v1/checks/${check.id}`);
+    expect((await vigil.as(null).get(`/ping/${token}`)).status).toBe(404);
+  });
+});
