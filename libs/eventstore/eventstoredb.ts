@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   ANY,
   BACKWARDS,
@@ -30,6 +31,8 @@ export interface EventStoreDbOptions {
   connectionString: string;
   log?: Logger;
 }
+
+const identityStream = 'vigil-store-identity';
 
 /** gRPC status codes that mean "the server is not reachable right now". */
 const unavailableGrpcCodes = new Set([
@@ -175,6 +178,31 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
           if (event && !event.type.startsWith('$') && !event.streamId.startsWith('$')) return event.position.commit;
         }
         return 0n;
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+
+    async identity() {
+      ensureOpen();
+      // Kept as custom metadata of a dedicated stream: its $metadata event is a system event, so
+      // subscriptions never see it, and NO_STREAM makes the first writer the only one.
+      const read = async () => {
+        const { metadata } = await client.getStreamMetadata<{ vigilStoreIdentity?: string }>(identityStream);
+        return typeof metadata?.vigilStoreIdentity === 'string' ? metadata.vigilStoreIdentity : undefined;
+      };
+      try {
+        const existing = await read();
+        if (existing) return existing;
+        await client
+          .setStreamMetadata(identityStream, { vigilStoreIdentity: randomUUID() }, { expectedRevision: NO_STREAM })
+          .catch((error: unknown) => {
+            if (!(error instanceof Error && isCommandError(error) && error.type === ErrorType.WRONG_EXPECTED_VERSION))
+              throw error;
+          });
+        const made = await read();
+        if (!made) throw new InternalError('EventStoreDB did not keep the store identity');
+        return made;
       } catch (error) {
         throw translate(error);
       }

@@ -63,6 +63,11 @@ export interface EventStore {
   subscribeToAll(options?: SubscribeOptions): AsyncIterable<RecordedEvent>;
   /** Position of the last event in the store (0n when empty). */
   headPosition(): Promise<bigint>;
+  /**
+   * The store's identity: made once, when the store is created, and kept in the store itself, so
+   * read models can tell whether their checkpoint belongs to this store or to another one.
+   */
+  identity(): Promise<string>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

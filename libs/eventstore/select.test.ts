@@ -18,7 +18,7 @@ afterAll(async () => {
 
 describe('createEventStore', () => {
   it('uses SQLite at <dataDir>/events.sqlite when no URL is set', async () => {
-    const store = createEventStore({ dataDir: join(dir, 'data'), log });
+    const store = await createEventStore({ dataDir: join(dir, 'data'), log });
     try {
       await store.ping();
       expect(existsSync(join(dir, 'data', 'events.sqlite'))).toBe(true);
@@ -28,7 +28,7 @@ describe('createEventStore', () => {
   });
 
   it('uses EventStoreDB when a URL is set', async () => {
-    const store = createEventStore({
+    const store = await createEventStore({
       eventStoreUrl: 'esdb://127.0.0.1:1?tls=false',
       dataDir: join(dir, 'unused'),
       log,

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError, ConcurrencyError, ConflictError, InternalError, UnavailableError, type Logger } from '#core';
 import { checkNewEvents, decodeStoredEvent, parseStoredJson } from './codec.ts';
+import { checkExpected } from './expected.ts';
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, SubscribeOptions } from './port.ts';
 
 export interface SqliteEventStoreOptions {
@@ -37,6 +39,10 @@ const schema = `
     data     TEXT    NOT NULL,
     metadata TEXT    NOT NULL,
     UNIQUE (stream, revision)
+  );
+  CREATE TABLE IF NOT EXISTS store_identity (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    id        TEXT    NOT NULL
   )`;
 
 const columns = 'position, stream, revision, id, type, data, metadata';
@@ -71,6 +77,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       `SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
     ),
     head: db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM events'),
+    identity: db.prepare<[], { id: string }>('SELECT id FROM store_identity'),
     ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok'),
   };
 
@@ -185,6 +192,12 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       return BigInt(run(() => statements.head.get())?.head ?? 0);
     },
 
+    async identity() {
+      const row = run(() => statements.identity.get());
+      if (!row) throw new InternalError(`The SQLite event store at ${path} has no identity row`);
+      return row.id;
+    },
+
     async ping() {
       ensureOpen();
       run(() => statements.ping.get());
@@ -221,24 +234,14 @@ function open(path: string, busyTimeoutMs: number): Database.Database {
     // The event store is the source of truth: a commit must survive power loss, not just a crash.
     db.pragma('synchronous = FULL');
     db.exec(schema);
+    // Made once, with the file: a copy of the file keeps it, a new file gets a new one.
+    db.prepare('INSERT OR IGNORE INTO store_identity (singleton, id) VALUES (1, ?)').run(randomUUID());
     return db;
   } catch (error) {
     throw new UnavailableError(`Cannot open the SQLite event store at ${path}: ${(error as Error).message}`, {
       cause: error,
     });
   }
-}
-
-function checkExpected(stream: string, expected: ExpectedRevision, current: number): void {
-  const ok = expected === 'any' || (expected === 'no_stream' ? current === -1 : expected === current);
-  if (ok) return;
-  const actual = current === -1 ? 'no stream' : `revision ${current}`;
-  throw new ConcurrencyError(
-    `Stream ${stream} is at ${actual}, expected ${expected === 'no_stream' ? 'no stream' : `revision ${expected}`}`,
-    {
-      details: { stream, expectedRevision: expected, actualRevision: current === -1 ? null : current },
-    },
-  );
 }
 
 function translate(error: unknown, stream: string | undefined): unknown {

@@ -10,8 +10,16 @@ export const platformEnv = {
   DATA_DIR: z.string().default('./data'),
   EVENTSTORE_URL: z
     .string()
-    .regex(/^(esdb|esdb\+discover|kurrentdb|kdb):\/\//, 'expected an esdb:// connection string')
+    .regex(
+      /^(postgres|postgresql|esdb|esdb\+discover|kurrentdb|kdb):\/\//,
+      'expected a postgres:// or esdb:// connection string',
+    )
     .optional(),
+  /** PostgreSQL schema of the event store, so several deployments (or test runs) can share one server. */
+  EVENTSTORE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case identifier (a-z, 0-9, _)')
+    .default('vigil'),
   REDIS_URL: env.url(['redis', 'rediss']).optional(),
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
   REDIS_KEY_PREFIX: z.string().max(64).default('vigil:'),

@@ -1,7 +1,7 @@
 import type { Lifecycle, Logger } from '#core';
 import { createAnalyticsStore, type AnalyticsStore } from '#analytics';
 import { createMessageBus, topics, type MessageBus } from '#bus';
-import { createEventStore, type EventStore } from '#eventstore';
+import { createEventStore, eventStoreAdapter, type EventStore } from '#eventstore';
 import type { ReadinessCheck } from '#http';
 import { createStateStore, type StateStore } from '#statestore';
 import type { PlatformConfig } from './env.ts';
@@ -41,10 +41,15 @@ export async function createPlatform(
   const readiness: ReadinessCheck[] = [];
   const adapters: Record<string, string> = {};
 
-  const eventStore = await createEventStore({ eventStoreUrl: config.EVENTSTORE_URL, dataDir: config.DATA_DIR, log });
+  const eventStore = await createEventStore({
+    eventStoreUrl: config.EVENTSTORE_URL,
+    eventStoreSchema: config.EVENTSTORE_SCHEMA,
+    dataDir: config.DATA_DIR,
+    log,
+  });
   lifecycle.add('event-store', () => eventStore.close());
   readiness.push({ name: 'eventStore', check: () => eventStore.ping() });
-  adapters.eventStore = config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite';
+  adapters.eventStore = eventStoreAdapter(config.EVENTSTORE_URL);
 
   const stateStore = await createStateStore({
     redisUrl: config.REDIS_URL,
