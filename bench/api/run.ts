@@ -4,6 +4,9 @@
  * embedded adapters, or Redis with --redis). Baselines in the same run, same load generator:
  * a bare node:http hello endpoint and a bare fastify one, each in its own process.
  *
+ * The issue's ratio is against bare fastify (the framework Vigil runs on); node:http is shown too.
+ * --connections takes a list (10,50,200) for the "how cost grows" table: one row per count.
+ *
  *   npm run bench -- api [--duration 20] [--connections 50] [--redis] [--cpu-prof]
  */
 import { join } from 'node:path';
@@ -78,18 +81,67 @@ export async function run(argv: string[]): Promise<void> {
     },
   });
   const duration = Number(values.duration);
-  const connections = Number(values.connections);
+  const counts = values.connections.split(',').map(Number);
   printMachine();
-  const rows: Row[] = [await baseline('http', duration, connections), await baseline('fastify', duration, connections)];
+  const all: (Row & { connections: number })[] = [];
+  for (const connections of counts) {
+    const rows = await measure(values.redis, values['cpu-prof'], duration, connections);
+    const bare = rows[0]!.reqPerSec;
+    const fastify = rows[1]!.reqPerSec;
+    printTable(
+      `api: ${connections} connections × ${duration} s, state store ${values.redis ? 'Redis' : 'SQLite (embedded)'}`,
+      [
+        'target',
+        'req/s (2xx)',
+        'vs fastify',
+        'vs node:http',
+        'p50 ms',
+        'p90 ms',
+        'p99 ms',
+        'max ms',
+        'non-2xx',
+        'errors',
+      ],
+      rows.map((r) => [
+        r.target,
+        r.reqPerSec,
+        ratio(r.reqPerSec, fastify),
+        ratio(r.reqPerSec, bare),
+        r.p50,
+        r.p90,
+        r.p99,
+        r.max,
+        r.non2xx,
+        r.errors,
+      ]),
+    );
+    all.push(...rows.map((r) => ({ ...r, connections, vsFastify: round(r.reqPerSec / fastify, 3) })));
+  }
+  if (counts.length > 1) {
+    const targets = [...new Set(all.map((r) => r.target))];
+    printTable(
+      'api: req/s against connections (how cost grows)',
+      ['target', ...counts.map((c) => `${c} conn`), ...counts.map((c) => `p99 @${c}`)],
+      targets.map((target) => [
+        target,
+        ...counts.map((c) => all.find((r) => r.target === target && r.connections === c)?.reqPerSec ?? ''),
+        ...counts.map((c) => all.find((r) => r.target === target && r.connections === c)?.p99 ?? ''),
+      ]),
+    );
+  }
+  writeResults('api', {
+    options: { duration, connections: counts, stateStore: values.redis ? 'redis' : 'sqlite' },
+    rows: all,
+  });
+}
 
+/** Both baselines and both Vigil routes, each in its own process, at one connection count. */
+async function measure(redis: boolean, cpuProf: boolean, duration: number, connections: number): Promise<Row[]> {
+  const rows: Row[] = [await baseline('http', duration, connections), await baseline('fastify', duration, connections)];
   const suffix = runSuffix();
   const redisPrefix = `vigil-bench-${suffix}:`;
-  const env: Record<string, string> = values.redis
-    ? { REDIS_URL: benchConfig.redisUrl, REDIS_KEY_PREFIX: redisPrefix }
-    : {};
-  const nodeArgs = values['cpu-prof']
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles')}`]
-    : [];
+  const env: Record<string, string> = redis ? { REDIS_URL: benchConfig.redisUrl, REDIS_KEY_PREFIX: redisPrefix } : {};
+  const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles')}`] : [];
   const vigil = await spawnVigil({ ...env, VIGIL_STANDALONE_APPS: 'api,projector' }, nodeArgs);
   try {
     const account = await createAccount(vigil.url, vigil.adminKey);
@@ -106,17 +158,7 @@ export async function run(argv: string[]): Promise<void> {
     }
   } finally {
     await vigil.stop();
-    if (values.redis) await cleanUp({ redisPrefix });
+    if (redis) await cleanUp({ redisPrefix });
   }
-
-  const bare = rows[0]!.reqPerSec;
-  printTable(
-    `api: ${connections} connections × ${duration} s, state store ${values.redis ? 'Redis' : 'SQLite (embedded)'}`,
-    ['target', 'req/s (2xx)', 'vs node:http', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors'],
-    rows.map((r) => [r.target, r.reqPerSec, ratio(r.reqPerSec, bare), r.p50, r.p90, r.p99, r.max, r.non2xx, r.errors]),
-  );
-  writeResults('api', {
-    options: { duration, connections, stateStore: values.redis ? 'redis' : 'sqlite' },
-    rows: rows.map((r) => ({ ...r, vsNodeHttp: round(r.reqPerSec / bare, 3) })),
-  });
+  return rows;
 }
