@@ -17,6 +17,8 @@ export interface RenderOptions {
   region?: string;
   /** The instant `moment` formats and resolves relative expressions against; default the current time. */
   now?: Date;
+  /** How long one render may run before it is stopped; default TEMPLATE_RENDER_BUDGET_MS. */
+  budgetMs?: number;
 }
 
 export const DEFAULT_REGION = 'local';

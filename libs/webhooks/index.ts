@@ -52,3 +52,10 @@ export {
 } from './deliver.ts';
 export { SERVICE_HEADER_NAMES } from './headers.ts';
 export { nextAttemptAt, maxAttempts, shouldRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
+export { TEMPLATE_MAX_DEPTH, TEMPLATE_MAX_EXPRESSIONS, TEMPLATE_RENDER_BUDGET_MS, limitIssue } from './limits.ts';
+export {
+  createTemplateSandbox,
+  TEMPLATE_SANDBOX_TIMEOUT_MS,
+  type TemplateSandbox,
+  type TemplateFieldIssue,
+} from './sandbox.ts';

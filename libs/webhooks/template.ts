@@ -9,6 +9,7 @@ import {
   type VariableReference,
 } from './ast.ts';
 import { HELPER_NAMES, registerHelpers, renderHelpers, type RenderOptions } from './helpers.ts';
+import { limitIssue, RenderBudgetExceeded, TEMPLATE_RENDER_BUDGET_MS, withDeadline } from './limits.ts';
 import { parseErrorPosition } from './parse-error.ts';
 
 /** Where a template's output goes, which decides how `{{X}}` is encoded. */
@@ -116,7 +117,7 @@ function issueFromError(source: string, error: unknown): TemplateIssue {
 type Parsed = { ok: true; program: hbs.AST.Program } | { ok: false; issue: TemplateIssue };
 
 function parse(source: string): Parsed {
-  const tooLarge = sizeIssue(source);
+  const tooLarge = sizeIssue(source) ?? limitIssue(source);
   if (tooLarge) return { ok: false, issue: tooLarge };
   const env = environment('body-text');
   let program: hbs.AST.Program;
@@ -185,9 +186,17 @@ function compile(source: string, context: TemplateContext, field: string): Compi
   return (variables, options = {}) => {
     // A null-prototype copy: nothing inherited is there to be looked up.
     const data = Object.assign(Object.create(null) as Record<string, unknown>, variables);
+    const budgetMs = options.budgetMs ?? TEMPLATE_RENDER_BUDGET_MS;
+    const helpers = withDeadline({ ...env.helpers, ...renderHelpers(options) }, performance.now() + budgetMs);
     try {
-      return template(data, { ...RUNTIME_OPTIONS, helpers: renderHelpers(options) });
+      return template(data, { ...RUNTIME_OPTIONS, helpers });
     } catch (error) {
+      if (error instanceof RenderBudgetExceeded) {
+        throw new ValidationError(
+          `${field}: rendering took longer than ${budgetMs} ms (TEMPLATE_RENDER_BUDGET_MS); loops nested over large lists multiply, simplify the template`,
+          { cause: error },
+        );
+      }
       const { message, line, column } = issueFromError(source, error);
       throw new ValidationError(`${field}: line ${line}, column ${column}: ${message}`, {
         cause: error,

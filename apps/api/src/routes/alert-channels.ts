@@ -13,8 +13,8 @@ import {
   type DeliveryStore,
   type Dispatcher,
 } from '#notify';
-import { alertTypes, prepareRequest, renderTemplates } from '#webhooks';
-import { checkTemplates, type ChannelService } from '../services/channels.ts';
+import { alertTypes, prepareRequest } from '#webhooks';
+import { checkTemplates, templateSandbox, type ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
 import { idParams, pageQuerySchema } from './schemas.ts';
 
@@ -160,7 +160,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     handler: async (request) => {
       const access = request.access!;
       const { config, alertType, checkId } = request.body;
-      checkTemplates({ type: 'WEBHOOK', config });
+      await checkTemplates({ type: 'WEBHOOK', config });
       if (checkId && (await deps.services.readModels.check(checkId))?.accountId !== access.accountId)
         throw new NotFoundError(`Check ${checkId} not found`);
       const context = await sampleContext(deps.services.readModels, access.accountId, null, checkId);
@@ -168,7 +168,8 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       // The dispatcher's variables as this caller may read them (locked values masked as in GET
       // /v1/variables/{key}); renderTemplates warns about secrets itself.
       const variables = await templateVariablesFor(deps.services.readModels, event, context, deps.publicUrl, access);
-      const rendered = renderTemplates(config, variables, { region: deps.region });
+      // Rendered on the sandbox's thread, with a timeout: no template can stall other requests.
+      const rendered = await templateSandbox().render(config, variables, { region: deps.region });
       const prepared = prepareRequest(rendered, {
         timeoutMs: 0,
         allowPrivate: false,
@@ -227,6 +228,8 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       };
       // A test send is seen by the caller (its request is echoed back), so it renders what they may read.
       const variables = await templateVariablesFor(deps.services.readModels, alert, context, deps.publicUrl, access);
+      // A trial render on the sandbox's thread first: a template that runs too long is refused there.
+      await templateSandbox().render(view.channel.config, variables, { region: deps.region });
       const outcome = await deps.dispatcher.attempt(delivery, view, context, variables);
       return {
         outcome: outcome.result.outcome,
