@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Local backing services for Vigil: Redis, ClickHouse and Kafka (KRaft), all on
-# 127.0.0.1, with every data/log/pid file under <repo>/.services/.
+# Local backing services for Vigil: Redis, ClickHouse, Kafka (KRaft), PostgreSQL and
+# dnsmasq, all on 127.0.0.1, with every data/log/pid file under <repo>/.services/,
+# plus Debian's Chromium (installed, not a server) for browser checks.
 #
 # Usage: scripts/services.sh <command> [service...]
-#   up|start   [redis|clickhouse|kafka ...]  install what is missing, start, wait until answering
-#   down|stop  [redis|clickhouse|kafka ...]  stop gracefully (TERM, then KILL); data is kept
+#   up|start   [service ...]                 install what is missing, start, wait until answering
+#   down|stop  [service ...]                 stop gracefully (TERM, then KILL); data is kept
 #   restart    [service...]                  down + up
 #   status     [service...]                  one line per service (always exits 0)
 #   env                                      shell-sourceable connection settings (stdout only)
 #   logs       <service> [lines]             tail of the service's log files
 #   kafka-run-class <class> [args...]        run a class from the Kafka jars (tools, console clients)
 #
-# Without a service list, commands act on all three services.
+# Services: redis clickhouse kafka postgres dnsmasq chromium. Without a service
+# list, commands act on all of them.
 #
 # Environment:
 #   VIGIL_REDIS_PORT (6379)  VIGIL_CLICKHOUSE_HTTP_PORT (8123)  VIGIL_CLICKHOUSE_TCP_PORT (9000)
 #   VIGIL_KAFKA_PORT (9092)  VIGIL_KAFKA_CONTROLLER_PORT (9093)
+#   VIGIL_POSTGRES_PORT (54329)  VIGIL_DNS_PORT (53535, UDP and TCP)
 #   VIGIL_SERVICES_TIMEOUT   seconds to wait for a service to answer (120)
 #   VIGIL_KAFKA_VERSION      Kafka version fetched from Maven (3.9.2)
 #   VIGIL_KAFKA_HEAP_OPTS    JVM heap flags for the broker ("-Xms256m -Xmx1g")
@@ -30,7 +33,14 @@
 #   answers; a stale pid file makes it restart that service. Concurrent runs are
 #   serialised with flock on .services/.lock.
 # - Readiness probes: Redis `PING`, ClickHouse `SELECT 1` over HTTP, Kafka a
-#   metadata request with kcat (falls back to org.apache.kafka.tools.TopicCommand).
+#   metadata request with kcat (falls back to org.apache.kafka.tools.TopicCommand),
+#   PostgreSQL `SELECT 1` with psql (then the database `vigil` is created if missing),
+#   dnsmasq a `dig` query over UDP and over TCP, Chromium `chromium --version`.
+# - PostgreSQL (Debian's postgresql, newest /usr/lib/postgresql/*/bin) trusts
+#   connections from 127.0.0.1; run as root, the server runs as the `postgres` user.
+# - dnsmasq serves the test zone vigil.test from test/fixtures/dnsmasq/records.conf
+#   and A/AAAA records from hosts files in .services/dnsmasq/hosts (DNS_HOSTS_DIR in
+#   `env`), re-read when they change. It has no upstream: other names answer REFUSED.
 # - Kafka console tools in 3.9: kafka.tools.ConsoleProducer,
 #   org.apache.kafka.tools.consumer.ConsoleConsumer, org.apache.kafka.tools.TopicCommand,
 #   org.apache.kafka.tools.consumer.group.ConsumerGroupCommand, e.g.
@@ -51,6 +61,8 @@ CLICKHOUSE_HTTP_PORT="${VIGIL_CLICKHOUSE_HTTP_PORT:-8123}"
 CLICKHOUSE_TCP_PORT="${VIGIL_CLICKHOUSE_TCP_PORT:-9000}"
 KAFKA_PORT="${VIGIL_KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${VIGIL_KAFKA_CONTROLLER_PORT:-9093}"
+POSTGRES_PORT="${VIGIL_POSTGRES_PORT:-54329}"
+DNS_PORT="${VIGIL_DNS_PORT:-53535}"
 START_TIMEOUT="${VIGIL_SERVICES_TIMEOUT:-120}"
 
 KAFKA_VERSION="${VIGIL_KAFKA_VERSION:-3.9.2}"
@@ -60,11 +72,14 @@ SLF4J_VERSION=1.7.36
 MAVEN_DEPENDENCY_PLUGIN_VERSION=3.6.1
 KAFKA_HEAP_OPTS="${VIGIL_KAFKA_HEAP_OPTS:--Xms256m -Xmx1g}"
 
-ALL_SERVICES=(redis clickhouse kafka)
+ALL_SERVICES=(redis clickhouse kafka postgres dnsmasq chromium)
 
 REDIS_DIR="$SERVICES_DIR/redis"
 CH_DIR="$SERVICES_DIR/clickhouse"
 KAFKA_DIR="$SERVICES_DIR/kafka"
+PG_DIR="$SERVICES_DIR/postgres"
+DNS_DIR="$SERVICES_DIR/dnsmasq"
+DNS_RECORDS="$REPO_ROOT/test/fixtures/dnsmasq/records.conf"
 
 # ---------------------------------------------------------------- helpers --
 
@@ -78,20 +93,26 @@ usage() {
   sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
 }
 
-for _p in "$REDIS_PORT" "$CLICKHOUSE_HTTP_PORT" "$CLICKHOUSE_TCP_PORT" "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$START_TIMEOUT"; do
+for _p in "$REDIS_PORT" "$CLICKHOUSE_HTTP_PORT" "$CLICKHOUSE_TCP_PORT" "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" \
+  "$POSTGRES_PORT" "$DNS_PORT" "$START_TIMEOUT"; do
   [[ "$_p" =~ ^[0-9]+$ ]] || die "not a number: '$_p' (check the VIGIL_* environment variables)"
 done
 unset _p
 
 valid_service() {
-  case "$1" in redis | clickhouse | kafka) return 0 ;; *) return 1 ;; esac
+  case "$1" in redis | clickhouse | kafka | postgres | dnsmasq | chromium) return 0 ;; *) return 1 ;; esac
 }
+
+# Chromium is a program the runner launches, not a server: it is installed and checked, never started.
+is_daemon() { [ "$1" != chromium ]; }
 
 pidfile_of() {
   case "$1" in
     redis) echo "$REDIS_DIR/redis.pid" ;;
     clickhouse) echo "$CH_DIR/clickhouse.pid" ;;
     kafka) echo "$KAFKA_DIR/kafka.pid" ;;
+    postgres) echo "$PG_DIR/postgres.pid" ;;
+    dnsmasq) echo "$DNS_DIR/dnsmasq.pid" ;;
   esac
 }
 
@@ -103,6 +124,8 @@ port_var_of() {
     clickhouse:*) echo VIGIL_CLICKHOUSE_TCP_PORT ;;
     kafka:"$KAFKA_PORT") echo VIGIL_KAFKA_PORT ;;
     kafka:*) echo VIGIL_KAFKA_CONTROLLER_PORT ;;
+    postgres:*) echo VIGIL_POSTGRES_PORT ;;
+    dnsmasq:*) echo VIGIL_DNS_PORT ;;
   esac
 }
 
@@ -114,6 +137,8 @@ ports_of() {
     redis) echo "$REDIS_PORT" ;;
     clickhouse) echo "$CLICKHOUSE_HTTP_PORT $CLICKHOUSE_TCP_PORT" ;;
     kafka) echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT" ;;
+    postgres) echo "$POSTGRES_PORT" ;;
+    dnsmasq) echo "$DNS_PORT" ;;
   esac
 }
 
@@ -142,6 +167,10 @@ pid_is_ours() {
       ;;
     clickhouse) [[ "$cmd" == *clickhouse* && "$cmd" == *"$CH_DIR/config.xml"* ]] ;;
     kafka) [[ "$cmd" == *kafka.Kafka* && "$cmd" == *"$KAFKA_DIR/config/server.properties"* ]] ;;
+    # The postmaster keeps its command line; its children rename themselves ("postgres: checkpointer").
+    postgres) [[ "$cmd" == *bin/postgres\ * && "$cmd" == *"-D $PG_DIR/data "* ]] ;;
+    dnsmasq) [[ "$cmd" == *dnsmasq* && "$cmd" == *"$DNS_DIR/dnsmasq.conf"* ]] ;;
+    *) return 1 ;;
   esac
 }
 
@@ -187,6 +216,15 @@ clickhouse_server_bin() {
   command -v clickhouse 2>/dev/null && return 0
   return 1
 }
+postgres_bin_dir() {
+  local d
+  d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  [ -n "$d" ] && [ -x "$d/postgres" ] && echo "$d"
+}
+chromium_bin() {
+  command -v chromium 2>/dev/null && return 0
+  [ -x /usr/bin/chromium ] && echo /usr/bin/chromium
+}
 java_bin() {
   if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
     echo "$JAVA_HOME/bin/java"
@@ -199,6 +237,27 @@ java_bin() {
 probe() {
   local svc="$1" out
   case "$svc" in
+    postgres)
+      local bin
+      bin="$(postgres_bin_dir)" || return 1
+      out="$(PGCONNECT_TIMEOUT=5 timeout 10 "$bin/psql" -h "$HOST" -p "$POSTGRES_PORT" -U postgres -d postgres \
+        -XtAc 'SELECT 1' 2>/dev/null)" || return 1
+      [ "$out" = 1 ]
+      ;;
+    dnsmasq)
+      # A record from the fixture zone, once over UDP and once over TCP.
+      command -v dig >/dev/null 2>&1 || return 1
+      out="$(dig @"$HOST" -p "$DNS_PORT" +time=2 +tries=1 +short ns1.vigil.test A 2>/dev/null)" || return 1
+      [ "$out" = 127.0.0.1 ] || return 1
+      out="$(dig @"$HOST" -p "$DNS_PORT" +tcp +time=2 +tries=1 +short ns1.vigil.test A 2>/dev/null)" || return 1
+      [ "$out" = 127.0.0.1 ]
+      ;;
+    chromium)
+      local bin
+      bin="$(chromium_bin)" || return 1
+      out="$(timeout 30 "$bin" --version 2>/dev/null)" || return 1
+      [[ "$out" == *Chromium* ]]
+      ;;
     redis)
       command -v redis-cli >/dev/null 2>&1 || return 1
       out="$(timeout 5 redis-cli -h "$HOST" -p "$REDIS_PORT" PING 2>/dev/null)" || return 1
@@ -226,6 +285,9 @@ log_files_of() {
     redis) echo "$REDIS_DIR/redis.log $REDIS_DIR/stdout.log" ;;
     clickhouse) echo "$CH_DIR/log/clickhouse-server.err.log $CH_DIR/log/clickhouse-server.log $CH_DIR/log/stdout.log" ;;
     kafka) echo "$KAFKA_DIR/logs/server.log $KAFKA_DIR/logs/kafka.out" ;;
+    postgres) echo "$PG_DIR/server.log $PG_DIR/initdb.log" ;;
+    dnsmasq) echo "$DNS_DIR/dnsmasq.log" ;;
+    chromium) ;;
   esac
 }
 
@@ -277,6 +339,17 @@ ensure_packages() {
         command -v mvn >/dev/null 2>&1 || pkgs+=(maven)
         command -v kcat >/dev/null 2>&1 || pkgs+=(kcat)
         ;;
+      postgres)
+        postgres_bin_dir >/dev/null 2>&1 || pkgs+=(postgresql)
+        command -v setpriv >/dev/null 2>&1 || pkgs+=(util-linux)
+        ;;
+      dnsmasq)
+        [ -x /usr/sbin/dnsmasq ] || command -v dnsmasq >/dev/null 2>&1 || pkgs+=(dnsmasq-base)
+        command -v dig >/dev/null 2>&1 || pkgs+=(bind9-dnsutils)
+        ;;
+      chromium)
+        chromium_bin >/dev/null 2>&1 || pkgs+=(chromium)
+        ;;
     esac
   done
   [ "${#pkgs[@]}" -eq 0 ] && return 0
@@ -305,7 +378,7 @@ ensure_packages() {
   if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
     for svc in "${pkgs[@]}"; do
       case "$svc" in
-        redis-server | clickhouse-server)
+        redis-server | clickhouse-server | postgresql)
           as_root systemctl disable --now "$svc" >/dev/null 2>&1 || true
           ;;
       esac
@@ -614,7 +687,115 @@ kafka_start() {
   echo "$pid" >"$KAFKA_DIR/kafka.pid"
 }
 
+# --------------------------------------------------------------- postgres --
+
+# Run a command as the server's owner: PostgreSQL refuses to run as root, so root
+# uses the `postgres` account the Debian package creates.
+as_pg_owner() {
+  if [ "$(id -u)" = 0 ]; then
+    setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"
+  else
+    "$@"
+  fi
+}
+
+postgres_prepare() {
+  local bin="$1"
+  mkdir -p "$PG_DIR"
+  if [ "$(id -u)" = 0 ]; then
+    getent passwd postgres >/dev/null || die "postgres: the 'postgres' user is missing (reinstall the postgresql package)"
+    chown postgres:postgres "$PG_DIR"
+    [ -d "$PG_DIR/data" ] && chown -R postgres:postgres "$PG_DIR/data"
+    touch "$PG_DIR/server.log" && chown postgres:postgres "$PG_DIR/server.log"
+  fi
+  if [ ! -f "$PG_DIR/data/PG_VERSION" ]; then
+    log "postgres: initdb in $PG_DIR/data"
+    rm -rf "$PG_DIR/data"
+    as_pg_owner "$bin/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 --no-locale \
+      >"$PG_DIR/initdb.log" 2>&1 9>&- || {
+      show_log_tail postgres
+      die "postgres: initdb failed"
+    }
+  fi
+  return 0
+}
+
+postgres_start() {
+  local bin pid
+  bin="$(postgres_bin_dir)" || die "postgres binaries not found under /usr/lib/postgresql"
+  postgres_prepare "$bin"
+  rm -f "$PG_DIR/postgres.pid"
+  local run=()
+  [ "$(id -u)" = 0 ] && run=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+  # A local test server: loopback only (initdb --auth=trust), no fsync.
+  (
+    cd "$PG_DIR"
+    exec setsid nohup "${run[@]}" "$bin/postgres" -D "$PG_DIR/data" -p "$POSTGRES_PORT" -k "$PG_DIR" \
+      -c listen_addresses="$HOST" -c max_connections=200 -c fsync=off -c synchronous_commit=off \
+      -c full_page_writes=off </dev/null >>"$PG_DIR/server.log" 2>&1 9>&-
+  ) &
+  pid=$!
+  echo "$pid" >"$PG_DIR/postgres.pid"
+}
+
+# The database the apps use; created once the server answers.
+postgres_after_ready() {
+  local bin
+  bin="$(postgres_bin_dir)"
+  "$bin/psql" -h "$HOST" -p "$POSTGRES_PORT" -U postgres -d postgres -XtAc \
+    "SELECT 1 FROM pg_database WHERE datname = 'vigil'" 2>/dev/null | grep -q 1 && return 0
+  "$bin/psql" -h "$HOST" -p "$POSTGRES_PORT" -U postgres -d postgres -Xqc 'CREATE DATABASE vigil' >&2 ||
+    die "postgres: could not create the database vigil"
+  log "postgres: created database vigil"
+}
+
+# ---------------------------------------------------------------- dnsmasq --
+
+dnsmasq_prepare() {
+  mkdir -p "$DNS_DIR/hosts"
+  # dnsmasq started as root drops to `nobody`: the hosts files must stay world-readable.
+  chmod 755 "$DNS_DIR" "$DNS_DIR/hosts"
+  [ -f "$DNS_RECORDS" ] || die "dnsmasq: $DNS_RECORDS is missing"
+  cat >"$DNS_DIR/dnsmasq.conf" <<EOF
+# Generated by scripts/services.sh; rewritten on every start.
+port=$DNS_PORT
+listen-address=$HOST
+bind-interfaces
+# No upstream, no /etc/hosts, no /etc/resolv.conf: answers come from the files below only.
+no-resolv
+no-hosts
+no-poll
+hostsdir=$DNS_DIR/hosts
+pid-file=$DNS_DIR/dnsmasq.pid
+log-facility=-
+conf-file=$DNS_RECORDS
+EOF
+}
+
+dnsmasq_start() {
+  local bin pid
+  bin="$(command -v dnsmasq || echo /usr/sbin/dnsmasq)"
+  [ -x "$bin" ] || die "dnsmasq binary not found"
+  dnsmasq_prepare
+  rm -f "$DNS_DIR/dnsmasq.pid"
+  (
+    cd "$DNS_DIR"
+    exec setsid nohup "$bin" --keep-in-foreground --conf-file="$DNS_DIR/dnsmasq.conf" \
+      </dev/null >>"$DNS_DIR/dnsmasq.log" 2>&1 9>&-
+  ) &
+  pid=$!
+  echo "$pid" >"$DNS_DIR/dnsmasq.pid"
+}
+
 # --------------------------------------------------------------- lifecycle --
+
+# PostgreSQL: SIGINT is the "fast" shutdown (TERM would wait for every client to leave).
+stop_signal_of() {
+  case "$1" in
+    postgres) echo INT ;;
+    *) echo TERM ;;
+  esac
+}
 
 stop_grace_of() {
   case "$1" in
@@ -625,6 +806,7 @@ stop_grace_of() {
 
 stop_service() {
   local svc="$1" pid grace i
+  is_daemon "$svc" || return 0
   if ! pid="$(find_pid "$svc")"; then
     rm -f "$(pidfile_of "$svc")"
     log "$svc: not running"
@@ -632,7 +814,7 @@ stop_service() {
   fi
   grace="$(stop_grace_of "$svc")"
   log "$svc: stopping (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
+  kill -"$(stop_signal_of "$svc")" "$pid" 2>/dev/null || true
   for ((i = 0; i < grace * 5; i++)); do
     pid_alive "$pid" || break
     sleep 0.2
@@ -658,6 +840,8 @@ mark_start() {
     redis) f="$REDIS_DIR/stdout.log" ;;
     clickhouse) f="$CH_DIR/log/stdout.log" ;;
     kafka) f="$KAFKA_DIR/logs/kafka.out" ;;
+    postgres) f="$PG_DIR/server.log" ;;
+    dnsmasq) f="$DNS_DIR/dnsmasq.log" ;;
   esac
   mkdir -p "$(dirname "$f")"
   printf '==== %s: start requested by scripts/services.sh ====\n' "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" >>"$f"
@@ -667,6 +851,7 @@ mark_start() {
 declare -A STARTED=()
 launch_service() {
   local svc="$1" pid port recorded
+  is_daemon "$svc" || return 0
   if pid="$(find_pid "$svc")"; then
     recorded="$(cat "$(portfile_of "$svc")" 2>/dev/null || true)"
     if [ -n "$recorded" ] && [ "$recorded" != "$(ports_of "$svc")" ]; then
@@ -690,6 +875,8 @@ launch_service() {
     redis) redis_start ;;
     clickhouse) clickhouse_start ;;
     kafka) kafka_start ;;
+    postgres) postgres_start ;;
+    dnsmasq) dnsmasq_start ;;
   esac
   ports_of "$svc" >"$(portfile_of "$svc")"
   STARTED[$svc]=1
@@ -697,8 +884,14 @@ launch_service() {
 
 wait_ready() {
   local svc="$1" start=$SECONDS pid="" gone_since=""
+  if ! is_daemon "$svc"; then
+    probe "$svc" || die "$svc: '$(chromium_bin || echo chromium) --version' does not answer"
+    log "$svc: installed ($(chromium_bin))"
+    return 0
+  fi
   while :; do
     if probe "$svc"; then
+      [ "$svc" = postgres ] && postgres_after_ready
       if [ -n "${STARTED[$svc]:-}" ]; then
         log "$svc: ready after $((SECONDS - start))s (pid $(find_pid "$svc" || echo '?'))"
       else
@@ -755,7 +948,7 @@ cmd_up() {
   local svc need_install=() quick=1
   # Fast path: everything requested already answers.
   for svc in "${SERVICES[@]}"; do
-    if ! find_pid "$svc" >/dev/null || ! probe "$svc"; then
+    if { is_daemon "$svc" && ! find_pid "$svc" >/dev/null; } || ! probe "$svc"; then
       quick=0
       break
     fi
@@ -772,7 +965,11 @@ cmd_up() {
     return 0
   fi
   for svc in "${SERVICES[@]}"; do
-    find_pid "$svc" >/dev/null || need_install+=("$svc")
+    if is_daemon "$svc"; then
+      find_pid "$svc" >/dev/null || need_install+=("$svc")
+    else
+      probe "$svc" || need_install+=("$svc")
+    fi
   done
   [ "${#need_install[@]}" -gt 0 ] && ensure_packages "${need_install[@]}"
   # Start everything first, then wait, so the services boot in parallel.
@@ -788,8 +985,8 @@ cmd_down() {
   parse_services "$@"
   acquire_lock
   local svc
-  # Reverse dependency order: Kafka, ClickHouse, Redis.
-  for svc in kafka clickhouse redis; do
+  # Reverse dependency order: dnsmasq, PostgreSQL, Kafka, ClickHouse, Redis (Chromium is not a server).
+  for svc in dnsmasq postgres kafka clickhouse redis; do
     [[ " ${SERVICES[*]} " == *" $svc "* ]] && stop_service "$svc"
   done
   return 0
@@ -799,6 +996,11 @@ cmd_status() {
   parse_services "$@"
   local svc pid state ports recorded
   for svc in "${SERVICES[@]}"; do
+    if ! is_daemon "$svc"; then
+      if probe "$svc"; then state=installed; else state=missing; fi
+      printf '%-11s %-13s %s\n' "$svc" "$state" "$(chromium_bin || echo '-')"
+      continue
+    fi
     ports="$(ports_of "$svc" | sed "s/\([0-9]\+\)/$HOST:\1/g; s/ /,/g")"
     if pid="$(find_pid "$svc")"; then
       recorded="$(cat "$(portfile_of "$svc")" 2>/dev/null || true)"
@@ -820,10 +1022,14 @@ cmd_env() {
   printf 'REDIS_URL=redis://%s:%s\n' "$HOST" "$REDIS_PORT"
   printf 'CLICKHOUSE_URL=http://%s:%s\n' "$HOST" "$CLICKHOUSE_HTTP_PORT"
   printf 'KAFKA_BROKERS=%s:%s\n' "$HOST" "$KAFKA_PORT"
+  printf 'POSTGRES_URL=postgres://postgres@%s:%s/vigil\n' "$HOST" "$POSTGRES_PORT"
+  printf 'DNS_SERVER=%s:%s\n' "$HOST" "$DNS_PORT"
+  printf 'DNS_HOSTS_DIR=%s\n' "$DNS_DIR/hosts"
+  printf 'CHROMIUM_PATH=%s\n' "$(chromium_bin || echo /usr/bin/chromium)"
 }
 
 cmd_logs() {
-  [ "$#" -ge 1 ] || die "usage: scripts/services.sh logs <redis|clickhouse|kafka> [lines]"
+  [ "$#" -ge 1 ] || die "usage: scripts/services.sh logs <redis|clickhouse|kafka|postgres|dnsmasq> [lines]"
   valid_service "$1" || die "unknown service '$1'"
   local f lines="${2:-100}"
   for f in $(log_files_of "$1"); do

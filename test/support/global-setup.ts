@@ -10,6 +10,16 @@ export interface ServiceEnv {
   REDIS_URL: string;
   CLICKHOUSE_URL: string;
   KAFKA_BROKERS: string;
+  /** postgres://… of the database `vigil` (create a schema per suite). */
+  POSTGRES_URL: string;
+  /** The same URL under the name the event store's tests read. */
+  VIGIL_POSTGRES_URL: string;
+  /** host:port of dnsmasq, authoritative for vigil.test (UDP and TCP). */
+  DNS_SERVER: string;
+  /** Directory of hosts files dnsmasq re-reads: write `<ip> <name>.vigil.test` lines to add A/AAAA records. */
+  DNS_HOSTS_DIR: string;
+  /** Debian's Chromium, for playwright-core's executablePath. */
+  CHROMIUM_PATH: string;
 }
 
 declare module 'vitest' {
@@ -19,7 +29,7 @@ declare module 'vitest' {
 }
 
 /**
- * Starts Redis, ClickHouse and Kafka through scripts/services.sh (a no-op when they already
+ * Starts Redis, ClickHouse, Kafka, PostgreSQL and dnsmasq (and installs Chromium) through scripts/services.sh (a no-op when they already
  * run) and hands their addresses to the suites. When they cannot be started, suites that
  * need them fail with the reason: they never skip.
  */
@@ -37,10 +47,27 @@ export default async function setup(project: TestProject): Promise<void> {
         .filter((line) => line.includes('='))
         .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
     );
-    const { REDIS_URL, CLICKHOUSE_URL, KAFKA_BROKERS } = values;
-    if (!REDIS_URL || !CLICKHOUSE_URL || !KAFKA_BROKERS)
+    const { REDIS_URL, CLICKHOUSE_URL, KAFKA_BROKERS, POSTGRES_URL, DNS_SERVER, DNS_HOSTS_DIR, CHROMIUM_PATH } = values;
+    if (
+      !REDIS_URL ||
+      !CLICKHOUSE_URL ||
+      !KAFKA_BROKERS ||
+      !POSTGRES_URL ||
+      !DNS_SERVER ||
+      !DNS_HOSTS_DIR ||
+      !CHROMIUM_PATH
+    )
       throw new Error(`services.sh env printed an incomplete set: ${stdout}`);
-    project.provide('services', { REDIS_URL, CLICKHOUSE_URL, KAFKA_BROKERS });
+    project.provide('services', {
+      REDIS_URL,
+      CLICKHOUSE_URL,
+      KAFKA_BROKERS,
+      POSTGRES_URL,
+      VIGIL_POSTGRES_URL: POSTGRES_URL,
+      DNS_SERVER,
+      DNS_HOSTS_DIR,
+      CHROMIUM_PATH,
+    });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     project.provide('services', { error: `scripts/services.sh up failed: ${detail}` });

@@ -1,2 +1,2 @@
-export { services, uniqueSuffix } from './services.ts';
+export { addDnsRecords, services, uniqueSuffix } from './services.ts';
 export type { ServiceEnv } from './global-setup.ts';
