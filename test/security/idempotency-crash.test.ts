@@ -74,13 +74,15 @@ describe('idempotency across a SIGKILL', () => {
     const owner = (): ApiClient => client(url, ownerKey, accountId);
 
     const writes = Array.from({ length: 300 }, (_, i) =>
-      i % 2 === 0
+      i % 3 === 0
         ? { path: '/v1/variables', body: { key: `VAR_${i}`, value: `value ${i}` }, key: `var-${i}` }
-        : {
-            path: '/v1/alert-channels',
-            body: { config: { name: `channel ${i}`, url: `https://example.com/hook/${i}` } },
-            key: `channel-${i}`,
-          },
+        : i % 3 === 1
+          ? {
+              path: '/v1/alert-channels',
+              body: { config: { name: `channel ${i}`, url: `https://example.com/hook/${i}` } },
+              key: `channel-${i}`,
+            }
+          : { path: '/v1/check-groups', body: { name: `group ${i}` }, key: `group-${i}` },
     );
     const send = (w: (typeof writes)[number]) => owner().post(w.path, w.body, { 'idempotency-key': w.key });
 
@@ -118,14 +120,14 @@ describe('idempotency across a SIGKILL', () => {
         500,
       );
       expect(retry.status, `${w.key}: ${JSON.stringify(retry.body)}`).toBe(201);
-      if (w.path === '/v1/variables') expect(retry.body).toMatchObject(w.body);
-      else expect(retry.body.config.name).toBe(w.body.config!.name);
+      if (w.path === '/v1/alert-channels') expect(retry.body.config.name).toBe(w.body.config!.name);
+      else expect(retry.body).toMatchObject(w.body);
     }
 
-    // Nothing was written twice: one variable and one channel per request.
-    const variables = await owner().get('/v1/variables?limit=100');
-    expect(Number(variables.headers.get('x-total-count'))).toBe(writes.length / 2);
-    const channels = await owner().get('/v1/alert-channels?limit=100');
-    expect(Number(channels.headers.get('x-total-count'))).toBe(writes.length / 2);
+    // Nothing was written twice: one variable, channel or group per request.
+    for (const path of ['/v1/variables', '/v1/alert-channels', '/v1/check-groups']) {
+      const list = await owner().get(`${path}?limit=100`);
+      expect(Number(list.headers.get('x-total-count')), path).toBe(writes.length / 3);
+    }
   }, 240_000);
 });

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { NotFoundError, ValidationError } from '#core';
 import {
   checkDecider,
@@ -15,6 +15,7 @@ import {
 import type { CheckGroupView, CheckView, ReadModels } from '#readmodels';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
+import { newId } from '../request-context.ts';
 import type { RuntimeCatalogue } from '../runtimes/catalogue.ts';
 
 /** 24 random bytes, URL-safe: the ping URL is the only credential a heartbeat needs. */
@@ -40,7 +41,7 @@ export class CheckService {
 
   async createCheck(access: Access, input: CheckInput) {
     await this.assertReferences(access, input);
-    const checkId = randomUUID();
+    const checkId = newId();
     const outcome = await this.commands.run(
       checkDecider,
       streamNames.check(checkId),
@@ -140,7 +141,7 @@ export class CheckService {
 
   async createGroup(access: Access, input: CheckGroupInput) {
     if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
-    const groupId = randomUUID();
+    const groupId = newId();
     const outcome = await this.commands.run(
       checkGroupDecider,
       streamNames.checkGroup(groupId),
