@@ -110,7 +110,11 @@ export function registerChecks(program: Command): void {
       if (body.name === undefined || body.checkType === undefined)
         throw new UsageError('A check needs --name and --type (or both in --data)');
       const created = (await ctx.client().json(checkSchema, 'POST', '/v1/checks', { body })) as Check;
-      ctx.out.result(created, () => ctx.out.print(`Created ${created.checkType} check ${created.name}: ${created.id}`));
+      ctx.out.result(created, () => {
+        ctx.out.print(`Created ${created.checkType} check ${created.name}: ${created.id}`);
+        const pingUrl = (created.heartbeat as { pingUrl?: string } | undefined)?.pingUrl;
+        if (pingUrl) ctx.out.print(`Ping URL (call it from your job): ${pingUrl}`);
+      });
     });
   example(
     create,
