@@ -10,13 +10,20 @@
  * Ceiling, same run: the same rows straight into ClickHouse over HTTP, 100,000 per INSERT
  * (JSONEachRow), sequential, no Vigil code in the way.
  *
+ * - direct: no HTTP. The bench produces the same records straight to Kafka (as internal
+ *   high-volume producers do), then ingestor → ClickHouse as above.
+ * --ingestors 1,2 runs the Kafka paths with that many ingestor processes in one consumer group.
+ *
  *   npm run bench -- ingest [--n 1000000] [--batch 10000] [--clients 4] [--checks 100]
- *                           [--paths ceiling,kafka,embedded] [--partitions 12] [--ingest-batch 5000] [--cpu-prof]
+ *                           [--paths ceiling,kafka,direct,embedded] [--partitions 12] [--ingest-batch 5000]
+ *                           [--ingestors 1,2] [--cpu-prof]
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import kafkajs from 'kafkajs';
 import { createDuckDbAnalyticsStore, createClickHouseAnalyticsStore, formatDateTime, toResultRow } from '#analytics';
+import { topics } from '#bus';
 import { createLogger } from '#core';
 import { benchConfig } from '../config.ts';
 import { freePort, repoRoot, spawnTs, waitForHttp } from '../support/processes.ts';
@@ -39,6 +46,8 @@ interface Options {
   /** KAFKA_TOPIC_PARTITIONS and VIGIL_INGEST_BATCH_SIZE for the kafka path; empty = the apps' defaults. */
   partitions: string;
   ingestBatch: string;
+  /** Ingestor processes in the consumer group (each its own process, as replicas run). */
+  ingestors: number;
 }
 
 interface PathResult {
@@ -90,6 +99,43 @@ async function send(o: Options, url: string, ingestKey: string, shape: Shape) {
   return { sentAt, ackedAt };
 }
 
+/**
+ * The path internal high-volume producers take: no HTTP, the same v1 records straight onto the
+ * topic (key = checkId), one produce per batch, `clients` in flight, with an idempotent producer.
+ */
+async function produce(o: Options, topic: string, shape: Shape) {
+  const kafka = new kafkajs.Kafka({
+    clientId: 'vigil-bench-producer',
+    brokers: benchConfig.kafkaBrokers.split(','),
+    logLevel: kafkajs.logLevel.NOTHING,
+  });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const batches = Math.ceil(o.n / o.batch);
+  const sentAt: number[] = new Array(batches);
+  const ackedAt: number[] = new Array(batches);
+  let next = 0;
+  try {
+    const sender = async () => {
+      while (next < batches) {
+        const b = next++;
+        const count = Math.min(o.batch, o.n - b * o.batch);
+        const messages = makeResults(shape, b * o.batch, count).map((result) => ({
+          key: result.checkId,
+          value: JSON.stringify(result),
+        }));
+        sentAt[b] = performance.now();
+        await producer.send({ topic, messages, acks: -1 });
+        ackedAt[b] = performance.now();
+      }
+    };
+    await Promise.all(Array.from({ length: o.clients }, sender));
+  } finally {
+    await producer.disconnect();
+  }
+  return { sentAt, ackedAt };
+}
+
 function summary(
   path: string,
   o: Options,
@@ -112,7 +158,7 @@ function summary(
   };
 }
 
-async function kafkaPath(o: Options): Promise<PathResult> {
+async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
   const suffix = runSuffix();
   const names = {
     database: `vigil_bench_ingest_${suffix}`,
@@ -130,24 +176,32 @@ async function kafkaPath(o: Options): Promise<PathResult> {
     ...(o.ingestBatch ? { VIGIL_INGEST_BATCH_SIZE: o.ingestBatch } : {}),
   };
   const vigil = await spawnVigil({ ...env, VIGIL_STANDALONE_APPS: 'api,projector' }, o.nodeArgs);
-  const opsPort = await freePort();
-  const ingestor = spawnTs(
-    'apps/ingestor/src/main.ts',
-    {
-      ...env,
-      DATA_DIR: vigil.dataDir,
-      PORT: String(opsPort),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
-    },
-    o.nodeArgs,
-  );
+  const ingestors = [];
+  for (let i = 0; i < o.ingestors; i++) {
+    const opsPort = await freePort();
+    const child = spawnTs(
+      'apps/ingestor/src/main.ts',
+      {
+        ...env,
+        DATA_DIR: vigil.dataDir,
+        PORT: String(opsPort),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
+      },
+      o.nodeArgs,
+    );
+    ingestors.push({ child, opsPort });
+  }
+  const ingestor = ingestors[0]!.child;
   try {
-    await waitForHttp(`http://127.0.0.1:${opsPort}/ready`, ingestor);
+    for (const { child, opsPort } of ingestors) await waitForHttp(`http://127.0.0.1:${opsPort}/ready`, child);
     const account = await createAccount(vigil.url, vigil.adminKey);
     const shape = shapeFor(o, account.accountId, await createChecks(account.owner, o.checks, ['eu-west-1']));
-    log(`kafka: API pid ${vigil.process.pid}, ingestor pid ${ingestor.pid}; sending ${o.n} results`);
+    const pids = ingestors.map(({ child }) => child.pid).join(', ');
+    log(
+      `kafka${direct ? ' (direct)' : ''}: API pid ${vigil.process.pid}, ingestor pids ${pids}; sending ${o.n} results`,
+    );
 
     const batches = Math.ceil(o.n / o.batch);
     const visibleAt: number[] = new Array(batches);
@@ -175,16 +229,19 @@ async function kafkaPath(o: Options): Promise<PathResult> {
         await sleep(100);
       }
     })();
-    const { sentAt, ackedAt } = await send(o, vigil.url, vigil.ingestKey, shape);
+    const { sentAt, ackedAt } = direct
+      ? await produce(o, `${names.topicPrefix}${topics.checkResults}`, shape)
+      : await send(o, vigil.url, vigil.ingestKey, shape);
     sending = false;
     log(`kafka: all accepted; waiting for ClickHouse`);
     await poll;
     const [final] = await clickhouseRows<{ n: number }>(
       `SELECT count() AS n FROM ${names.database}.check_results FINAL`,
     );
-    return summary('HTTP → Kafka → ingestor → ClickHouse', o, sentAt, ackedAt, visibleAt, Number(final?.n));
+    const path = `${direct ? 'producer' : 'HTTP'} → Kafka → ${o.ingestors} ingestor${o.ingestors > 1 ? 's' : ''} → ClickHouse`;
+    return summary(path, o, sentAt, ackedAt, visibleAt, Number(final?.n));
   } finally {
-    await ingestor.stop();
+    for (const { child } of ingestors) await child.stop();
     await vigil.stop();
     await cleanUp(names);
   }
@@ -268,6 +325,7 @@ export async function run(argv: string[]): Promise<void> {
       'cpu-prof': { type: 'boolean', default: false },
       partitions: { type: 'string', default: '' },
       'ingest-batch': { type: 'string', default: '' },
+      ingestors: { type: 'string', default: '1' },
     },
   });
   const profiles = join(repoRoot, 'bench', 'results', 'profiles');
@@ -279,6 +337,7 @@ export async function run(argv: string[]): Promise<void> {
     nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [],
     partitions: values.partitions,
     ingestBatch: values['ingest-batch'],
+    ingestors: 1,
   };
   printMachine();
   const paths = values.paths.split(',');
@@ -287,7 +346,11 @@ export async function run(argv: string[]): Promise<void> {
     log(`ceiling: ${o.n} rows straight into ClickHouse`);
     results.push(await ceiling(o, Number(values['ceiling-batch'])));
   }
-  if (paths.includes('kafka')) results.push(await kafkaPath(o));
+  // --ingestors 1,2 runs each Kafka path once per count: the "how cost grows" rows.
+  for (const ingestors of values.ingestors.split(',').map(Number)) {
+    if (paths.includes('kafka')) results.push(await kafkaPath({ ...o, ingestors }, false));
+    if (paths.includes('direct')) results.push(await kafkaPath({ ...o, ingestors }, true));
+  }
   if (paths.includes('embedded')) results.push(await embeddedPath(o));
 
   const top = results.find((r) => r.path.startsWith('ceiling'));

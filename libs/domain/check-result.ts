@@ -56,7 +56,12 @@ const count = z.number().int().nonnegative().max(1_000_000);
 
 const startedAtSchema = z.iso
   .datetime({ offset: true })
-  .overwrite((value) => new Date(value).toISOString())
+  // zod runs this even after the format check failed: an unparseable value must stay as it is
+  // (and be reported), not throw, or one bad record would fail its whole batch.
+  .overwrite((value) => {
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+  })
   .refine((value) => {
     const ms = Date.parse(value);
     return ms >= EARLIEST_START && ms < LATEST_START;

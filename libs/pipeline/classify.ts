@@ -1,4 +1,5 @@
-import { parseCheckResult, type CheckResult } from '#domain';
+import type { CheckResult } from '#domain';
+import { parseCheckResultFast } from './fast-check-result.ts';
 import type { CheckLookup } from './check-lookup.ts';
 
 export interface Rejection {
@@ -23,7 +24,7 @@ export async function classifyResults(raw: readonly unknown[], lookup: CheckLook
   const rejected: Rejection[] = [];
   raw.forEach((item, index) => {
     if (item instanceof ParseFailure) return rejected.push({ index, message: item.message });
-    const result = parseCheckResult(item);
+    const result = parseCheckResultFast(item);
     if (result.ok) parsed.push({ index, value: result.value });
     else rejected.push({ index, message: result.message });
   });

@@ -1,0 +1,91 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { checkResultJsonSchema, parseCheckResult, type CheckResult, type ParsedCheckResult } from '#domain';
+
+/**
+ * A compiled fast path for the check-results.v1 contract, for records that are already in the
+ * canonical form producers are asked to send (lower-case ids, startedAt as UTC with milliseconds,
+ * free text short and well-formed). ajv, compiled from the same JSON Schema the zod schema
+ * generates, accepts them without zod's per-field work; the handful of rules that schema cannot
+ * say (zod's refinements and rewrites) are checked here by hand. Anything else, valid or not,
+ * goes to zod, which stays the one source of accept/reject messages and of normalisation; so the
+ * fast path can only ever answer what zod answers (a differential test holds it to that).
+ */
+const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: false, useDefaults: false });
+const validate = ajv.compile(checkResultJsonSchema());
+
+const EARLIEST_START = Date.UTC(2000, 0, 1);
+const LATEST_START = Date.UTC(2100, 0, 1);
+const MAX_ERROR_MESSAGE = 4096;
+const MAX_STATUS_TEXT = 256;
+const MAX_URL = 2048;
+const WITH_STATUS = new Set(['API', 'URL']);
+const WITH_PAGES = new Set(['BROWSER', 'PLAYWRIGHT']);
+
+type Raw = Record<string, unknown> & {
+  id: string;
+  accountId: string;
+  checkId: string;
+  checkType: string;
+  startedAt: string;
+  runLocation: string;
+  errorMessage?: string;
+  statusCode?: number;
+  statusText?: string;
+  pages?: (Record<string, unknown> & { index: number; url: string })[];
+  heartbeat?: unknown;
+  ssl?: { domain: string };
+};
+
+// A lone UTF-16 surrogate is rewritten by zod (to U+FFFD): such a record is not canonical.
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const wellFormed = (value: string) => !loneSurrogate.test(value);
+const lowerCase = (value: string) => value === value.toLowerCase();
+const plain = (value: string | undefined, max: number) =>
+  value === undefined || (value.length <= max && wellFormed(value));
+
+/** True when zod would accept the (schema-valid) record and return it unchanged but for defaults. */
+function canonical(raw: Raw): boolean {
+  if (!lowerCase(raw.id) || !lowerCase(raw.accountId) || !lowerCase(raw.checkId)) return false;
+  const ms = Date.parse(raw.startedAt);
+  if (!(ms >= EARLIEST_START && ms < LATEST_START) || new Date(ms).toISOString() !== raw.startedAt) return false;
+  if (!wellFormed(raw.runLocation)) return false;
+  if (!plain(raw.errorMessage, MAX_ERROR_MESSAGE) || !plain(raw.statusText, MAX_STATUS_TEXT)) return false;
+  if (raw.ssl !== undefined && !wellFormed(raw.ssl.domain)) return false;
+  const type = raw.checkType;
+  if ((raw.statusCode !== undefined || raw.statusText !== undefined) && !WITH_STATUS.has(type)) return false;
+  if ((raw.heartbeat !== undefined) !== (type === 'HEARTBEAT')) return false;
+  if (raw.pages !== undefined) {
+    if (!WITH_PAGES.has(type)) return false;
+    const seen = new Set<number>();
+    for (const page of raw.pages) {
+      if (seen.has(page.index) || !plain(page.url, MAX_URL)) return false;
+      seen.add(page.index);
+    }
+  }
+  return true;
+}
+
+/** zod's output for a canonical record: the same fields with the defaults filled in. */
+function withDefaults(raw: Raw): CheckResult {
+  const out: Raw = { ...raw, isDegraded: raw.isDegraded ?? false, attempts: raw.attempts ?? 1 };
+  if (raw.pages !== undefined)
+    out.pages = raw.pages.map((page) => ({
+      ...page,
+      consoleErrors: page.consoleErrors ?? 0,
+      networkErrors: page.networkErrors ?? 0,
+      userScriptErrors: page.userScriptErrors ?? 0,
+      documentErrors: page.documentErrors ?? 0,
+    }));
+  return out as unknown as CheckResult;
+}
+
+/** Whether the compiled path answers for this input (zod answers for everything else). */
+export function takesFastPath(input: unknown): boolean {
+  return validate(input) && canonical(input as Raw);
+}
+
+/** Same answer as parseCheckResult, faster for canonical records. */
+export function parseCheckResultFast(input: unknown): ParsedCheckResult {
+  if (takesFastPath(input)) return { ok: true, value: withDefaults(input as Raw) };
+  return parseCheckResult(input);
+}
