@@ -11,6 +11,7 @@ let mine: ApiClient;
 let ids: Record<string, string>;
 
 const routes: { name: string; send: (client: ApiClient, id: string) => Promise<ApiResponse> }[] = [
+  { name: 'GET /v1/accounts/{id}', send: (c, id) => c.get(`/v1/accounts/${id}`) },
   { name: 'DELETE /v1/api-keys/{id} (a user key)', send: (c, id) => c.delete(`/v1/api-keys/${id}`) },
   { name: 'DELETE /v1/api-keys/{id} (a service key)', send: (c, id) => c.delete(`/v1/api-keys/${id}`) },
   { name: 'PATCH /v1/users/{id}', send: (c, id) => c.patch(`/v1/users/${id}`, { role: 'READ_ONLY' }) },
@@ -46,6 +47,7 @@ describe('existence is private: a foreign id answers like an unknown one', () =>
     const group = await theirs.post('/v1/check-groups', { name: 'g' });
     const channel = await theirs.post('/v1/alert-channels', { config: { name: 'c', url: 'https://example.com/h' } });
     ids = {
+      'GET /v1/accounts/{id}': b.accountId,
       'DELETE /v1/api-keys/{id} (a user key)': userKey.body.id,
       'DELETE /v1/api-keys/{id} (a service key)': serviceKey.body.id,
       'PATCH /v1/users/{id}': b.ownerId,

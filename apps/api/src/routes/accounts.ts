@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ForbiddenError, NotFoundError } from '#core';
+import { NotFoundError } from '#core';
 import { accountDecider, accountUpdateInputSchema, planSchema, streamNames, type AccountCommand } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import type { Principal } from '../access.ts';
@@ -101,13 +101,15 @@ export function accountRoutes(app: FastifyInstance, services: ApiServices): void
       tags,
       summary: 'One account this key can access',
       params: z.object({ accountId: z.string() }),
-      response: { 200: accountJsonSchema, ...errorResponses(401, 403, 429) },
+      response: { 200: accountJsonSchema, ...errorResponses(401, 403, 404, 429) },
     },
     handler: async (request) => {
+      // Existence is private: an account this key cannot access answers exactly like an unknown one.
       const ids = await accessibleAccountIds(request.principal, services);
-      if (!ids.includes(request.params.accountId)) throw new ForbiddenError('This key has no access to that account');
-      const account = await services.readModels.account(request.params.accountId);
-      if (!account) throw new ForbiddenError('This key has no access to that account');
+      const account = ids.includes(request.params.accountId)
+        ? await services.readModels.account(request.params.accountId)
+        : null;
+      if (!account) throw new NotFoundError(`Account ${request.params.accountId} not found`);
       return accountJson(account);
     },
   });

@@ -93,22 +93,35 @@ export class IdentityService {
     // Minted before the look-up, so a retried request derives the same ids in the same order.
     const userId = newId();
     const reservation = await this.commands.load(userEmailDecider, streamNames.userEmail(email));
-    if (reservation.state.reservedBy) return { userId: reservation.state.reservedBy, email, created: false };
-    try {
-      await this.commands.run(
-        userEmailDecider,
-        streamNames.userEmail(email),
-        (): UserEmailCommand => ({ type: 'ReserveEmail', email, userId, now: this.commands.now(), actor }),
-        { accountId, actor },
-      );
-    } catch (error) {
-      // Another request registered this email a moment ago: use that user.
-      if (error instanceof ConcurrencyError || error instanceof ConflictError) {
-        const winner = await this.commands.load(userEmailDecider, streamNames.userEmail(email));
-        if (winner.state.reservedBy) return { userId: winner.state.reservedBy, email, created: false };
+    const reservedBy = reservation.state.reservedBy;
+    // Reserved under this very id: an earlier run of this idempotent request created the user; finish it.
+    if (reservedBy && reservedBy !== userId) return { userId: reservedBy, email, created: false };
+    if (!reservedBy) {
+      try {
+        await this.commands.run(
+          userEmailDecider,
+          streamNames.userEmail(email),
+          (): UserEmailCommand => ({ type: 'ReserveEmail', email, userId, now: this.commands.now(), actor }),
+          { accountId, actor },
+        );
+      } catch (error) {
+        // Another request registered this email a moment ago: use that user.
+        if (error instanceof ConcurrencyError || error instanceof ConflictError) {
+          const winner = await this.commands.load(userEmailDecider, streamNames.userEmail(email));
+          if (winner.state.reservedBy) return { userId: winner.state.reservedBy, email, created: false };
+        }
+        throw error;
       }
-      throw error;
     }
+    return this.registerUser(email, userId, actor, accountId);
+  }
+
+  private async registerUser(
+    email: string,
+    userId: string,
+    actor: string,
+    accountId: string,
+  ): Promise<{ userId: string; email: string; created: boolean }> {
     await this.commands.run(
       userDecider,
       streamNames.user(userId),
