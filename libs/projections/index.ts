@@ -1,3 +1,12 @@
 export type { Projection, ReadView } from './projection.ts';
-export { ProjectionRunner, readCheckpoint, checkpointKey, type ProjectionRunnerOptions } from './runner.ts';
+export {
+  ProjectionRunner,
+  readCheckpoint,
+  checkpointKey,
+  checkpointStoreKey,
+  leaseKey,
+  rebuildCommand,
+  StoreMismatchError,
+  type ProjectionRunnerOptions,
+} from './runner.ts';
 export { createCheckpointWaiter } from './waiter.ts';

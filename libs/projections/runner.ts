@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Gauge, type Registry } from 'prom-client';
-import { sleep, type Logger } from '#core';
+import { ConflictError, sleep, type Logger } from '#core';
 import type { EventStore, RecordedEvent } from '#eventstore';
 import type { StateStore } from '#statestore';
 import { BatchOverlay } from './overlay.ts';
@@ -18,12 +18,19 @@ export interface ProjectionRunnerOptions {
   batchSize?: number;
   /** Longest a partial batch waits for more events before it is written (default 5 ms). */
   flushMs?: number;
-  /** Lease that keeps replicas from applying the same events at once (default 10 s). */
+  /**
+   * Lease that keeps replicas from applying the same events at once (default 3 s). The holder
+   * renews it every sixth of that, so a crashed holder blocks a successor for at most this long.
+   */
   leaseTtlMs?: number;
+  /** Called when the loop stops for good (its read models belong to another event store). */
+  onFatal?: (error: Error) => void;
 }
 
 export const checkpointKey = (name: string) => `projection:${name}:checkpoint`;
-const leaseKey = (name: string) => `projection:${name}:lease`;
+/** The identity of the event store the checkpoint counts positions of; written with the checkpoint. */
+export const checkpointStoreKey = (name: string) => `projection:${name}:store`;
+export const leaseKey = (name: string) => `projection:${name}:lease`;
 
 export async function readCheckpoint(stateStore: StateStore, name: string): Promise<bigint> {
   const raw = await stateStore.get(checkpointKey(name));
@@ -47,11 +54,13 @@ export class ProjectionRunner {
   private loop: Promise<void> | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
   private lagGauge: Gauge | undefined;
+  private storeIdentity: string | undefined;
+  private fatal: Error | undefined;
 
   constructor(private readonly options: ProjectionRunnerOptions) {
     this.batchSize = options.batchSize ?? 500;
     this.flushMs = options.flushMs ?? 5;
-    this.leaseTtlMs = options.leaseTtlMs ?? 10_000;
+    this.leaseTtlMs = options.leaseTtlMs ?? 3_000;
     this.log = options.log.child({ component: 'projection-runner', projection: options.name });
     if (options.metrics) {
       this.lagGauge = new Gauge({
@@ -65,6 +74,54 @@ export class ProjectionRunner {
 
   get checkpoint(): bigint {
     return this.position;
+  }
+
+  /** Why the runner stopped for good, if it did. */
+  get failure(): Error | undefined {
+    return this.fatal;
+  }
+
+  /**
+   * Checks that the read models belong to this event store: the checkpoint must have been written
+   * against this store's identity, and must not be past the store's head. Otherwise positions mean
+   * other events (a new, replaced or restored store), and continuing would silently skip them.
+   * Throws StoreMismatchError naming both identities and the rebuild command.
+   */
+  async verifyStore(): Promise<void> {
+    const { stateStore, eventStore, name } = this.options;
+    const [checkpoint, recorded, identity, head] = await Promise.all([
+      readCheckpoint(stateStore, name),
+      stateStore.get(checkpointStoreKey(name)),
+      eventStore.identity(),
+      eventStore.headPosition(),
+    ]);
+    this.storeIdentity = identity;
+    if (checkpoint === 0n) return;
+    if (recorded !== null && recorded !== identity) {
+      throw new StoreMismatchError(
+        `Read models of projection ${name} (checkpoint ${checkpoint}) were built from event store ${recorded}, ` +
+          `but this event store is ${identity}. Refusing to continue, which would skip this store's first ` +
+          `${checkpoint} positions. Rebuild them from this store: stop every projector, then run ${rebuildCommand}.`,
+        { projection: name, checkpoint: checkpoint.toString(), checkpointStore: recorded, eventStore: identity },
+      );
+    }
+    if (head < checkpoint) {
+      throw new StoreMismatchError(
+        `Read models of projection ${name} are at position ${checkpoint}, past the head (${head}) of event store ` +
+          `${identity}${recorded === null ? ' (their checkpoint names no store)' : ''}: the store was replaced ` +
+          `or restored from an older backup. Refusing to continue. Rebuild them from this store: stop every ` +
+          `projector, then run ${rebuildCommand}.`,
+        {
+          projection: name,
+          checkpoint: checkpoint.toString(),
+          head: head.toString(),
+          checkpointStore: recorded,
+          eventStore: identity,
+        },
+      );
+    }
+    if (recorded === null)
+      this.log.warn({ eventStore: identity }, 'checkpoint names no event store; adopting this one');
   }
 
   start(): void {
@@ -82,6 +139,10 @@ export class ProjectionRunner {
     clearInterval(this.lagTimer);
     await this.loop;
     this.loop = undefined;
+    await this.releaseLease();
+  }
+
+  private async releaseLease(): Promise<void> {
     if ((await this.options.stateStore.get(leaseKey(this.options.name)).catch(() => null)) === this.instanceId) {
       await this.options.stateStore.del(leaseKey(this.options.name)).catch(() => undefined);
     }
@@ -104,8 +165,21 @@ export class ProjectionRunner {
     while (!signal.aborted) {
       try {
         if (!(await this.acquireLease())) {
-          await sleep(this.leaseTtlMs / 3, signal);
+          await sleep(this.leaseTtlMs / 6, signal);
           continue;
+        }
+        try {
+          await this.verifyStore();
+        } catch (error) {
+          if (!(error instanceof StoreMismatchError)) throw error;
+          this.fatal = error;
+          this.log.error(
+            { err: error, ...error.details },
+            'projection stopped: read models belong to another event store',
+          );
+          await this.releaseLease();
+          this.options.onFatal?.(error);
+          return;
         }
         this.position = await readCheckpoint(this.options.stateStore, this.options.name);
         this.notify();
@@ -123,6 +197,8 @@ export class ProjectionRunner {
     const inner = new AbortController();
     const stopInner = () => inner.abort();
     outer.addEventListener('abort', stopInner, { once: true });
+    // Stopped while the lease and checkpoint were being read: an aborted signal fires no listener.
+    if (outer.aborted) inner.abort();
     const renew = setInterval(() => {
       void this.renewLease().then((held) => {
         if (!held) {
@@ -130,7 +206,7 @@ export class ProjectionRunner {
           inner.abort();
         }
       });
-    }, this.leaseTtlMs / 3);
+    }, this.leaseTtlMs / 6);
     const events = this.options.eventStore
       .subscribeToAll({ fromPosition: this.position, signal: inner.signal })
       [Symbol.asyncIterator]();
@@ -166,9 +242,11 @@ export class ProjectionRunner {
   }
 
   private async commit(overlay: BatchOverlay, position: bigint): Promise<void> {
+    const identity = this.storeIdentity ?? (this.storeIdentity = await this.options.eventStore.identity());
     await this.options.stateStore.write([
       ...overlay.ops,
       { op: 'set', key: checkpointKey(this.options.name), value: position.toString() },
+      { op: 'set', key: checkpointStoreKey(this.options.name), value: identity },
     ]);
     this.position = position;
     this.notify();
@@ -190,9 +268,12 @@ export class ProjectionRunner {
   private async renewLease(): Promise<boolean> {
     try {
       const store = this.options.stateStore;
-      const holder = await store.get(leaseKey(this.options.name));
-      if (holder !== null && holder !== this.instanceId) return false;
-      await store.set(leaseKey(this.options.name), this.instanceId, { ttlMs: this.leaseTtlMs });
+      const key = leaseKey(this.options.name);
+      const holder = await store.get(key);
+      // Expired under us (a stalled event loop): only take it back if nobody else did meanwhile.
+      if (holder === null) return store.setIfAbsent(key, this.instanceId, { ttlMs: this.leaseTtlMs });
+      if (holder !== this.instanceId) return false;
+      await store.set(key, this.instanceId, { ttlMs: this.leaseTtlMs });
       return true;
     } catch (error) {
       this.log.warn({ err: error }, 'lease renewal failed');
@@ -207,6 +288,16 @@ export class ProjectionRunner {
     } catch {
       // The next tick tries again; lag is informational.
     }
+  }
+}
+
+export const rebuildCommand = 'npm run projections:rebuild';
+
+/** The read models' checkpoint counts positions of another event store (or of a longer history). */
+export class StoreMismatchError extends ConflictError {
+  override readonly code = 'EVENT_STORE_MISMATCH';
+  constructor(message: string, details: Record<string, string | null>) {
+    super(message, { details });
   }
 }
 

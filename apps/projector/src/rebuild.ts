@@ -1,6 +1,6 @@
 import { ConflictError, type Logger } from '#core';
 import type { Platform } from '#platform';
-import { checkpointKey, ProjectionRunner } from '#projections';
+import { checkpointKey, checkpointStoreKey, leaseKey, ProjectionRunner } from '#projections';
 import { controlPlaneProjection, READ_MODEL_PREFIX } from '#readmodels';
 import { CONTROL_PLANE } from './projector.ts';
 
@@ -15,12 +15,15 @@ export async function rebuildReadModels(
 ): Promise<{ events: bigint; ms: number }> {
   const started = Date.now();
   const { stateStore, eventStore } = platform;
-  if (!options.force && (await stateStore.get(`projection:${CONTROL_PLANE}:lease`)) !== null) {
+  if (!options.force && (await stateStore.get(leaseKey(CONTROL_PLANE))) !== null) {
     throw new ConflictError('A projector is running (it holds the lease); stop it first, or pass --force');
   }
-  await stateStore.del(`projection:${CONTROL_PLANE}:lease`);
+  await stateStore.del(leaseKey(CONTROL_PLANE));
   const cleared = await stateStore.deletePrefix(READ_MODEL_PREFIX);
-  await stateStore.del(checkpointKey(CONTROL_PLANE));
+  await stateStore.write([
+    { op: 'del', key: checkpointKey(CONTROL_PLANE) },
+    { op: 'del', key: checkpointStoreKey(CONTROL_PLANE) },
+  ]);
   log.info({ cleared }, 'read models cleared; replaying from position zero');
   const head = await eventStore.headPosition();
   const runner = new ProjectionRunner({

@@ -1,6 +1,7 @@
 import { createLogger, Lifecycle, type Logger } from '#core';
 import { createMetricsRegistry } from '#http';
 import { createPlatform, type Platform } from '#platform';
+import { startStatusConsumer } from '#readmodels';
 import { startApi, version, type RunningApi } from '../../api/index.ts';
 import { startAlerter } from '../../alerter/index.ts';
 import { startDispatcher } from '../../dispatcher/index.ts';
@@ -39,12 +40,15 @@ export async function startStandalone(
     });
     await ensureAdminKey(platform.stateStore, config.VIGIL_ADMIN_KEY, log);
     const apps = new Set(config.VIGIL_STANDALONE_APPS);
-    const projector = apps.has('projector') ? startProjector({ platform, log, lifecycle, metrics }) : undefined;
+    const projector = apps.has('projector') ? await startProjector({ platform, log, lifecycle, metrics }) : undefined;
     // On the embedded bus the API writes DuckDB itself; with Kafka the ingestor does it.
     if (apps.has('ingestor') && platform.adapters.messageBus === 'kafka') {
       await startIngestor({ platform, log, lifecycle, metrics, batchSize: config.VIGIL_INGEST_BATCH_SIZE });
     }
-    if (apps.has('alerter')) await startAlerter({ platform, log, lifecycle, metrics });
+    if (apps.has('alerter')) {
+      await startAlerter({ platform, log, lifecycle, metrics });
+      await startStatusConsumer({ ...platform, bus: platform.bus!, log, lifecycle });
+    }
     if (apps.has('dispatcher'))
       await startDispatcher({ platform, config, log, lifecycle, metrics, userAgent: `Vigil/${version}` });
     const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics });
