@@ -12,6 +12,8 @@ import { variableDecider } from './variable/variable.ts';
 import { checkDecider } from './check/check.ts';
 import { checkGroupDecider } from './check-group/check-group.ts';
 import { alertChannelDecider } from './alert-channel/alert-channel.ts';
+import { statusPageDecider } from './status-page/status-page.ts';
+import { statusPageSlugDecider } from './status-page/status-page-slug.ts';
 
 const now = '2025-01-02T03:04:05.000Z';
 const base = { now, actor: 'u-1' };
@@ -99,6 +101,27 @@ function lifeOfEveryAggregate(): DomainEvent[] {
         channel: { ...channel, config: { ...channel.config, webhookSecret: undefined } },
       },
       { ...scope, type: 'DeleteAlertChannel', channelId },
+    ]),
+    ...run(statusPageSlugDecider, [
+      { ...base, type: 'ReserveStatusPageSlug', slug: 'acme', pageId: channelId },
+      { ...base, type: 'ReleaseStatusPageSlug', slug: 'acme', pageId: channelId },
+    ]),
+    ...run(statusPageDecider, [
+      {
+        ...scope,
+        type: 'CreateStatusPage',
+        pageId: channelId,
+        page: { slug: 'acme', title: 'Acme', checkIds: [checkId] },
+        knownCheckIds: [checkId],
+      },
+      {
+        ...scope,
+        type: 'UpdateStatusPage',
+        pageId: channelId,
+        page: { slug: 'acme', title: 'Acme status', checkIds: [] },
+        knownCheckIds: [],
+      },
+      { ...scope, type: 'DeleteStatusPage', pageId: channelId },
     ]),
   ];
 }

@@ -8,6 +8,8 @@ import { variableEvents, type VariableEvent } from './variable/variable.ts';
 import { checkEvents, type CheckEvent } from './check/check.ts';
 import { checkGroupEvents, type CheckGroupEvent } from './check-group/check-group.ts';
 import { alertChannelEvents, type AlertChannelEvent } from './alert-channel/alert-channel.ts';
+import { statusPageEvents, type StatusPageEvent } from './status-page/status-page.ts';
+import { statusPageSlugEvents, type StatusPageSlugEvent } from './status-page/status-page-slug.ts';
 
 export type DomainEvent =
   | AccountEvent
@@ -17,7 +19,9 @@ export type DomainEvent =
   | VariableEvent
   | CheckEvent
   | CheckGroupEvent
-  | AlertChannelEvent;
+  | AlertChannelEvent
+  | StatusPageEvent
+  | StatusPageSlugEvent;
 
 export type DomainEventType = DomainEvent['type'];
 
@@ -31,6 +35,8 @@ export const eventSchemas = {
   ...checkEvents.data,
   ...checkGroupEvents.data,
   ...alertChannelEvents.data,
+  ...statusPageEvents.data,
+  ...statusPageSlugEvents.data,
 } satisfies Record<DomainEventType, z.ZodType>;
 
 export function isDomainEventType(type: string): type is DomainEventType {

@@ -28,3 +28,5 @@ export * from './check-group/check-group.ts';
 export * from './alert-channel/alert-channel-schema.ts';
 export * from './alert-channel/alert-channel.ts';
 export * from './check-result.ts';
+export * from './status-page/status-page.ts';
+export * from './status-page/status-page-slug.ts';

@@ -9,4 +9,7 @@ export const streamNames = {
   check: (checkId: string): string => `check-${checkId}`,
   checkGroup: (groupId: string): string => `check-group-${groupId}`,
   alertChannel: (channelId: string): string => `alert-channel-${channelId}`,
+  statusPage: (pageId: string): string => `status-page-${pageId}`,
+  /** Reservation stream that makes a status-page slug unique across accounts. */
+  statusPageSlug: (slug: string): string => `status-page-slug-${slug}`,
 } as const;

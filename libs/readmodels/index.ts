@@ -13,3 +13,15 @@ export {
 } from './reader.ts';
 export { keys as readModelKeys, READ_MODEL_PREFIX } from './keys.ts';
 export { resolveRunVariables, type RunVariables } from './run-variables.ts';
+export { StatusPageReads, type StatusPageView } from './status-pages.ts';
+export {
+  CheckStatusReads,
+  checkStatusSchema,
+  foldStatus,
+  statusOps,
+  alertOps,
+  statusKeys,
+  STATUS_PREFIX,
+  type CheckStatus,
+} from './check-status.ts';
+export { startStatusConsumer, STATUS_GROUP } from './status-consumer.ts';

@@ -45,6 +45,17 @@ export function indexOps(
       return channelOps(id, before, after);
     case 'account':
       return [];
+    case 'status-page':
+      return membership(
+        keys.accountStatusPages(String(after.accountId)),
+        id,
+        ms(after.createdAt),
+        after.status === 'active',
+      );
+    case 'status-page-slug':
+      return typeof after.reservedBy === 'string'
+        ? [{ op: 'set', key: keys.statusPageBySlug(id), value: after.reservedBy }]
+        : [{ op: 'del', key: keys.statusPageBySlug(id) }];
   }
 }
 

@@ -16,7 +16,18 @@ export const keys = {
   checkChannels: (checkId: string) => `rm:check-channels:${checkId}`,
   groupChannels: (groupId: string) => `rm:group-channels:${groupId}`,
   heartbeatToken: (token: string) => `rm:heartbeat-token:${token}`,
+  accountStatusPages: (accountId: string) => `rm:account-status-pages:${accountId}`,
+  statusPageBySlug: (slug: string) => `rm:status-page-by-slug:${slug}`,
 };
 
 export type Aggregate =
-  'account' | 'user' | 'user-email' | 'api-key' | 'variable' | 'check' | 'check-group' | 'alert-channel';
+  | 'account'
+  | 'user'
+  | 'user-email'
+  | 'api-key'
+  | 'variable'
+  | 'check'
+  | 'check-group'
+  | 'alert-channel'
+  | 'status-page'
+  | 'status-page-slug';

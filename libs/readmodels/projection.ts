@@ -5,6 +5,8 @@ import {
   checkDecider,
   checkGroupDecider,
   parseEvent,
+  statusPageDecider,
+  statusPageSlugDecider,
   userDecider,
   userEmailDecider,
   variableDecider,
@@ -20,6 +22,8 @@ import { indexOps } from './indexes.ts';
 const streamPrefixes: [string, Aggregate][] = (
   [
     ['alert-channel-', 'alert-channel'],
+    ['status-page-slug-', 'status-page-slug'],
+    ['status-page-', 'status-page'],
     ['check-group-', 'check-group'],
     ['user-email-', 'user-email'],
     ['api-key-', 'api-key'],
@@ -40,6 +44,8 @@ const deciders: Record<Aggregate, Decider<unknown, unknown, unknown>> = {
   check: checkDecider,
   'check-group': checkGroupDecider,
   'alert-channel': alertChannelDecider,
+  'status-page': statusPageDecider,
+  'status-page-slug': statusPageSlugDecider,
 } as unknown as Record<Aggregate, Decider<unknown, unknown, unknown>>;
 
 export function aggregateOf(stream: string): { aggregate: Aggregate; id: string } | undefined {

@@ -15,6 +15,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { checkRoutes } from './routes/checks.ts';
 import { checkResultRoutes } from './routes/check-results.ts';
 import { checkRunRoutes } from './routes/check-runs.ts';
+import { consoleRoutes } from './routes/console.ts';
 import { pingRoutes } from './routes/ping.ts';
 import { runtimeRoutes } from './routes/runtimes.ts';
 import { userRoutes } from './routes/users.ts';
@@ -79,5 +80,6 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   checkRunRoutes(app, { runs: deps.runs, checks: deps.services.checks });
   pingRoutes(app, deps.heartbeats);
   alertChannelRoutes(app, { services: deps.services, ...deps.alerting });
+  consoleRoutes(app, { services: deps.services, platform: deps.platform, log: deps.log });
   return app;
 }

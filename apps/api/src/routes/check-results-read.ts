@@ -1,0 +1,117 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { parseInstant, type AnalyticsStore } from '#analytics';
+import { NotFoundError, ValidationError } from '#core';
+import { errorResponses, zodRoutes } from '#http';
+import type { ReadModels } from '#readmodels';
+import { readRun, readRuns } from '../console/runs-query.ts';
+
+const n = z.number().nullable();
+export const runJsonSchema = z
+  .object({
+    id: z.string(),
+    startedAt: z.string(),
+    runLocation: z.string(),
+    hasFailures: z.boolean(),
+    isDegraded: z.boolean(),
+    responseTime: z.number(),
+    attempts: z.number().int(),
+    errorMessage: z.string().nullable(),
+    statusCode: n,
+    statusText: z.string().nullable(),
+    timings: z.record(z.string(), n),
+    heartbeatStatus: z.string().nullable(),
+    ssl: z.object({ daysRemaining: z.number(), domain: z.string().nullable() }).nullable(),
+    pages: z.array(
+      z.object({
+        index: z.number(),
+        url: z.string(),
+        TTFB: n,
+        FCP: n,
+        LCP: n,
+        CLS: n,
+        TBT: n,
+        consoleErrors: z.number(),
+        networkErrors: z.number(),
+      }),
+    ),
+  })
+  .meta({ id: 'CheckRunResult' });
+
+const querySchema = z.object({
+  from: z.string().optional().describe('Unix seconds or ISO 8601, inclusive'),
+  to: z.string().optional().describe('Unix seconds or ISO 8601, exclusive'),
+  location: z.string().min(1).max(64).optional(),
+  hasFailures: z.enum(['true', 'false']).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+  cursor: z.string().max(200).optional().describe('nextCursor of the previous page'),
+});
+
+function instant(name: string, value: string | undefined): Date | undefined {
+  return value === undefined ? undefined : parseInstant(value, name);
+}
+
+/** Raw runs of a check from the analytics store, and one run by id (the console's run view, RESULT_LINK). */
+export function checkResultReadRoutes(
+  app: FastifyInstance,
+  deps: { readModels: ReadModels; analytics: AnalyticsStore },
+): void {
+  const routes = zodRoutes(app);
+  const ownCheck = async (accountId: string, checkId: string) => {
+    const found = await deps.readModels.check(checkId);
+    if (found === null || found.accountId !== accountId) throw new NotFoundError(`Check ${checkId} not found`);
+    return found.check;
+  };
+
+  routes.get('/v1/check-results/:checkId', {
+    config: { access: { minRole: 'READ_ONLY' } },
+    schema: {
+      tags: ['check results'],
+      summary: 'Raw runs of a check, newest first, with cursor pagination',
+      params: z.object({ checkId: z.string().max(64) }),
+      querystring: querySchema,
+      response: {
+        200: z.object({ items: z.array(runJsonSchema), nextCursor: z.string().nullable() }),
+        ...errorResponses(400, 401, 403, 404, 429),
+      },
+    },
+    handler: async (request) => {
+      const access = request.access!;
+      const check = await ownCheck(access.accountId, request.params.checkId);
+      const q = request.query;
+      const from = instant('from', q.from);
+      const to = instant('to', q.to);
+      if (from && to && from >= to) throw new ValidationError('to: must be after from');
+      return readRuns(deps.analytics, {
+        accountId: access.accountId,
+        checkId: check.id,
+        from,
+        to,
+        location: q.location,
+        hasFailures: q.hasFailures === undefined ? undefined : q.hasFailures === 'true',
+        cursor: q.cursor,
+        limit: q.limit,
+      });
+    },
+  });
+
+  routes.get('/v1/check-results/:checkId/:resultId', {
+    config: { access: { minRole: 'READ_ONLY' } },
+    schema: {
+      tags: ['check results'],
+      summary: 'One run of a check: timings, error, SSL and pages',
+      params: z.object({ checkId: z.string().max(64), resultId: z.string().max(64) }),
+      response: { 200: runJsonSchema, ...errorResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => {
+      const access = request.access!;
+      const check = await ownCheck(access.accountId, request.params.checkId);
+      const resultId = request.params.resultId.toLowerCase();
+      const notFound = new NotFoundError(`Result ${request.params.resultId} not found`);
+      if (!/^[0-9a-f-]{36}$/.test(resultId)) throw notFound;
+      const run = await readRun(deps.analytics, { accountId: access.accountId, checkId: check.id, resultId });
+      if (!run) throw notFound;
+      return run;
+    },
+  });
+}

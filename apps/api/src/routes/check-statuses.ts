@@ -1,0 +1,132 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AnalyticsStore } from '#analytics';
+import { NotFoundError } from '#core';
+import { alertEventSchema } from '#alerting';
+import { errorResponses, zodRoutes } from '#http';
+import { CheckStatusReads, type ReadModels } from '#readmodels';
+import type { StateStore } from '#statestore';
+import { readSummaries, type CheckSummary } from '../console/summary-query.ts';
+import { pageQuerySchema } from './schemas.ts';
+
+export interface ConsoleReadDeps {
+  readModels: ReadModels;
+  stateStore: StateStore;
+  analytics: AnalyticsStore | undefined;
+  now?: () => Date;
+}
+
+const SUMMARY_TTL_MS = 30_000;
+
+export const checkStatusJsonSchema = z
+  .object({
+    checkId: z.string(),
+    name: z.string(),
+    checkType: z.string(),
+    hasFailures: z.boolean(),
+    hasErrors: z.boolean(),
+    isDegraded: z.boolean(),
+    longestRun: z.number().nullable().describe('ms, the slowest run seen'),
+    shortestRun: z.number().nullable().describe('ms, the fastest run seen'),
+    lastRunLocation: z.string().nullable(),
+    lastCheckRunId: z.string().nullable(),
+    lastRunAt: z.string().nullable(),
+    lastResponseTime: z.number().nullable(),
+    sslDaysRemaining: z.number().int().nullable(),
+    created_at: z.string(),
+    updated_at: z.string().nullable(),
+    availability24h: z.number().nullable().optional().describe('with=summary24h only: % passing runs in 24 h'),
+    p95Sparkline: z
+      .array(z.number().nullable())
+      .optional()
+      .describe('with=summary24h only: hourly p95 response time (ms), oldest first'),
+  })
+  .meta({ id: 'CheckStatus' });
+
+export const checkAlertJsonSchema = alertEventSchema.meta({ id: 'CheckAlert' });
+
+/**
+ * Current status per check (from the check-status read model) and alert history (from the alert
+ * events). Checks with no run yet have no status, as in Checkly.
+ */
+export function checkStatusRoutes(app: FastifyInstance, deps: ConsoleReadDeps): void {
+  const routes = zodRoutes(app);
+  const statuses = new CheckStatusReads(deps.stateStore);
+  const now = deps.now ?? (() => new Date());
+  const read = { access: { minRole: 'READ_ONLY' as const } };
+
+  const summaries = async (accountId: string): Promise<Map<string, CheckSummary>> => {
+    if (!deps.analytics) return new Map();
+    const key = `console-cache:summary24h:${accountId}`;
+    const cached = await deps.stateStore.get(key);
+    if (cached !== null) return new Map(JSON.parse(cached) as [string, CheckSummary][]);
+    const fresh = await readSummaries(deps.analytics, accountId, now());
+    await deps.stateStore.set(key, JSON.stringify([...fresh]), { ttlMs: SUMMARY_TTL_MS });
+    return fresh;
+  };
+
+  routes.get('/v1/check-statuses', {
+    config: read,
+    schema: {
+      tags: ['check status'],
+      summary: 'The current status of every check in the account that has run, in one request',
+      querystring: z.object({
+        with: z
+          .enum(['summary24h'])
+          .optional()
+          .describe('summary24h adds 24 h availability and an hourly p95 sparkline (one analytics query, cached 30 s)'),
+      }),
+      response: { 200: z.array(checkStatusJsonSchema), ...errorResponses(400, 401, 403, 429) },
+    },
+    handler: async (request) => {
+      const accountId = request.access!.accountId;
+      const [checks, byCheck, summary] = await Promise.all([
+        deps.readModels.checks(accountId),
+        statuses.statuses(accountId),
+        request.query.with === 'summary24h' ? summaries(accountId) : Promise.resolve(null),
+      ]);
+      return checks.flatMap(({ check }) => {
+        const status = byCheck.get(check.id);
+        if (!status) return [];
+        const extra = summary ? (summary.get(check.id) ?? { availability24h: null, p95Sparkline: [] }) : {};
+        return [{ ...status, name: check.name, checkType: check.checkType, ...extra }];
+      });
+    },
+  });
+
+  const alertList = z.object({ items: z.array(checkAlertJsonSchema), total: z.number().int() });
+  routes.get('/v1/check-alerts', {
+    config: read,
+    schema: {
+      tags: ['check status'],
+      summary: 'Alert history of the account, newest first',
+      querystring: pageQuerySchema,
+      response: { 200: alertList, ...errorResponses(400, 401, 403, 429) },
+    },
+    handler: async (request, reply) => {
+      const page = await statuses.alerts({ accountId: request.access!.accountId }, request.query);
+      void reply.header('x-total-count', String(page.total));
+      return page;
+    },
+  });
+
+  routes.get('/v1/check-alerts/:checkId', {
+    config: read,
+    schema: {
+      tags: ['check status'],
+      summary: "One check's alert history, newest first",
+      params: z.object({ checkId: z.string().max(64) }),
+      querystring: pageQuerySchema,
+      response: { 200: alertList, ...errorResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request, reply) => {
+      const accountId = request.access!.accountId;
+      const found = await deps.readModels.check(request.params.checkId);
+      if (found === null || found.accountId !== accountId)
+        throw new NotFoundError(`Check ${request.params.checkId} not found`);
+      const page = await statuses.alerts({ accountId, checkId: found.check.id }, request.query);
+      void reply.header('x-total-count', String(page.total));
+      return page;
+    },
+  });
+}

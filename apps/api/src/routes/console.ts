@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from '#core';
+import type { Platform } from '#platform';
+import type { ApiServices } from '../services/index.ts';
+import { EventHub } from '../console/event-hub.ts';
+import { PublicStatusPages } from '../console/public-status.ts';
+import { StatusPageService } from '../console/status-page-service.ts';
+import { checkResultReadRoutes } from './check-results-read.ts';
+import { checkStatusRoutes } from './check-statuses.ts';
+import { eventRoutes } from './events.ts';
+import { publicStatusRoutes } from './public-status.ts';
+import { statusPageRoutes } from './status-pages.ts';
+import { webRoutes } from './web.ts';
+
+/** What the console needs beyond the control plane: statuses, alerts, runs, live events, status pages, the app. */
+export function consoleRoutes(app: FastifyInstance, deps: { services: ApiServices; platform: Platform; log: Logger }) {
+  const { readModels, stateStore, commands } = deps.services;
+  const analytics = deps.platform.analytics;
+  checkStatusRoutes(app, { readModels, stateStore, analytics });
+  const hub = new EventHub(stateStore, deps.log.child({ component: 'events' }));
+  app.addHook('onClose', async () => hub.close());
+  eventRoutes(app, { hub });
+  statusPageRoutes(app, new StatusPageService(commands, readModels, stateStore));
+  if (analytics) {
+    checkResultReadRoutes(app, { readModels, analytics });
+    publicStatusRoutes(app, new PublicStatusPages({ readModels, stateStore, analytics, log: deps.log }));
+  }
+  webRoutes(app);
+}

@@ -1,0 +1,77 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+
+export const WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  immutable: boolean;
+}
+
+function loadAssets(dir: string): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  const walk = (current: string) => {
+    for (const name of readdirSync(current)) {
+      const path = join(current, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else {
+        const url = `/${relative(dir, path).split('\\').join('/')}`;
+        // Vite names bundles by content hash under /assets/, so they never change.
+        assets.set(url, {
+          body: readFileSync(path),
+          type: TYPES[extname(path)] ?? 'application/octet-stream',
+          immutable: url.startsWith('/assets/'),
+        });
+      }
+    }
+  };
+  walk(dir);
+  return assets;
+}
+
+/**
+ * Serves the console (apps/web, built by `npm run build:web`) at `/`: a handful of small files,
+ * held in memory. Any other GET outside the API answers index.html, so deep links work.
+ */
+export function webRoutes(app: FastifyInstance, dir: string = WEB_DIST): void {
+  const index = join(dir, 'index.html');
+  if (!existsSync(index)) {
+    app.log.warn({ dir }, 'console not built (npm run build:web); / will answer 404');
+    return;
+  }
+  const assets = loadAssets(dir);
+  const page = assets.get('/index.html')!;
+  const csp =
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'";
+  app.get('/*', { schema: { hide: true } }, async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const apiLike = path.startsWith('/v1/') || path === '/v1' || path.startsWith('/ping/');
+    const asset = assets.get(path);
+    if (asset) {
+      return reply
+        .header('content-type', asset.type)
+        .header('cache-control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+        .send(asset.body);
+    }
+    if (apiLike || extname(path) !== '') return reply.callNotFound();
+    return reply
+      .header('content-type', page.type)
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', csp)
+      .send(page.body);
+  });
+}
