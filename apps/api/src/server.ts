@@ -15,6 +15,7 @@ import { createPlatform, type Platform } from '#platform';
 import { createCheckpointWaiter } from '#projections';
 import { DeliveryStore, Dispatcher } from '#notify';
 import { createBusSink, createCheckLookup, createDirectSink } from '#pipeline';
+import { createProber } from '#probes';
 import { ReadModels } from '#readmodels';
 import { buildApp } from './app.ts';
 import { CommandRunner, type ReadModelSync } from './commands.ts';
@@ -23,7 +24,6 @@ import { loadRuntimes, RuntimeCatalogue } from './runtimes/catalogue.ts';
 import { ChannelService } from './services/channels.ts';
 import { CheckRunService } from './services/check-runs.ts';
 import { HeartbeatService } from './services/heartbeats.ts';
-import { createProbeRuntime } from './services/probe-runtime.ts';
 import { createServices } from './services/index.ts';
 import { version } from './version.ts';
 
@@ -99,7 +99,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       perTokenPerMinute: config.VIGIL_PING_RATE_PER_MINUTE,
     });
     lifecycle.add('heartbeat pings', () => heartbeats.flush());
-    const probes = createProbeRuntime({ chromiumPath: config.CHROMIUM_PATH, log: log.child({ component: 'probes' }) });
+    const probes = createProber({ chromiumPath: config.CHROMIUM_PATH, logger: log.child({ component: 'probes' }) });
     lifecycle.add('probes', () => probes.close());
     const runs = new CheckRunService({
       readModels,

@@ -5,7 +5,7 @@ import type { ResultSink } from '#pipeline';
 import { resolveRunVariables, type CheckGroupView, type ReadModels } from '#readmodels';
 import type { Access } from '../access.ts';
 import type { CheckService } from './checks.ts';
-import type { ProbeOutcome, Prober, RunnableDefinition } from './probe-types.ts';
+import type { ProbeOutcome, Prober, RunnableDefinition } from '#probes';
 
 export interface CheckRunOptions {
   readModels: ReadModels;

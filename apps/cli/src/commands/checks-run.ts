@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { z } from 'zod';
 import { contextOf, type Context } from '../context.ts';
+import { CliError, EXIT_API } from '../errors.ts';
 import { ApiClient } from '../http.ts';
 import { readJsonObject } from '../input.ts';
 import { example } from '../kit.ts';
@@ -194,7 +195,7 @@ export function registerCheckRuns(checks: Command, program: Command): void {
         .client()
         .json(z.object({ results: z.array(runSchema) }), 'POST', `/v1/checks/${encodeURIComponent(id)}/trigger`);
       ctx.out.result(answer, () => answer.results.forEach((run) => printRun(ctx, run)));
-      if (answer.results.some((run) => run.result.hasFailures)) process.exitCode = 1;
+      if (answer.results.some((run) => run.result.hasFailures)) throw new CliError('The check failed', EXIT_API);
     });
   example(trigger, 'vigil checks trigger 0b8c…');
 
@@ -208,7 +209,7 @@ export function registerCheckRuns(checks: Command, program: Command): void {
       const body = await readJsonObject(raw, '--file');
       const run = await ctx.client().json(runSchema, 'POST', '/v1/checks/test', { body });
       ctx.out.result(run, () => printRun(ctx, run));
-      if (run.result.hasFailures) process.exitCode = 1;
+      if (run.result.hasFailures) throw new CliError('The check failed', EXIT_API);
     });
   example(test, 'vigil checks test --file check.json');
 
