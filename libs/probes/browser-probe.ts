@@ -1,0 +1,136 @@
+import { performance } from 'node:perf_hooks';
+import type { BrowserContext, Request } from 'playwright-core';
+import type { BrowserDefinition, CheckResultPage } from '#domain';
+import { checkLiteral } from './address.ts';
+import { METRICS_SCRIPT, type PageMetrics } from './browser-metrics.ts';
+import { errorText, type RawRun } from './result.ts';
+import { substitute } from './secrets.ts';
+import { startPolicyProxy, type PolicyProxy } from './socks-proxy.ts';
+import type { BrowserPool } from './types.ts';
+
+/** After the page reached waitUntil, metrics are read within this long. */
+const METRICS_TIMEOUT_MS = 5000;
+
+interface Counters {
+  consoleErrors: number;
+  networkErrors: number;
+  userScriptErrors: number;
+  documentErrors: number;
+}
+
+const nonNegative = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '') ?? text;
+}
+
+async function visit(
+  context: BrowserContext,
+  definition: BrowserDefinition,
+  url: string,
+  timeoutMs: number,
+  proxy: PolicyProxy | undefined,
+): Promise<RawRun> {
+  await context.addInitScript(METRICS_SCRIPT);
+  const page = await context.newPage();
+  const counters: Counters = { consoleErrors: 0, networkErrors: 0, userScriptErrors: 0, documentErrors: 0 };
+  const isDocument = (request: Request) => request.isNavigationRequest() && request.frame() === page.mainFrame();
+  page.on('console', (message) => {
+    if (message.type() === 'error') counters.consoleErrors += 1;
+  });
+  page.on('pageerror', () => (counters.userScriptErrors += 1));
+  page.on('requestfailed', (request) => {
+    if (isDocument(request)) counters.documentErrors += 1;
+    else counters.networkErrors += 1;
+  });
+  page.on('response', (response) => {
+    if (response.status() < 400) return;
+    if (isDocument(response.request())) counters.documentErrors += 1;
+    else counters.networkErrors += 1;
+  });
+
+  const start = performance.now();
+  let error: string | undefined;
+  let implicitFailure: string | undefined;
+  try {
+    const response = await page.goto(url, { waitUntil: definition.waitUntil, timeout: Math.max(1, timeoutMs) });
+    const status = response?.status();
+    if (status !== undefined && status >= 400) implicitFailure = `document status ${status}`;
+  } catch (failure) {
+    const host = new URL(url).hostname;
+    const refused = proxy?.refusals.get(host.replace(/^\[|\]$/g, ''));
+    error = refused ?? `navigation to ${url} failed: ${firstLine(errorText(failure))}`;
+  }
+  const responseTime = performance.now() - start;
+  let metrics: PageMetrics = {};
+  if (!error) {
+    try {
+      metrics = await Promise.race([
+        // Two frames first, so shifts and paints of the last task are reported.
+        page.evaluate(
+          'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))).then(() => window.__vigilMetrics())',
+        ) as Promise<PageMetrics>,
+        new Promise<PageMetrics>((resolve) => setTimeout(() => resolve({}), METRICS_TIMEOUT_MS).unref()),
+      ]);
+    } catch {
+      metrics = {};
+    }
+  }
+  const pageResult: CheckResultPage = {
+    index: 0,
+    url: (page.url() || url).slice(0, 2048),
+    ...counters,
+  };
+  for (const key of ['TTFB', 'FCP', 'LCP', 'CLS', 'TBT'] as const) {
+    const value = nonNegative(metrics[key]);
+    if (value !== undefined) pageResult[key] = key === 'CLS' ? Math.min(value, 1000) : value;
+  }
+  return {
+    responseTime,
+    assertions: [],
+    ...(error ? { error } : {}),
+    ...(implicitFailure ? { implicitFailure } : {}),
+    pages: [pageResult],
+  };
+}
+
+export async function runBrowser(
+  definition: BrowserDefinition,
+  vars: Record<string, string>,
+  allowPrivate: boolean,
+  pool: BrowserPool | undefined,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<RawRun> {
+  const url = substitute(definition.url, vars);
+  const fail = (error: string): RawRun => ({ responseTime: 0, error, assertions: [] });
+  if (!pool) return fail('browser checks need a browser pool (CHROMIUM_PATH), and this process has none');
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return fail(`url: ${JSON.stringify(url)} is not a valid URL`);
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return fail(`url: only http and https are supported, not ${target.protocol}`);
+  const literal = checkLiteral(target.hostname, allowPrivate);
+  if (literal) return fail(literal.message);
+
+  const proxy = allowPrivate ? undefined : await startPolicyProxy();
+  const started = performance.now();
+  try {
+    return await pool.withContext(
+      { viewport: definition.viewport, signal, ...(proxy ? { proxy: { server: proxy.server } } : {}) },
+      (context) => visit(context, definition, url, timeoutMs - (performance.now() - started), proxy),
+    );
+  } catch (error) {
+    return {
+      responseTime: performance.now() - started,
+      error: `browser: ${firstLine(errorText(error))}`,
+      assertions: [],
+    };
+  } finally {
+    await proxy?.close();
+  }
+}

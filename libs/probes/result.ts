@@ -1,0 +1,86 @@
+import { parseCheckResult, type CheckResult, type CheckResultInput } from '#domain';
+import { describeAssertion } from './assertions.ts';
+import { createScrubber } from './secrets.ts';
+import type { AssertionOutcome, ProbeContext, ProbeOutcome, RunnableCheckType } from './types.ts';
+
+/** What a probe found, before degraded/failed are decided and secrets scrubbed. */
+export interface RawRun {
+  responseTime: number;
+  /** Why the run itself failed (connection refused, timeout, refused address…), if it did. */
+  error?: string;
+  assertions: AssertionOutcome[];
+  /** Fails the run without an assertion (URL: not 2xx; browser: document status ≥ 400). */
+  implicitFailure?: string;
+  statusCode?: number;
+  statusText?: string;
+  timings?: CheckResultInput['timings'];
+  pages?: CheckResultInput['pages'];
+  ssl?: CheckResultInput['ssl'];
+}
+
+const round = (ms: number) => Math.max(0, Math.round(ms * 1000) / 1000);
+
+/**
+ * Turns a run into a v1 result: failed when the run errored, an assertion failed or it took longer
+ * than maxResponseTime; degraded over degradedResponseTime. Every string is scrubbed of secrets.
+ */
+export function buildOutcome(checkType: RunnableCheckType, raw: RawRun, ctx: ProbeContext): ProbeOutcome {
+  const scrub = createScrubber(ctx.secretValues);
+  const assertions = raw.assertions.map((outcome) => ({
+    ...outcome,
+    actual: scrub(outcome.actual),
+    ...(outcome.message === undefined ? {} : { message: scrub(outcome.message) }),
+  }));
+  const responseTime = round(raw.responseTime);
+  const problems: string[] = [];
+  if (raw.error) problems.push(raw.error);
+  if (raw.implicitFailure) problems.push(raw.implicitFailure);
+  for (const outcome of assertions.filter((a) => !a.passed))
+    problems.push(
+      `assertion failed: ${describeAssertion(outcome.assertion)} (${outcome.message ?? `actual ${outcome.actual}`})`,
+    );
+  if (!raw.error && responseTime > ctx.maxResponseTime)
+    problems.push(`response time ${Math.round(responseTime)} ms is over maxResponseTime ${ctx.maxResponseTime} ms`);
+  const hasFailures = problems.length > 0;
+
+  const input: CheckResultInput = {
+    id: ctx.resultId,
+    accountId: ctx.accountId,
+    checkId: ctx.checkId,
+    checkType,
+    startedAt: ctx.startedAt.toISOString(),
+    runLocation: ctx.location,
+    hasFailures,
+    isDegraded: !hasFailures && responseTime > ctx.degradedResponseTime,
+    responseTime,
+    attempts: 1,
+    ...(hasFailures ? { errorMessage: scrub(problems.join('; ')) } : {}),
+    ...(raw.statusCode === undefined ? {} : { statusCode: raw.statusCode }),
+    ...(raw.statusText === undefined ? {} : { statusText: scrub(raw.statusText) }),
+    ...(raw.timings === undefined ? {} : { timings: roundTimings(raw.timings) }),
+    ...(raw.pages === undefined ? {} : { pages: raw.pages.map((page) => ({ ...page, url: scrub(page.url) })) }),
+    ...(raw.ssl === undefined ? {} : { ssl: { ...raw.ssl, domain: scrub(raw.ssl.domain) } }),
+  };
+  return { result: validated(input), assertions };
+}
+
+function roundTimings(timings: NonNullable<CheckResultInput['timings']>) {
+  return Object.fromEntries(
+    Object.entries(timings)
+      .filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]))
+      .map(([key, value]) => [key, round(value)]),
+  );
+}
+
+/** Every result leaves through the v1 contract; a probe bug shows here, not in the pipeline's DLQ. */
+export function validated(input: CheckResultInput): CheckResult {
+  const parsed = parseCheckResult(input);
+  if (!parsed.ok) throw new Error(`probe built an invalid check result: ${parsed.message}`);
+  return parsed.value;
+}
+
+export function errorText(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' && message !== '' ? message : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}

@@ -1,0 +1,129 @@
+import type { RetryStrategy } from '#domain';
+import { sleep as abortableSleep, type Logger } from '#core';
+import { createBrowserPool } from './browser-pool.ts';
+import { runBrowser } from './browser-probe.ts';
+import { runDns } from './dns-probe.ts';
+import { runHttp } from './http-probe.ts';
+import { buildOutcome, errorText, type RawRun } from './result.ts';
+import { createScrubber } from './secrets.ts';
+import { runTcp } from './tcp-probe.ts';
+import type { BrowserPool, ProbeContext, ProbeOutcome, Prober, RunnableDefinition, Sleep } from './types.ts';
+
+class RunTimedOut extends Error {}
+
+function execute(definition: RunnableDefinition, ctx: ProbeContext, signal: AbortSignal): Promise<RawRun> {
+  const { variables, allowPrivate } = ctx;
+  switch (definition.checkType) {
+    case 'API':
+    case 'URL':
+      return runHttp(definition.checkType, definition.request, variables, allowPrivate, signal);
+    case 'TCP':
+      return runTcp(definition.request, variables, allowPrivate, signal);
+    case 'DNS':
+      return runDns(definition.request, variables, allowPrivate, signal);
+    case 'BROWSER':
+      return runBrowser(definition.browser, variables, allowPrivate, ctx.browser, ctx.timeoutMs, signal);
+  }
+}
+
+/**
+ * Performs one run and returns its v1 result and assertion outcomes. Never throws for anything the
+ * target does; ends by ctx.timeoutMs at the latest, and early when ctx.signal aborts.
+ */
+export async function runProbe(definition: RunnableDefinition, ctx: ProbeContext): Promise<ProbeOutcome> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new RunTimedOut(`timed out after ${ctx.timeoutMs} ms`)), ctx.timeoutMs);
+  const signal = ctx.signal ? AbortSignal.any([timeout.signal, ctx.signal]) : timeout.signal;
+  const started = performance.now();
+  let raw: RawRun;
+  try {
+    // The race makes the limit hard even if a probe ignored its signal.
+    raw = await Promise.race([
+      execute(definition, ctx, signal),
+      new Promise<never>((_, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      }),
+    ]);
+  } catch (error) {
+    const reason = error instanceof RunTimedOut ? error.message : `run aborted: ${errorText(error ?? 'aborted')}`;
+    raw = { responseTime: performance.now() - started, error: reason, assertions: [] };
+  } finally {
+    clearTimeout(timer);
+  }
+  // A probe that reports a timeout in its own words still names the limit.
+  if (timeout.signal.aborted && raw.error && !raw.error.includes('timed out'))
+    raw = { ...raw, error: `timed out after ${ctx.timeoutMs} ms (${raw.error})` };
+  try {
+    return buildOutcome(definition.checkType, raw, ctx);
+  } catch (error) {
+    // Only a bug gets here; its message may quote the run, so it is scrubbed too.
+    // eslint-disable-next-line preserve-caught-error -- the cause would carry the unscrubbed text
+    throw new Error(createScrubber(ctx.secretValues)(errorText(error)));
+  }
+}
+
+/** Seconds to wait before retry number `retry` (1-based), as Checkly spaces them. */
+export function backoffSeconds(strategy: RetryStrategy, retry: number): number {
+  const base = strategy.baseBackoffSeconds;
+  switch (strategy.type) {
+    case 'NONE':
+      return 0;
+    case 'FIXED':
+      return base;
+    case 'LINEAR':
+      return base * retry;
+    case 'EXPONENTIAL':
+      return base ** retry;
+  }
+}
+
+/**
+ * Runs, and runs again while the run fails, up to maxRetries times with the strategy's backoff,
+ * never starting a retry after maxDurationSeconds from the first start. A degraded run is not
+ * retried. The last run is the result; `attempts` counts them all.
+ */
+export async function runWithRetries(
+  definition: RunnableDefinition,
+  ctx: ProbeContext,
+  retry: RetryStrategy,
+  sleep: Sleep = abortableSleep,
+): Promise<ProbeOutcome> {
+  const started = Date.now();
+  let outcome = await runProbe(definition, ctx);
+  let attempts = 1;
+  const maxRetries = retry.type === 'NONE' ? 0 : retry.maxRetries;
+  while (outcome.result.hasFailures && attempts <= maxRetries && !ctx.signal?.aborted) {
+    const waitMs = backoffSeconds(retry, attempts) * 1000;
+    if (Date.now() + waitMs - started > retry.maxDurationSeconds * 1000) break;
+    await sleep(waitMs, ctx.signal);
+    if (ctx.signal?.aborted) break;
+    outcome = await runProbe(definition, ctx);
+    attempts += 1;
+  }
+  return { ...outcome, result: { ...outcome.result, attempts } };
+}
+
+export interface ProberOptions {
+  /** Debian's chromium; without it BROWSER runs fail with a clear message. */
+  chromiumPath?: string;
+  maxPages?: number;
+  logger: Logger;
+}
+
+/** runProbe and runWithRetries with a lazily launched browser pool, closed by close(). */
+export function createProber(options: ProberOptions): Prober {
+  const pool: BrowserPool | undefined = options.chromiumPath
+    ? createBrowserPool({
+        executablePath: options.chromiumPath,
+        maxPages: options.maxPages ?? 4,
+        logger: options.logger,
+      })
+    : undefined;
+  const withPool = (ctx: ProbeContext): ProbeContext => (ctx.browser || !pool ? ctx : { ...ctx, browser: pool });
+  return {
+    runProbe: (definition, ctx) => runProbe(definition, withPool(ctx)),
+    runWithRetries: (definition, ctx, retry) => runWithRetries(definition, withPool(ctx), retry),
+    close: async () => pool?.close(),
+  };
+}
