@@ -43,6 +43,21 @@ describe('alert channels: undeliverable configs are refused on save', () => {
     expect((await owner.post('/v1/alert-channels', config({ webhookSecret: 'plain secret' }))).status).toBe(201);
   });
 
+  it('what only shows when sending is the channel error state: the last refused delivery is in problems', async () => {
+    // Loopback is refused by the address policy at connect time (private addresses are not allowed here).
+    const created = await owner.post('/v1/alert-channels', config({ url: 'http://127.0.0.1:9/hook' }));
+    expect(created.status).toBe(201);
+    expect(created.body.problems).toEqual([]);
+    const test = await owner.post(`/v1/alert-channels/${created.body.id}/test`);
+    expect(test.body.outcome).toBe('refused');
+    const one = await owner.get(`/v1/alert-channels/${created.body.id}`);
+    expect(one.body.problems).toHaveLength(1);
+    expect(one.body.problems[0]).toMatch(/last delivery .* was refused: .*loopback/);
+    const list = await owner.get('/v1/alert-channels?limit=100');
+    const listed = list.body.find((c: { id: string }) => c.id === created.body.id);
+    expect(listed.problems).toEqual(one.body.problems);
+  });
+
   it('a header name HTTP does not allow gets 400 naming the header', async () => {
     const response = await owner.post(
       '/v1/alert-channels',

@@ -44,6 +44,9 @@ const channelJson = z
       template: z.string().nullable(),
       webhookSecret: z.string().nullable().describe('"********" when a secret is set: it is write-only'),
     }),
+    problems: z
+      .array(z.string())
+      .describe('Why deliveries cannot succeed: a stored config that cannot work, or the last delivery refused'),
     sendFailure: z.boolean(),
     sendRecovery: z.boolean(),
     sendDegraded: z.boolean(),
@@ -61,6 +64,8 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
   const read = { access: { minRole: 'READ_ONLY' as const } };
   const write = { access: { minRole: 'READ_WRITE' as const } };
   const { channels } = deps;
+  const lastAttempt = async (channelId: string) =>
+    (await deps.deliveries.attempts(channelId, { limit: 1, page: 1 })).items[0];
 
   routes.post('/v1/alert-channels', {
     config: write,
@@ -81,7 +86,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       response: { 200: z.array(channelJson), ...errorResponses(400, 401, 403, 429) },
     },
     handler: async (request, reply) => {
-      const { items, total } = await channels.list(request.access!, request.query);
+      const { items, total } = await channels.list(request.access!, request.query, lastAttempt);
       void reply.header('x-total-count', String(total));
       return items;
     },
@@ -94,7 +99,8 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       params: idParams,
       response: { 200: channelJson, ...errorResponses(401, 403, 404, 429) },
     },
-    handler: async (request) => channels.present(await channels.get(request.access!, request.params.id)),
+    handler: async (request) =>
+      channels.present(await channels.get(request.access!, request.params.id), await lastAttempt(request.params.id)),
   });
   routes.put('/v1/alert-channels/:id', {
     config: write,

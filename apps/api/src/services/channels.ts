@@ -128,22 +128,58 @@ export class ChannelService {
     return channel;
   }
 
-  async list(access: Access, page: { limit: number; page: number }) {
+  async list(
+    access: Access,
+    page: { limit: number; page: number },
+    lastAttempt: (channelId: string) => Promise<LastAttempt | undefined> = async () => undefined,
+  ) {
     const all = await this.readModels.alertChannels(access.accountId);
     const start = (page.page - 1) * page.limit;
-    return { items: all.slice(start, start + page.limit).map((view) => this.present(view)), total: all.length };
+    const items = await Promise.all(
+      all.slice(start, start + page.limit).map(async (view) => this.present(view, await lastAttempt(view.channel.id))),
+    );
+    return { items, total: all.length };
   }
 
-  present(view: AlertChannelView) {
+  present(view: AlertChannelView, lastAttempt?: LastAttempt) {
     const { webhookSecretEncrypted, ...config } = view.channel.config;
     return {
       ...view.channel,
       config: { ...config, webhookSecret: webhookSecretEncrypted ? MASK : null },
+      problems: this.problems(webhookSecretEncrypted, lastAttempt),
       subscriptions: view.subscriptions,
       createdAt: view.createdAt,
       updatedAt: view.updatedAt,
     };
   }
+
+  /**
+   * The channel's error state: why its deliveries cannot succeed, as far as is known. A secret
+   * saved before secrets were checked on save, and the last attempt when it was refused (an
+   * address the policy blocks, a template that cannot render): neither heals by retrying.
+   */
+  private problems(sealedSecret: string | null, lastAttempt: LastAttempt | undefined): string[] {
+    const problems: string[] = [];
+    if (sealedSecret) {
+      let problem: string | undefined;
+      try {
+        problem = webhookSecretProblem(this.box.decrypt(sealedSecret));
+      } catch {
+        problem = 'the stored secret cannot be decrypted with the current key';
+      }
+      if (problem) problems.push(`config.webhookSecret: ${problem}; every delivery is refused until it is replaced`);
+    }
+    if (lastAttempt?.outcome === 'refused')
+      problems.push(`the last delivery (${lastAttempt.at}) was refused: ${lastAttempt.error ?? 'no reason recorded'}`);
+    return problems;
+  }
+}
+
+/** The latest delivery attempt of a channel, as far as its error state goes. */
+export interface LastAttempt {
+  outcome: string;
+  error: string | null;
+  at: string;
 }
 
 /**
