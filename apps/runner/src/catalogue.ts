@@ -1,0 +1,104 @@
+import { heartbeatTimes, isManagedCheck, parseCheckEvent, type Check } from '#domain';
+import type { RecordedEvent } from '#eventstore';
+
+/** How a check is scheduled at one location; null when it does not run there. */
+export type Placement = { kind: 'run'; frequencyMs: number } | { kind: 'heartbeat'; periodMs: number; graceMs: number };
+
+export interface CatalogueEntry {
+  checkId: string;
+  accountId: string;
+  /** Null once deleted: kept as a tombstone, so a stale queue entry is recognised and dropped. */
+  check: Check | null;
+}
+
+export interface ScheduleChange {
+  checkId: string;
+  eventId: string;
+  /** When the change was made (the event's time): fresh schedules start from here, on every replica alike. */
+  atMs: number;
+  placement: Placement | null;
+}
+
+const CHECK_EVENTS = new Set(['CheckCreated', 'CheckUpdated', 'CheckDeleted', 'HeartbeatTokenRotated']);
+const STREAM_PREFIX = 'check-';
+
+/**
+ * Where a check runs. It runs from each of its locations, or from the default location when it
+ * names none. A heartbeat has one stream of pings, so one location watches it: its first. External
+ * checks (no definition; MULTI_STEP and PLAYWRIGHT) and deactivated checks are not scheduled.
+ */
+export function placementOf(check: Check | null, location: string, defaultLocation: string): Placement | null {
+  if (!check || !check.activated || !isManagedCheck(check)) return null;
+  if (check.checkType === 'HEARTBEAT') {
+    if ((check.locations[0] ?? defaultLocation) !== location || !check.heartbeat) return null;
+    return { kind: 'heartbeat', ...heartbeatTimes(check.heartbeat) };
+  }
+  const here = check.locations.length > 0 ? check.locations.includes(location) : location === defaultLocation;
+  return here ? { kind: 'run', frequencyMs: check.frequency * 60_000 } : null;
+}
+
+const samePlacement = (a: Placement | null, b: Placement | null) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The checks this runner knows, folded from the check events of the event store (validated with
+ * the domain's schemas as they are read back). Definitions change often (a header, an assertion)
+ * without touching the schedule; apply() reports only changes of where and how often a check runs.
+ */
+export class Catalogue {
+  private readonly entries = new Map<string, CatalogueEntry>();
+
+  constructor(
+    private readonly location: string,
+    private readonly defaultLocation: string,
+  ) {}
+
+  get(checkId: string): CatalogueEntry | undefined {
+    return this.entries.get(checkId);
+  }
+
+  placement(checkId: string): Placement | null {
+    return placementOf(this.entries.get(checkId)?.check ?? null, this.location, this.defaultLocation);
+  }
+
+  /** Every check scheduled at this location. */
+  placed(): Array<{ entry: CatalogueEntry; placement: Placement }> {
+    const out: Array<{ entry: CatalogueEntry; placement: Placement }> = [];
+    for (const entry of this.entries.values()) {
+      const placement = placementOf(entry.check, this.location, this.defaultLocation);
+      if (placement) out.push({ entry, placement });
+    }
+    return out;
+  }
+
+  apply(recorded: RecordedEvent): ScheduleChange | null {
+    if (!CHECK_EVENTS.has(recorded.type) || !recorded.stream.startsWith(STREAM_PREFIX)) return null;
+    const checkId = recorded.stream.slice(STREAM_PREFIX.length);
+    const event = parseCheckEvent(recorded.type, recorded.data);
+    const before = this.entries.get(checkId);
+    const was = placementOf(before?.check ?? null, this.location, this.defaultLocation);
+    let atMs: number;
+    switch (event.type) {
+      case 'CheckCreated':
+        this.entries.set(checkId, { checkId, accountId: event.data.accountId, check: event.data.check });
+        atMs = Date.parse(event.data.at);
+        break;
+      case 'CheckUpdated':
+        this.entries.set(checkId, {
+          checkId,
+          accountId: before?.accountId ?? recorded.metadata.accountId ?? '',
+          check: event.data.check,
+        });
+        atMs = Date.parse(event.data.at);
+        break;
+      case 'CheckDeleted':
+        if (before) this.entries.set(checkId, { ...before, check: null });
+        atMs = Date.parse(event.data.at);
+        break;
+      case 'HeartbeatTokenRotated':
+        return null;
+    }
+    const now = placementOf(this.entries.get(checkId)?.check ?? null, this.location, this.defaultLocation);
+    if (samePlacement(was, now)) return null;
+    return { checkId, eventId: recorded.id, atMs, placement: now };
+  }
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { env, parseConfig } from '#core';
+import { platformEnv, runnerEnv } from '#platform';
+
+/** The runner's own settings, also read by the standalone process that embeds it. */
+export const runnerAppEnv = {
+  ...runnerEnv,
+  /**
+   * Checks that name no location run from the runners of this location. Set it alike on every
+   * runner; the default matches VIGIL_RUNNER_LOCATION's, so one runner with no settings runs them all.
+   */
+  VIGIL_RUNNER_DEFAULT_LOCATION: runnerEnv.VIGIL_RUNNER_LOCATION,
+  /** Runs at once in this process. */
+  VIGIL_RUNNER_CONCURRENCY: env.int(200, 1, 10_000),
+  /** Runs at once per account in this process, so one tenant cannot take every slot. */
+  VIGIL_RUNNER_ACCOUNT_CONCURRENCY: env.int(50, 1, 10_000),
+  /**
+   * How long a claimed run is leased. A replica that dies mid-run leaves its runs to the others
+   * after this; a run's hard timeout is kept below it, so a live run is never taken over.
+   */
+  VIGIL_RUNNER_LEASE_MS: env.int(75_000, 5_000, 600_000),
+};
+
+export const runnerConfigSchema = z.object({
+  ...platformEnv,
+  ...runnerAppEnv,
+  /** Port of the operations server: /health, /ready, /metrics. */
+  PORT: env.port(9464),
+  HOST: z.string().default('0.0.0.0'),
+});
+export type RunnerConfig = z.output<typeof runnerConfigSchema>;
+
+export function loadRunnerConfig(source: Record<string, string | undefined> = process.env): RunnerConfig {
+  return parseConfig(runnerConfigSchema, source);
+}

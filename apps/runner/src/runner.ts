@@ -1,0 +1,415 @@
+import type { Registry } from 'prom-client';
+import { ConfigError, createSecretBox, parseEncryptionKey, sleep, type Logger, type SecretBox } from '#core';
+import type { Check, CheckResult } from '#domain';
+import type { Platform } from '#platform';
+import { createBusSink, createDirectSink, type ResultSink } from '#pipeline';
+import { createProber, type Prober, type RunnableDefinition } from '#probes';
+import { ReadModels } from '#readmodels';
+import { Catalogue, type CatalogueEntry, type Placement, type ScheduleChange } from './catalogue.ts';
+import { createRunnerMetrics, type RunnerMetrics } from './metrics.ts';
+import { DueQueue, type Claimed, type Scheduled, type Slot } from './queue.ts';
+import {
+  decideClaim,
+  evaluateHeartbeat,
+  firstWindow,
+  heartbeatResultId,
+  nextWindow,
+  plannedStart,
+  runResultId,
+} from './schedule.ts';
+import { RunVariableCache } from './variables.ts';
+
+/** Where the API's ping route keeps the time of a check's last ping (apps/api services/heartbeats.ts). */
+export const lastPingKey = (checkId: string) => `heartbeat:last:${checkId}`;
+
+export interface RunnerSettings {
+  location: string;
+  /** Checks that name no location run here when location equals this. */
+  defaultLocation: string;
+  allowPrivate: boolean;
+  concurrency: number;
+  accountConcurrency: number;
+  leaseMs: number;
+  encryptionKey: string | undefined;
+  chromiumPath?: string;
+  /** How often an idle runner looks for due runs. */
+  pollMs?: number;
+  /** How long SIGTERM waits for runs in progress before abandoning them to the lease. */
+  drainMs?: number;
+}
+
+export interface RunnerDeps {
+  platform: Platform;
+  settings: RunnerSettings;
+  log: Logger;
+  metrics?: Registry;
+  /** Defaults: the result sink of the deployment, and the probe library. */
+  sink?: ResultSink;
+  prober?: Prober;
+}
+
+export interface Runner {
+  /** Resolves once the catalogue has caught up with the event store and the loop runs. */
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const HARD_TIMEOUT_CAP_MS = 60_000;
+const TIMEOUT_MARGIN_MS = 5_000;
+const FLUSH_SIZE = 200;
+const FLUSH_DELAY_MS = 20;
+const RECONCILE_EVERY_MS = 30_000;
+
+/** The sink of the deployment: Kafka when distributed, straight into the analytics store when embedded. */
+export function defaultSink(platform: Platform): ResultSink {
+  const { bus, analytics } = platform;
+  if (!bus) throw new ConfigError('the runner needs the message bus');
+  const topic = platform.topics.checkResults;
+  if (platform.adapters.messageBus === 'kafka') return createBusSink(bus, topic);
+  if (!analytics) throw new ConfigError('the embedded runner needs the analytics store');
+  return createDirectSink(analytics, bus, topic);
+}
+
+/**
+ * Runs the managed checks of one location on schedule. Every replica follows the check events
+ * into its catalogue and claims due runs from the location's shared due-queue; a result is made
+ * durable before its check is rescheduled, so a crash repeats a run (with the same result id)
+ * instead of losing it.
+ */
+export function startRunner(deps: RunnerDeps): Runner {
+  const { settings, platform } = deps;
+  if (!settings.encryptionKey)
+    throw new ConfigError(
+      'VIGIL_ENCRYPTION_KEY: required (32 bytes as 64 hex characters); secrets are decrypted with it',
+    );
+  const box: SecretBox = createSecretBox(parseEncryptionKey(settings.encryptionKey));
+  const log = deps.log.child({ component: 'runner', location: settings.location });
+  const sink = deps.sink ?? defaultSink(platform);
+  const prober = deps.prober ?? createProber({ chromiumPath: settings.chromiumPath, logger: log });
+  const metrics: RunnerMetrics = createRunnerMetrics(deps.metrics);
+  const queue = new DueQueue(platform.stateStore, settings.location);
+  const catalogue = new Catalogue(settings.location, settings.defaultLocation);
+  const variables = new RunVariableCache(new ReadModels(platform.stateStore), box);
+  const pollMs = settings.pollMs ?? 50;
+  const leaseMs = settings.leaseMs;
+  const attemptTimeoutCap = Math.min(HARD_TIMEOUT_CAP_MS, leaseMs - TIMEOUT_MARGIN_MS);
+
+  const subscription = new AbortController();
+  const abandon = new AbortController();
+  let stopping = false;
+  let caughtUp = false;
+  const running = new Set<Promise<void>>();
+  const perAccount = new Map<string, number>();
+  let wakeLoop: () => void = () => {};
+
+  // Results wait a moment to be written together; their checks are rescheduled once they are durable.
+  let pendingResults: CheckResult[] = [];
+  let pendingSchedules: Scheduled[] = [];
+  let flushTimer: NodeJS.Timeout | null = null;
+  let flushing: Promise<void> = Promise.resolve();
+
+  const flush = (): Promise<void> => {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+    const results = pendingResults;
+    const schedules = pendingSchedules;
+    pendingResults = [];
+    pendingSchedules = [];
+    if (results.length === 0 && schedules.length === 0) return flushing;
+    flushing = flushing.then(async () => {
+      try {
+        if (results.length > 0) await sink.accept(results);
+        await queue.schedule(schedules);
+      } catch (error) {
+        // Left leased: the runs are repeated, with the same result ids, when the leases end.
+        log.error({ err: error, results: results.length }, 'results not written; the runs will be repeated');
+      }
+    });
+    return flushing;
+  };
+  const emit = (results: CheckResult[], next: Scheduled) => {
+    pendingResults.push(...results);
+    pendingSchedules.push(next);
+    if (pendingSchedules.length >= FLUSH_SIZE) void flush();
+    else flushTimer ??= setTimeout(() => void flush(), FLUSH_DELAY_MS);
+  };
+
+  const fresh = (checkId: string, placement: Placement, atMs: number): Scheduled => {
+    if (placement.kind === 'heartbeat') {
+      return {
+        checkId,
+        slot: { kind: 'heartbeat', anchor: atMs, reported: 0 },
+        due: atMs + placement.periodMs + placement.graceMs,
+      };
+    }
+    const window = firstWindow(atMs, placement.frequencyMs);
+    return {
+      checkId,
+      slot: { kind: 'run', window },
+      due: Math.max(plannedStart(checkId, window, placement.frequencyMs), atMs),
+    };
+  };
+
+  const applyChange = async (change: ScheduleChange) => {
+    if (!(await queue.firstToApply(change.eventId))) return;
+    if (change.placement === null) await queue.remove([change.checkId]);
+    else await queue.schedule([fresh(change.checkId, change.placement, change.atMs)]);
+    log.debug({ checkId: change.checkId, placement: change.placement }, 'schedule changed');
+  };
+
+  /** Heals what a crash between two writes could leave: placed checks missing from the queue, and entries of checks gone. */
+  const reconcile = async () => {
+    const queued = await queue.members();
+    const now = Date.now();
+    const missing = catalogue
+      .placed()
+      .filter(({ entry }) => !queued.has(entry.checkId))
+      .map(({ entry, placement }) => fresh(entry.checkId, placement, now));
+    const gone = [...queued].filter((id) => catalogue.get(id) && !catalogue.placement(id));
+    await queue.schedule(missing);
+    await queue.remove(gone);
+    if (missing.length + gone.length > 0) log.info({ added: missing.length, removed: gone.length }, 'queue reconciled');
+  };
+
+  const follow = async (markCaughtUp: () => void) => {
+    let position = 0n;
+    const head = await platform.eventStore.headPosition();
+    if (head === 0n) markCaughtUp();
+    while (!subscription.signal.aborted) {
+      try {
+        for await (const event of platform.eventStore.subscribeToAll({
+          fromPosition: position,
+          signal: subscription.signal,
+        })) {
+          position = event.position;
+          let change: ScheduleChange | null = null;
+          try {
+            change = catalogue.apply(event);
+          } catch (error) {
+            log.error({ err: error, stream: event.stream, type: event.type }, 'check event skipped');
+          }
+          if (change && caughtUp) await applyChange(change);
+          if (!caughtUp && position >= head) markCaughtUp();
+        }
+      } catch (error) {
+        if (subscription.signal.aborted) break;
+        log.warn({ err: error }, 'event subscription failed; resubscribing');
+        await sleep(1_000, subscription.signal).catch(() => undefined);
+      }
+    }
+  };
+
+  const runDefinition = (check: Check): RunnableDefinition | null => {
+    switch (check.checkType) {
+      case 'API':
+      case 'URL':
+      case 'TCP':
+      case 'DNS':
+        return check.request ? ({ checkType: check.checkType, request: check.request } as RunnableDefinition) : null;
+      case 'BROWSER':
+        return check.browser ? { checkType: 'BROWSER', browser: check.browser } : null;
+      default:
+        return null;
+    }
+  };
+
+  const runCheck = async (claimed: Claimed, entry: CatalogueEntry, check: Check, window: number, next: Scheduled) => {
+    const definition = runDefinition(check);
+    if (!definition) return;
+    const startedAt = new Date();
+    metrics.delay.observe({ type: check.checkType }, Math.max(0, startedAt.getTime() - claimed.due) / 1000);
+    const { variables: values, secretValues } = await variables.get(entry.accountId, check.groupId);
+    // The whole run, retries included, ends before the lease does, so no other replica takes over a live run.
+    const signal = AbortSignal.any([abandon.signal, AbortSignal.timeout(leaseMs - TIMEOUT_MARGIN_MS)]);
+    const context = {
+      resultId: runResultId(check.id, settings.location, window),
+      accountId: entry.accountId,
+      checkId: check.id,
+      location: settings.location,
+      startedAt,
+      degradedResponseTime: check.degradedResponseTime,
+      maxResponseTime: check.maxResponseTime,
+      variables: values,
+      secretValues,
+      allowPrivate: settings.allowPrivate,
+      timeoutMs: Math.min(check.maxResponseTime + TIMEOUT_MARGIN_MS, attemptTimeoutCap),
+      signal,
+    };
+    const retry = 'retryStrategy' in check ? check.retryStrategy : undefined;
+    const outcome =
+      retry && retry.type !== 'NONE' && retry.maxRetries > 0
+        ? await prober.runWithRetries(definition, context, retry)
+        : await prober.runProbe(definition, context);
+    // Abandoned at shutdown: no result and no reschedule; the lease hands the window to a replica.
+    if (abandon.signal.aborted) return;
+    const result = outcome.result;
+    const label = result.hasFailures ? 'failed' : result.isDegraded ? 'degraded' : 'passed';
+    metrics.runs.inc({ type: check.checkType, outcome: label });
+    emit([result], next);
+  };
+
+  const checkHeartbeat = async (
+    claimed: Claimed,
+    entry: CatalogueEntry,
+    slot: Extract<Slot, { kind: 'heartbeat' }>,
+    placement: Extract<Placement, { kind: 'heartbeat' }>,
+  ) => {
+    const now = Date.now();
+    metrics.delay.observe({ type: 'HEARTBEAT' }, Math.max(0, now - claimed.due) / 1000);
+    const raw = await platform.stateStore.get(lastPingKey(entry.checkId));
+    const parsed = raw === null ? NaN : Date.parse(raw);
+    const evaluation = evaluateHeartbeat(
+      slot,
+      Number.isFinite(parsed) ? parsed : null,
+      now,
+      placement.periodMs,
+      placement.graceMs,
+      leaseMs,
+    );
+    const results = evaluation.missed.map((expected): CheckResult => {
+      const deadline = expected + placement.graceMs;
+      return {
+        id: heartbeatResultId(entry.checkId, expected),
+        accountId: entry.accountId,
+        checkId: entry.checkId,
+        checkType: 'HEARTBEAT',
+        startedAt: new Date(deadline).toISOString(),
+        runLocation: settings.location,
+        hasFailures: true,
+        isDegraded: false,
+        responseTime: 0,
+        attempts: 1,
+        heartbeat: { status: 'FAILING' },
+        errorMessage: `No ping received by ${new Date(deadline).toISOString()} (period ${placement.periodMs / 1000} s + grace ${placement.graceMs / 1000} s)`,
+      };
+    });
+    for (const _ of results) metrics.runs.inc({ type: 'HEARTBEAT', outcome: 'missed' });
+    emit(results, { checkId: entry.checkId, slot: { kind: 'heartbeat', ...evaluation.state }, due: evaluation.due });
+  };
+
+  const dispatch = async (claimed: Claimed): Promise<void> => {
+    const { checkId } = claimed;
+    const entry = catalogue.get(checkId);
+    // Scheduled by a replica that has seen an event this one has not: look again shortly.
+    if (!entry) return queue.release(checkId, Date.now() + 1_000);
+    const placement = catalogue.placement(checkId);
+    if (!placement || !entry.check) return queue.remove([checkId]);
+    const slot = claimed.slot;
+    if (!slot || slot.kind !== placement.kind) return queue.schedule([fresh(checkId, placement, Date.now())]);
+    if (slot.kind === 'heartbeat' && placement.kind === 'heartbeat')
+      return checkHeartbeat(claimed, entry, slot, placement);
+    if (slot.kind !== 'run' || placement.kind !== 'run') return;
+
+    const now = Date.now();
+    const decision = decideClaim(checkId, slot.window, now, placement.frequencyMs, leaseMs);
+    if (decision.action === 'skip') {
+      metrics.skipped.inc();
+      return queue.schedule([{ checkId, slot: { kind: 'run', window: decision.next }, due: decision.due }]);
+    }
+    const busy = perAccount.get(entry.accountId) ?? 0;
+    if (busy >= settings.accountConcurrency) {
+      // Handed back with a small delay: other tenants' due runs come first meanwhile.
+      return queue.release(checkId, now + 100 + Math.floor(Math.random() * 200));
+    }
+    perAccount.set(entry.accountId, busy + 1);
+    metrics.inFlight.inc();
+    try {
+      const next = nextWindow(checkId, decision.window, placement.frequencyMs);
+      await runCheck(claimed, entry, entry.check, decision.window, {
+        checkId,
+        slot: { kind: 'run', window: next.window },
+        due: next.due,
+      });
+    } finally {
+      metrics.inFlight.dec();
+      const left = (perAccount.get(entry.accountId) ?? 1) - 1;
+      if (left <= 0) perAccount.delete(entry.accountId);
+      else perAccount.set(entry.accountId, left);
+    }
+  };
+
+  const track = (claimed: Claimed) => {
+    const task = dispatch(claimed)
+      .catch((error) => log.error({ err: error, checkId: claimed.checkId }, 'run failed; the lease will repeat it'))
+      .finally(() => {
+        running.delete(task);
+        wakeLoop();
+      });
+    running.add(task);
+  };
+
+  const loop = async () => {
+    while (!stopping) {
+      const free = settings.concurrency - running.size;
+      let claimed: Claimed[] = [];
+      if (free > 0) {
+        try {
+          claimed = await queue.claim(Date.now(), leaseMs, Math.min(free, 500));
+        } catch (error) {
+          log.warn({ err: error }, 'claiming due runs failed');
+        }
+      }
+      if (stopping) {
+        // Claimed just as the stop began: handed straight back.
+        await Promise.all(claimed.map((c) => queue.release(c.checkId, c.due).catch(() => undefined)));
+        break;
+      }
+      for (const c of claimed) track(c);
+      if (claimed.length === 0 || free <= claimed.length) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          wakeLoop = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wakeLoop = () => {};
+      }
+    }
+  };
+
+  let loopDone: Promise<void> = Promise.resolve();
+  let reconcileTimer: NodeJS.Timeout | null = null;
+  const following = new Promise<void>((resolve) => {
+    const markCaughtUp = () => {
+      caughtUp = true;
+      resolve();
+    };
+    void follow(markCaughtUp).catch((error) => log.error({ err: error }, 'event subscription ended'));
+  });
+  const ready = following.then(async () => {
+    if (stopping) return;
+    await reconcile();
+    reconcileTimer = setInterval(
+      () => void reconcile().catch((error) => log.warn({ err: error }, 'reconcile failed')),
+      RECONCILE_EVERY_MS,
+    );
+    reconcileTimer.unref();
+    loopDone = loop();
+    log.info({ checks: catalogue.placed().length }, 'runner started');
+  });
+
+  return {
+    ready,
+    async stop() {
+      stopping = true;
+      wakeLoop();
+      if (reconcileTimer) clearInterval(reconcileTimer);
+      await loopDone;
+      const drained = Promise.all(running).then(() => true);
+      const cancel = new AbortController();
+      const timedOut = sleep(settings.drainMs ?? 10_000, cancel.signal).then(() => false);
+      const finished = await Promise.race([drained, timedOut]);
+      cancel.abort();
+      if (!finished) {
+        log.warn({ runs: running.size }, 'runs abandoned at shutdown; their leases hand them to another replica');
+        abandon.abort();
+        await Promise.all(running);
+      }
+      await flush();
+      subscription.abort();
+      await prober.close();
+      log.info('runner stopped');
+    },
+  };
+}
