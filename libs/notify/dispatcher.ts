@@ -53,6 +53,12 @@ export class Dispatcher {
   /** Ends the retry loop's current sleep: a retry was just scheduled, maybe sooner than it planned. */
   private wake: () => void = () => undefined;
   private readonly attemptsCounter: Counter | undefined;
+  /**
+   * Fresh deliveries this process has created and not yet recorded an attempt for. Their queue
+   * entry is only the safety net for a crash; when a large batch takes longer than the lease, the
+   * retry loop here must not attempt them a second time while the fresh path still holds them.
+   */
+  private readonly fresh = new Set<string>();
 
   constructor(private readonly options: DispatcherOptions) {
     this.log = options.log.child({ component: 'dispatcher' });
@@ -124,11 +130,18 @@ export class Dispatcher {
           );
         return { ...candidate, variables: variables.get(key)! };
       });
-    await eachLimited(
-      fresh,
-      this.options.concurrency ?? 32,
-      async (item) => void (await this.attempt(item.delivery, item.view, item.context, await item.variables)),
-    );
+    for (const item of fresh) this.fresh.add(item.delivery.id);
+    try {
+      await eachLimited(fresh, this.options.concurrency ?? 32, async (item) => {
+        try {
+          await this.attempt(item.delivery, item.view, item.context, await item.variables);
+        } finally {
+          this.fresh.delete(item.delivery.id);
+        }
+      });
+    } finally {
+      for (const item of fresh) this.fresh.delete(item.delivery.id);
+    }
   }
 
   /** One attempt, recorded with the delivery's next state in one write. */
@@ -275,6 +288,8 @@ export class Dispatcher {
   }
 
   private async retry(id: string): Promise<void> {
+    // Held by the fresh path: the claim only pushed its safety net out by another lease.
+    if (this.fresh.has(id)) return;
     const delivery = await this.options.store.get(id);
     if (!delivery || delivery.status !== 'pending') return this.options.store.dequeue(id);
     await this.attempt(delivery);
