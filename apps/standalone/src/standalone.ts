@@ -5,6 +5,7 @@ import { startStatusConsumer } from '#readmodels';
 import { startApi, version, type RunningApi } from '../../api/index.ts';
 import { startAlerter } from '../../alerter/index.ts';
 import { startDispatcher } from '../../dispatcher/index.ts';
+import { startRunnerApp } from '../../runner/index.ts';
 import { startIngestor } from '../../ingestor/index.ts';
 import { startProjector } from '../../projector/index.ts';
 import type { StandaloneConfig } from './config.ts';
@@ -51,6 +52,7 @@ export async function startStandalone(
     }
     if (apps.has('dispatcher'))
       await startDispatcher({ platform, config, log, lifecycle, metrics, userAgent: `Vigil/${version}` });
+    if (apps.has('runner')) await startRunnerApp({ config, platform, log, lifecycle, metrics }).ready;
     const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics });
     return { url: api.url, api, platform, lifecycle, stop: () => lifecycle.stop() };
   } catch (error) {
