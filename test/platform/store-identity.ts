@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { createSqliteEventStore } from '#eventstore';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
@@ -18,9 +19,28 @@ export async function sqliteIdentity(dataDir: string): Promise<string> {
   }
 }
 
-/** `npm run projections:rebuild`, as an operator runs it: its own process, with exactly this environment. */
-export async function runRebuild(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/projector/src/rebuild-main.ts'], {
+/** Every read-model row in DATA_DIR/state.sqlite, sorted, so two snapshots can be compared. */
+export function snapshotReadModels(dataDir: string): string[] {
+  const db = new Database(join(dataDir, 'state.sqlite'), { readonly: true });
+  try {
+    const rows = [
+      ...db.prepare("SELECT 'kv' t, key, '' f, value v FROM kv WHERE key LIKE 'rm:%'").all(),
+      ...db.prepare("SELECT 'h' t, key, field f, value v FROM hashes WHERE key LIKE 'rm:%'").all(),
+      ...db.prepare("SELECT 'z' t, key, member f, CAST(score AS TEXT) v FROM zsets WHERE key LIKE 'rm:%'").all(),
+    ] as { t: string; key: string; f: string; v: string }[];
+    return rows.map((r) => `${r.t} ${r.key} ${r.f} ${r.v}`).sort();
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs a TypeScript entry point of the repository as its own process, with exactly this environment. */
+export async function runScript(
+  entry: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -30,6 +50,11 @@ export async function runRebuild(env: Record<string, string>): Promise<{ code: n
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { code, output };
+}
+
+/** `npm run projections:rebuild`, as an operator runs it: its own process, with exactly this environment. */
+export async function runRebuild(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return runScript('apps/projector/src/rebuild-main.ts', [], env);
 }
 
 export function removeEventStore(dataDir: string): void {
