@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { isIP } from 'node:net';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { TLSSocket } from 'node:tls';
@@ -128,6 +129,7 @@ function send(prepared: Prepared, skipSSL: boolean, allowPrivate: boolean, signa
     let connectAt: number | undefined;
     let secureAt: number | undefined;
     const secure = prepared.url.protocol === 'https:';
+    const bareHost = prepared.url.hostname.replace(/^\[|\]$/g, '');
     const options: https.RequestOptions = {
       method: prepared.method,
       headers: prepared.headers,
@@ -135,7 +137,8 @@ function send(prepared: Prepared, skipSSL: boolean, allowPrivate: boolean, signa
       agent: false,
       lookup: guardedLookup(allowPrivate, () => (lookupAt = now())) as unknown as http.RequestOptions['lookup'],
       signal,
-      ...(secure ? { rejectUnauthorized: !skipSSL, servername: prepared.url.hostname.replace(/^\[|\]$/g, '') } : {}),
+      // SNI carries names only (RFC 6066), never an IP literal.
+      ...(secure ? { rejectUnauthorized: !skipSSL, ...(isIP(bareHost) ? {} : { servername: bareHost }) } : {}),
     };
     const req = (secure ? https : http).request(prepared.url, options);
     req.on('socket', (socket) => {

@@ -89,16 +89,24 @@ export async function runWithRetries(
   retry: RetryStrategy,
   sleep: Sleep = abortableSleep,
 ): Promise<ProbeOutcome> {
-  const started = Date.now();
-  let outcome = await runProbe(definition, ctx);
+  // Time spent so far: runs as measured plus the backoff asked for (so an injected sleep counts too).
+  let spentMs = 0;
+  const attempt = async () => {
+    const before = performance.now();
+    const outcome = await runProbe(definition, ctx);
+    spentMs += performance.now() - before;
+    return outcome;
+  };
+  let outcome = await attempt();
   let attempts = 1;
   const maxRetries = retry.type === 'NONE' ? 0 : retry.maxRetries;
   while (outcome.result.hasFailures && attempts <= maxRetries && !ctx.signal?.aborted) {
     const waitMs = backoffSeconds(retry, attempts) * 1000;
-    if (Date.now() + waitMs - started > retry.maxDurationSeconds * 1000) break;
+    if (spentMs + waitMs > retry.maxDurationSeconds * 1000) break;
     await sleep(waitMs, ctx.signal);
+    spentMs += waitMs;
     if (ctx.signal?.aborted) break;
-    outcome = await runProbe(definition, ctx);
+    outcome = await attempt();
     attempts += 1;
   }
   return { ...outcome, result: { ...outcome.result, attempts } };
