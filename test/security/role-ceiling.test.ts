@@ -85,6 +85,26 @@ const routes: Route[] = [
   },
 ];
 
+interface OpenApi {
+  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: unknown }> } }>>;
+  components?: { schemas?: Record<string, unknown> };
+}
+
+/** Whether a request-body schema has, anywhere inside it, a value that is one of the roles. */
+function grantsRole(doc: OpenApi, schema: unknown, seen = new Set<unknown>()): boolean {
+  if (schema === null || typeof schema !== 'object' || seen.has(schema)) return false;
+  seen.add(schema);
+  const node = schema as Record<string, unknown>;
+  if (typeof node.$ref === 'string') {
+    const target = doc.components?.schemas?.[node.$ref.replace('#/components/schemas/', '')];
+    return grantsRole(doc, target, seen);
+  }
+  if (Array.isArray(node.enum) && roles.every((role) => (node.enum as unknown[]).includes(role))) return true;
+  return Object.values(node).some((child) =>
+    Array.isArray(child) ? child.some((item) => grantsRole(doc, item, seen)) : grantsRole(doc, child, seen),
+  );
+}
+
 const kinds: Kind[] = ['user key', 'service key'];
 const table = routes.flatMap((route) =>
   kinds.flatMap((kind) =>
@@ -129,6 +149,18 @@ describe('role ceiling through the HTTP API', () => {
       expect(await row.route.send(caller.client, role)).toBe(expected);
     },
   );
+
+  it('every route whose body grants a role (found in /openapi.json) is in the table', async () => {
+    const doc = (await (await fetch(`${vigil.url}/openapi.json`)).json()) as OpenApi;
+    const granting = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => grantsRole(doc, operation.requestBody?.content?.['application/json']?.schema))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    const covered = new Set(routes.map((route) => route.name.split(' (')[0]));
+    expect(granting).toEqual(expect.arrayContaining(['POST /v1/api-keys', 'POST /v1/users', 'PATCH /v1/users/{id}']));
+    for (const route of granting) expect(covered, `${route} grants a role but is not in the table`).toContain(route);
+  });
 
   it('the take-over from the report is refused: an ADMIN key cannot mint an OWNER key, the owner stays', async () => {
     const admin = callers.find((c) => c.kind === 'service key' && c.role === 'ADMIN')!;
