@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.services/', 'bench/results/', 'apps/cli/bin/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      '.services/',
+      'bench/results/',
+      'apps/cli/bin/',
+      'dist/',
+      'apps/web/src/api.gen.ts',
+      'apps/web/dist/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,6 +9,7 @@ import { checkResultReadRoutes } from './check-results-read.ts';
 import { checkStatusRoutes } from './check-statuses.ts';
 import { eventRoutes } from './events.ts';
 import { publicStatusRoutes } from './public-status.ts';
+import { sessionRoutes } from './session.ts';
 import { statusPageRoutes } from './status-pages.ts';
 import { webRoutes } from './web.ts';
 
@@ -16,6 +17,7 @@ import { webRoutes } from './web.ts';
 export function consoleRoutes(app: FastifyInstance, deps: { services: ApiServices; platform: Platform; log: Logger }) {
   const { readModels, stateStore, commands } = deps.services;
   const analytics = deps.platform.analytics;
+  sessionRoutes(app);
   checkStatusRoutes(app, { readModels, stateStore, analytics });
   const hub = new EventHub(stateStore, deps.log.child({ component: 'events' }));
   app.addHook('onClose', async () => hub.close());

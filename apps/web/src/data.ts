@@ -1,0 +1,45 @@
+import { call, raw } from './api.ts';
+import type { Check, CheckGroup, CheckStatus } from './api.gen.ts';
+
+export type StatusName = 'passing' | 'degraded' | 'failing' | 'no data';
+
+export function statusOf(status: CheckStatus | undefined): StatusName {
+  if (!status) return 'no data';
+  if (status.hasFailures) return 'failing';
+  return status.isDegraded ? 'degraded' : 'passing';
+}
+
+export const statusClass = (s: StatusName) => (s === 'no data' ? 'none' : s);
+
+/** Every check of the account: lists are paged at 100, so the remaining pages load in parallel. */
+export async function allChecks(): Promise<Check[]> {
+  const first = await raw('GET', '/v1/checks?limit=100&page=1');
+  const total = Number(first.headers.get('x-total-count') ?? 0);
+  const pages = Math.ceil(total / 100);
+  const rest = await Promise.all(
+    Array.from({ length: Math.max(0, pages - 1) }, (_, i) => raw('GET', `/v1/checks?limit=100&page=${i + 2}`)),
+  );
+  return [first, ...rest].flatMap((r) => r.body as Check[]);
+}
+
+export async function allGroups(): Promise<CheckGroup[]> {
+  return call('GET /v1/check-groups', { query: { limit: 100 } });
+}
+
+/** The analytics path segment of a check type. */
+export const analyticsKind: Record<string, string> = {
+  API: 'api-checks',
+  BROWSER: 'browser-checks',
+  MULTI_STEP: 'multistep-checks',
+  PLAYWRIGHT: 'playwright-checks',
+  TCP: 'tcp-checks',
+  URL: 'url-monitors',
+  HEARTBEAT: 'heartbeat-checks',
+  DNS: 'dns-checks',
+};
+
+/** The response-time base metric of a type (TCP and DNS report a total); heartbeats have none. */
+export function timeMetric(checkType: string): string | null {
+  if (checkType === 'HEARTBEAT') return null;
+  return checkType === 'TCP' || checkType === 'DNS' ? 'total' : 'responseTime';
+}
