@@ -56,7 +56,8 @@ describe('docker-compose.yml', () => {
       const env = Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, interpolate(v)]));
       const parsed = schema.safeParse(env);
       expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
-      expect(compose.services[app]?.command?.join(' ')).toContain(`apps/${app}/src/main.ts`);
+      // The compiled bundle, run by node itself: no loader or npm between the signal and the app.
+      expect(compose.services[app]?.command).toEqual(['node', `dist/${app}.js`]);
     });
   }
 });

@@ -36,7 +36,8 @@ export function eventVariables(event: AlertEvent, context: CheckContext, publicU
     API_CHECK_RESPONSE_STATUS_CODE: isApi ? event.statusCode : null,
     API_CHECK_RESPONSE_STATUS_TEXT: isApi ? event.statusText : null,
     RUN_LOCATION: event.runLocation,
-    RESULT_LINK: `${publicUrl.replace(/\/$/, '')}/checks/${check.id}/results/${event.resultId}`,
+    // The result's JSON view, read with the receiver's own API key (GET /v1/check-results/{checkId}/{resultId}).
+    RESULT_LINK: `${publicUrl.replace(/\/$/, '')}/v1/check-results/${check.id}/${event.resultId}`,
     SSL_DAYS_REMAINING: event.ssl?.daysRemaining ?? null,
     SSL_CHECK_DOMAIN: event.ssl?.domain ?? check.sslCheckDomain ?? null,
     STARTED_AT: event.startedAt,

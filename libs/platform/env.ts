@@ -53,8 +53,8 @@ export const webhookEnv = {
   VIGIL_WEBHOOK_CONCURRENCY: env.int(32, 1, 1000),
   /** What {{REGION}} renders. */
   VIGIL_REGION: z.string().min(1).max(64).default('local'),
-  /** Base of RESULT_LINK in alerts. */
-  VIGIL_PUBLIC_URL: env.url(['http', 'https']).default('http://localhost:3000'),
+  /** Base of RESULT_LINK and ping URLs; unset, each app derives it (see publicUrlFor). */
+  VIGIL_PUBLIC_URL: env.url(['http', 'https']).optional(),
 };
 
 /** How checks are run: by the runner app, and by the API for trigger and test runs. */
@@ -73,3 +73,12 @@ export const runnerEnv = {
 };
 
 export type PlatformConfig = z.output<z.ZodObject<typeof platformEnv>>;
+
+/**
+ * The address a server listening on host:port is reached at. A wildcard bind answers on every
+ * interface; loopback is the one address sure to reach it from the same machine.
+ */
+export function listenUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}

@@ -1,3 +1,3 @@
-export { platformEnv, webhookEnv, runnerEnv, type PlatformConfig } from './env.ts';
+export { platformEnv, webhookEnv, runnerEnv, listenUrl, type PlatformConfig } from './env.ts';
 export { createPlatform, type Platform, type PlatformNeeds, type Topics } from './platform.ts';
 export { runApp, type AppContext } from './run-app.ts';

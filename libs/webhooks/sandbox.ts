@@ -54,7 +54,15 @@ const tsxApi = pathToFileURL(
   join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),
 );
 
+// Set by the compiled build (scripts/build-server.mjs): the worker is a sibling bundle there.
+const distDir = (globalThis as { __vigilDist?: string }).__vigilDist;
+
 function spawn(): Worker {
+  if (distDir) {
+    const compiled = new Worker(new URL('sandbox-worker.js', distDir));
+    compiled.unref();
+    return compiled;
+  }
   // The thread loads the TypeScript sources the way the process does: through tsx's loader,
   // registered inside the thread (a worker does not inherit --import hooks).
   const bootstrap = `import { register } from ${JSON.stringify(tsxApi.href)}; register(); await import(${JSON.stringify(workerUrl.href)});`;

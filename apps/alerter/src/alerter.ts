@@ -18,6 +18,7 @@ import type { WriteOp } from '#statestore';
 
 export const ALERTER_GROUP = 'vigil-alerter';
 const stateKey = (checkId: string) => `alert:state:${checkId}`;
+const SUMMARY_INTERVAL_MS = 60_000;
 
 /**
  * Runs the per-check alert state machine over check results, in its own consumer group. Alert
@@ -42,6 +43,17 @@ export async function startAlerter(deps: {
         registers: [deps.metrics],
       })
     : undefined;
+  // One line per batch floods the log under load: batches log at debug, and a summary at info.
+  const summary = new Map<string, number>();
+  const summaryTimer = setInterval(() => {
+    if (summary.size === 0) return;
+    const byType = Object.fromEntries(summary);
+    const count = [...summary.values()].reduce((sum, n) => sum + n, 0);
+    summary.clear();
+    log.info({ count, byType, periodMs: SUMMARY_INTERVAL_MS }, 'alerts decided in the last period');
+  }, SUMMARY_INTERVAL_MS);
+  summaryTimer.unref();
+  deps.lifecycle.add('alerter-summary', () => clearInterval(summaryTimer));
 
   const handle = async (batch: ConsumedMessage[]): Promise<void> => {
     const byCheck = new Map<string, CheckResult[]>();
@@ -99,7 +111,8 @@ export async function startAlerter(deps: {
         events.map((event) => ({ key: event.checkId, value: JSON.stringify(event) })),
       );
       for (const event of events) alertsCounter?.inc({ type: event.alertType });
-      log.info({ count: events.length, types: [...new Set(events.map((e) => e.alertType))] }, 'alerts decided');
+      for (const event of events) summary.set(event.alertType, (summary.get(event.alertType) ?? 0) + 1);
+      log.debug({ count: events.length, types: [...new Set(events.map((e) => e.alertType))] }, 'alerts decided');
     }
     if (writes.length > 0) await stateStore.write(writes);
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { env, parseConfig } from '#core';
-import { platformEnv, runnerEnv, webhookEnv } from '#platform';
+import { listenUrl, platformEnv, runnerEnv, webhookEnv } from '#platform';
 
 export const apiEnv = {
   ...platformEnv,
@@ -23,8 +23,10 @@ export const apiEnv = {
 };
 
 export const apiConfigSchema = z.object(apiEnv);
-export type ApiConfig = z.output<typeof apiConfigSchema>;
+/** VIGIL_PUBLIC_URL is always set once loaded: unset, it is the address the API listens on. */
+export type ApiConfig = Omit<z.output<typeof apiConfigSchema>, 'VIGIL_PUBLIC_URL'> & { VIGIL_PUBLIC_URL: string };
 
 export function loadApiConfig(source: Record<string, string | undefined> = process.env): ApiConfig {
-  return parseConfig(apiConfigSchema, source);
+  const config = parseConfig(apiConfigSchema, source);
+  return { ...config, VIGIL_PUBLIC_URL: config.VIGIL_PUBLIC_URL ?? listenUrl(config.HOST, config.PORT) };
 }

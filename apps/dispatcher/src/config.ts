@@ -9,8 +9,15 @@ export const dispatcherConfigSchema = z.object({
   PORT: env.port(9464),
   HOST: z.string().default('0.0.0.0'),
 });
-export type DispatcherConfig = z.output<typeof dispatcherConfigSchema>;
+/** VIGIL_PUBLIC_URL is always set once loaded. */
+export type DispatcherConfig = Omit<z.output<typeof dispatcherConfigSchema>, 'VIGIL_PUBLIC_URL'> & {
+  VIGIL_PUBLIC_URL: string;
+};
+
+// Run alone, the dispatcher cannot know where the API listens: set VIGIL_PUBLIC_URL to it.
+const DEFAULT_PUBLIC_URL = 'http://localhost:3000';
 
 export function loadDispatcherConfig(source: Record<string, string | undefined> = process.env): DispatcherConfig {
-  return parseConfig(dispatcherConfigSchema, source);
+  const config = parseConfig(dispatcherConfigSchema, source);
+  return { ...config, VIGIL_PUBLIC_URL: config.VIGIL_PUBLIC_URL ?? DEFAULT_PUBLIC_URL };
 }

@@ -26,7 +26,8 @@ export async function startDispatcher(deps: {
     readModels: new ReadModels(stateStore),
     store: new DeliveryStore(stateStore),
     box: createSecretBox(parseEncryptionKey(config.VIGIL_ENCRYPTION_KEY)),
-    log,
+    // The Dispatcher adds its own `component` child; a second one here would repeat the key.
+    log: deps.log,
     metrics: deps.metrics,
     timeoutMs: config.VIGIL_WEBHOOK_TIMEOUT_MS,
     retry: { maxRetries: config.VIGIL_WEBHOOK_MAX_RETRIES, delayMs: config.VIGIL_WEBHOOK_RETRY_DELAY_MS },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseConfig } from '#core';
+import { listenUrl } from '#platform';
 import { apiEnv } from '../../api/index.ts';
 import { ingestorEnv } from '../../ingestor/index.ts';
 import { runnerAppEnv } from '../../runner/index.ts';
@@ -22,8 +23,18 @@ export const standaloneConfigSchema = z.object({
     )
     .pipe(z.array(z.enum(['api', 'projector', 'ingestor', 'alerter', 'dispatcher', 'runner']))),
 });
-export type StandaloneConfig = z.output<typeof standaloneConfigSchema>;
+/** VIGIL_PUBLIC_URL is always set once loaded: unset, it is the address the API listens on. */
+export type StandaloneConfig = Omit<z.output<typeof standaloneConfigSchema>, 'VIGIL_PUBLIC_URL'> & {
+  VIGIL_PUBLIC_URL: string;
+  /** Whether VIGIL_PUBLIC_URL was derived from HOST and PORT rather than set. */
+  publicUrlDerived: boolean;
+};
 
 export function loadStandaloneConfig(source: Record<string, string | undefined> = process.env): StandaloneConfig {
-  return parseConfig(standaloneConfigSchema, source);
+  const config = parseConfig(standaloneConfigSchema, source);
+  return {
+    ...config,
+    VIGIL_PUBLIC_URL: config.VIGIL_PUBLIC_URL ?? listenUrl(config.HOST, config.PORT),
+    publicUrlDerived: config.VIGIL_PUBLIC_URL === undefined,
+  };
 }
