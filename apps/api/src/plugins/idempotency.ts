@@ -5,18 +5,19 @@ import type { StateStore } from '#statestore';
 import { runWithSeed } from '../request-context.ts';
 
 const DONE_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long an in-progress marker outlives its last renewal: a crashed owner frees the key this soon. */
+/** How long a running request's lease outlives its last renewal: a crashed owner frees the key this soon. */
 export const IDEMPOTENCY_LEASE_MS = 10_000;
 const RENEW_EVERY_MS = IDEMPOTENCY_LEASE_MS / 3;
 const HEADER = 'idempotency-key';
 
-/** This process: an in-progress marker names its owner, so a marker is never mistaken for another's. */
+/** This process, as the holder of the leases of the requests it runs. */
 const instanceId = randomUUID();
 
 interface Stored {
   state: 'pending' | 'done';
   fingerprint: string;
-  owner?: string;
+  /** Pending: seeds the ids and command ids of the request, for every run of it (see request-context). */
+  seed?: string;
   statusCode?: number;
   contentType?: string;
   /** Sealed: a response may carry a key shown once, which must never rest in plaintext. */
@@ -25,6 +26,8 @@ interface Stored {
 
 interface Slot {
   key: string;
+  /** Held, with a short TTL renewed while the request runs, by the process running it. */
+  leaseKey: string;
   fingerprint: string;
   /** Seeds the ids and command ids of the request, so a re-run after a crash repeats the same commands. */
   seed: string;
@@ -77,30 +80,37 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
     if (request.method !== 'POST' || given === undefined) return;
     const key = Array.isArray(given) ? given[0] : given;
     if (!key || key.length > 255) throw new ValidationError('Idempotency-Key: must be 1-255 characters');
-    const scope = scopeOf(request);
-    const slotKey = `idempotency:${sha256Hex(scope)}:${sha256Hex(key)}`;
+    const slotKey = `idempotency:${sha256Hex(scopeOf(request))}:${sha256Hex(key)}`;
+    const leaseKey = `${slotKey}:lease`;
     const fingerprint = sha256Hex(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`);
-    const pending = JSON.stringify({ state: 'pending', fingerprint, owner: instanceId } satisfies Stored);
-    if (await stateStore.setIfAbsent(slotKey, pending, { ttlMs: IDEMPOTENCY_LEASE_MS })) {
-      const renewal = setInterval(() => {
-        stateStore.set(slotKey, pending, { ttlMs: IDEMPOTENCY_LEASE_MS }).catch((error: unknown) => {
-          request.log.warn({ err: error }, 'could not renew an idempotency lease');
-        });
-      }, RENEW_EVERY_MS);
-      renewal.unref();
-      request.idempotencySlot = { key: slotKey, fingerprint, seed: `${scope}\n${key}`, renewal };
-      return;
+    // A fresh seed per logical request: the same key reused after it expired starts afresh.
+    const fresh: Stored = { state: 'pending', fingerprint, seed: randomUUID() };
+    let stored: Stored | undefined = fresh;
+    if (!(await stateStore.setIfAbsent(slotKey, JSON.stringify(fresh), { ttlMs: DONE_TTL_MS }))) {
+      const raw = await stateStore.get(slotKey);
+      stored = raw === null ? undefined : (JSON.parse(raw) as Stored);
+      if (!stored) throw new ConflictError('Idempotency-Key: the first request with this key just ended; retry');
+      if (stored.fingerprint !== fingerprint)
+        throw new ConflictError('Idempotency-Key was already used with a different request body');
+      if (stored.state === 'done') {
+        void reply.header('idempotent-replayed', 'true');
+        if (stored.contentType) void reply.header('content-type', stored.contentType);
+        return reply
+          .code(stored.statusCode ?? 200)
+          .send(stored.body === undefined ? undefined : box.decrypt(stored.body));
+      }
     }
-    const raw = await stateStore.get(slotKey);
-    const stored = raw === null ? undefined : (JSON.parse(raw) as Stored);
-    if (!stored) throw new ConflictError('Idempotency-Key: the first request with this key just ended; retry');
-    if (stored.fingerprint !== fingerprint)
-      throw new ConflictError('Idempotency-Key was already used with a different request body');
-    if (stored.state === 'pending')
+    // Whoever holds the lease runs the request. A held lease means its owner is alive and still
+    // running it; a lapsed one means the owner died, and this request takes over with its seed.
+    if (!(await stateStore.setIfAbsent(leaseKey, instanceId, { ttlMs: IDEMPOTENCY_LEASE_MS })))
       throw new ConflictError('Idempotency-Key: a request with this key is still in progress; retry shortly');
-    void reply.header('idempotent-replayed', 'true');
-    if (stored.contentType) void reply.header('content-type', stored.contentType);
-    return reply.code(stored.statusCode ?? 200).send(stored.body === undefined ? undefined : box.decrypt(stored.body));
+    const renewal = setInterval(() => {
+      stateStore.set(leaseKey, instanceId, { ttlMs: IDEMPOTENCY_LEASE_MS }).catch((error: unknown) => {
+        request.log.warn({ err: error }, 'could not renew an idempotency lease');
+      });
+    }, RENEW_EVERY_MS);
+    renewal.unref();
+    request.idempotencySlot = { key: slotKey, leaseKey, fingerprint, seed: stored.seed ?? randomUUID(), renewal };
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -110,7 +120,10 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
     clearInterval(slot.renewal);
     if (reply.statusCode >= 500 || reply.statusCode === 429 || reply.statusCode === 409) {
       // The request did not take effect: free the key so a retry can run.
-      await stateStore.del(slot.key);
+      await stateStore.write([
+        { op: 'del', key: slot.key },
+        { op: 'del', key: slot.leaseKey },
+      ]);
       return payload;
     }
     const done: Stored = {
@@ -120,7 +133,10 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
       contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
       body: typeof payload === 'string' ? box.encrypt(payload) : undefined,
     };
-    await stateStore.set(slot.key, JSON.stringify(done), { ttlMs: DONE_TTL_MS });
+    await stateStore.write([
+      { op: 'set', key: slot.key, value: JSON.stringify(done), ttlMs: DONE_TTL_MS },
+      { op: 'del', key: slot.leaseKey },
+    ]);
     return payload;
   });
 
