@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -18,15 +19,20 @@ export function errorBody(statusCode: number, message: string): ErrorBody {
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message };
 }
 
-const describedStatuses: Record<number, string> = {
-  400: 'Validation failed; the message names the field.',
+export const describedStatuses: Record<number, string> = {
+  400: 'Validation failed (the message names the field), an id longer than its limit, or a malformed URL or header.',
   401: 'No API key, or an unknown or deleted key.',
   402: 'The account plan does not allow this.',
   403: 'The key has no access to the account, or its role is too low.',
   404: 'Unknown in this account.',
+  405: 'The path exists but not with this method; Allow lists the methods it has.',
   409: 'Conflict with the current state.',
   413: 'The body is too large.',
+  414: 'The URL, or one path segment of it, is too long.',
+  415: 'The Content-Type is not one this route reads.',
   429: 'Rate-limited; see Retry-After.',
+  431: 'The request headers are too large.',
+  503: 'A dependency (store, bus) is unavailable; retry later.',
 };
 
 /** Response schemas for the error statuses a route can answer, for the OpenAPI document. */
@@ -60,9 +66,59 @@ const fastifyClientErrors: Record<string, number> = {
   FST_ERR_VALIDATION: 400,
 };
 
+/** Longest URL accepted; longer gets 414 (Node's header limit would otherwise answer 431 near 16 KiB). */
+export const MAX_URL_LENGTH = 8192;
+
+/** Fastify's router errors, answered before any route runs; messages never echo the raw path. */
+export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.code(414).send(errorBody(414, 'A path segment is too long'));
+  } else if (error.code === 'FST_ERR_BAD_URL') {
+    void reply.code(400).send(errorBody(400, 'The URL path is not valid percent-encoding'));
+  } else {
+    reply.log.error({ err: error }, 'router error');
+    void reply.code(500).send(errorBody(500, publicServerMessage(500)));
+  }
+}
+
+/**
+ * Requests Node's parser refuses (over-long headers, malformed header lines, timeouts) never reach
+ * fastify; they get the same error body here, written straight to the socket, then it is closed.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message =
+    status === 431
+      ? 'The request headers (with the URL) are larger than the server accepts'
+      : status === 408
+        ? 'The request was not received in time'
+        : 'The request is malformed: a header line or the request line is not valid HTTP';
+  const body = JSON.stringify(errorBody(status, message));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
+  const paths = routeMatcher(app);
+  const notAllowed = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    const allowed = paths.methodsFor(request.url.split('?')[0] ?? '');
+    if (allowed.length === 0) return false;
+    void reply
+      .code(405)
+      .header('allow', allowed.join(', '))
+      .send(errorBody(405, `${request.method} is not allowed here; this path allows ${allowed.join(', ')}`));
+    return true;
+  };
+  // Before body parsing, so an unknown method with a body (QUERY, PROPFIND…) still gets 405, not a parse error.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404 && notAllowed(request, reply)) return reply;
+  });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    void reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0]} not found`));
+    if (notAllowed(request, reply)) return;
+    void reply.code(404).send(errorBody(404, `No route for ${request.method} at this path`));
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -94,4 +150,30 @@ export function installErrorHandlers(app: FastifyInstance): void {
 
 function publicServerMessage(status: number): string {
   return status === 503 ? 'A dependency is unavailable; retry later.' : 'Internal error; it has been logged.';
+}
+
+/** Which methods each registered path pattern has, to answer 405 with Allow instead of 404. */
+function routeMatcher(app: FastifyInstance) {
+  const routes: { pattern: RegExp; method: string }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(
+      '^' +
+        route.url
+          .replace(/\/$/, '')
+          .split('/')
+          .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : escapeRegExp(part)))
+          .join('/') +
+        '/?$',
+    );
+    for (const method of [route.method].flat()) routes.push({ pattern, method });
+  });
+  return {
+    methodsFor(path: string): string[] {
+      return [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))].sort();
+    },
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

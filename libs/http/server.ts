@@ -2,18 +2,13 @@ import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from 'prom-client';
 import type { Logger } from '#core';
-import { installErrorHandlers } from './errors.ts';
+import { clientErrorHandler, errorBody, frameworkError, installErrorHandlers, MAX_URL_LENGTH } from './errors.ts';
 import { installHealth, type ReadinessCheck } from './health.ts';
 import { installMetrics } from './metrics.ts';
+import { createOpenApiTransform, openApiTransformObject, type DescribeRoute } from './openapi.ts';
 
 export interface HttpServerOptions {
   log: Logger;
@@ -25,6 +20,10 @@ export interface HttpServerOptions {
   /** Largest accepted body in bytes (larger gets 413). */
   bodyLimit?: number;
   trustProxy?: boolean;
+  /** What the app adds to each operation of the OpenAPI document (required role, account header…). */
+  describeRoute?: DescribeRoute;
+  /** Extra OpenAPI components, e.g. security schemes beside the bearer key. */
+  securitySchemes?: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -43,7 +42,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_URL_LENGTH },
+    frameworkErrors: frameworkError,
+    clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -51,6 +52,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
 
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    if (request.url.length > MAX_URL_LENGTH)
+      return reply.code(414).send(errorBody(414, `The URL is longer than ${MAX_URL_LENGTH} characters`));
   });
   // Request logs at info only when something went wrong; at 10k req/s a line per request costs more than the request.
   app.addHook('onResponse', async (request, reply) => {
@@ -72,19 +75,34 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: vgl_…' },
+          ...options.securitySchemes,
         },
       },
       security: [{ bearerAuth: [] }],
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: createOpenApiTransform(options.describeRoute),
+    transformObject: openApiTransformObject,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list' },
+    theme: { title: `${options.title} reference` },
+    logo: { type: 'image/svg+xml', content: Buffer.from(logoSvg(options.title)) },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   installHealth(app, options.readiness);
   installMetrics(app, options.metrics);
   return app;
+}
+
+/** A text logo for /docs, in place of the framework's. */
+function logoSvg(title: string): string {
+  const text = title.replace(/[<>&"]/g, '');
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="220" height="40"><text x="0" y="30" ` +
+    `font-family="sans-serif" font-size="26" font-weight="bold" fill="#ffffff">${text}</text></svg>`
+  );
 }
 
 /** The typed view of an instance for route modules. */

@@ -7,6 +7,7 @@ import type { Platform } from '#platform';
 import type { ApiConfig } from './config.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
+import { describeRoute } from './plugins/route-docs.ts';
 import { createRateLimiter } from './plugins/rate-limit.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertChannelRoutes, type ChannelRouteDeps } from './routes/alert-channels.ts';
@@ -53,6 +54,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     readiness: deps.platform.readiness,
     metrics: deps.metrics,
     bodyLimit: deps.config.VIGIL_BODY_LIMIT_BYTES,
+    describeRoute,
   });
   installAuth(app, {
     readModels: deps.services.readModels,

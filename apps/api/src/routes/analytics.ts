@@ -138,7 +138,7 @@ export function analyticsRoutes(app: FastifyInstance, deps: AnalyticsRouteDeps):
       config: { access: { minRole: 'READ_ONLY' }, ...(bucket ? { rateLimitBucket: bucket } : {}) },
       schema: {
         tags,
-        summary: `Analytics of a ${checkType} check${bucket ? ' (30 requests per 60 s per account)' : ''}; answers may be up to 30 s old (cached)`,
+        summary: `Analytics of ${/^[AEIOU]/.test(checkType) ? 'an' : 'a'} ${checkType} check${bucket ? ' (30 requests per 60 s per account)' : ''}; answers may be up to 30 s old (cached)`,
         params: idParams,
         querystring: querySchema(checkType),
         response: { 200: answerSchema, ...errorResponses(400, 401, 403, 404, 429) },
@@ -184,7 +184,7 @@ export function analyticsRoutes(app: FastifyInstance, deps: AnalyticsRouteDeps):
     schema: {
       tags,
       summary: 'The metrics catalogue of a check type: definitions, units, precision, ranges and thresholds',
-      params: z.object({ checkType: z.string().describe(catalogueCheckTypes.join(', ')) }),
+      params: z.object({ checkType: z.enum(catalogueCheckTypes) }),
       querystring: catalogueQuery,
       response: { 200: catalogueSchema, ...errorResponses(400, 401, 403, 429) },
     },

@@ -2,10 +2,16 @@ import { z } from 'zod';
 import { alertSettingsSchema, planSchema } from '#domain';
 import type { AccountView } from '#readmodels';
 
-/** Lists take limit (1–100, default 10) and page (≥ 1, default 1). */
+/** Lists take limit (1–100, default 10) and page (1–1,000,000, default 1); a page past the last is empty. */
 export const pageQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(10),
-  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(10).describe('Items per page, 1–100, default 10.'),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(1)
+    .describe('Page, from 1; a page past the last answers an empty list.'),
 });
 
 export const accountJsonSchema = z

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { createVariableInputSchema, updateVariableInputSchema } from '#domain';
+import { createVariableInputSchema, updateVariableInputSchema, variableKeySchema } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import type { ApiServices } from '../services/index.ts';
 import { pageQuerySchema } from './schemas.ts';
@@ -13,7 +13,7 @@ const variableJsonSchema = z
     secret: z.boolean(),
   })
   .meta({ id: 'EnvironmentVariable' });
-const keyParams = z.object({ key: z.string().min(1).max(128) });
+const keyParams = z.object({ key: variableKeySchema });
 
 export function variableRoutes(app: FastifyInstance, services: ApiServices): void {
   const routes = zodRoutes(app);
