@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { guardedLookup } from './address.ts';
+import { checkLiteral, guardedLookup } from './address.ts';
 
 /**
  * A SOCKS5 proxy on loopback that a browser context sends every connection through, so the
@@ -77,6 +77,12 @@ function handle(client: net.Socket, refusals: Map<string, string>, sockets: Set<
     client.off('data', onData);
     client.pause();
     const rest = buffer.subarray(parsed.length);
+    // A literal address never reaches the lookup, so it is judged here.
+    const literal = checkLiteral(parsed.host, false);
+    if (literal) {
+      refusals.set(parsed.host, literal.message);
+      return void client.end(reply(REPLY.notAllowed));
+    }
     const upstream = net.connect({
       host: parsed.host,
       port: parsed.port,
