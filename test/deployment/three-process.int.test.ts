@@ -75,7 +75,9 @@ describe('three processes: two API replicas and a projector on PostgreSQL, Redis
     try {
       await Promise.all([healthy(apiA), healthy(apiB), healthy(`http://127.0.0.1:${portProjector}`)]);
     } catch (error) {
-      throw new Error(`${(error as Error).message}\n${processes.map((p) => p.output()).join('\n---\n')}`);
+      throw new Error(`${(error as Error).message}\n${processes.map((p) => p.output()).join('\n---\n')}`, {
+        cause: error,
+      });
     }
   }, 180_000);
 
@@ -98,7 +100,7 @@ describe('three processes: two API replicas and a projector on PostgreSQL, Redis
     const b = client(apiB, key, accountId);
     expect((await b.get('/v1/accounts/me')).status).toBe(200);
     for (let i = 0; i < 5; i++) {
-      const [writer, reader]: ApiClient[] = i % 2 === 0 ? [a, b] : [b, a];
+      const [writer, reader]: [ApiClient, ApiClient] = i % 2 === 0 ? [a, b] : [b, a];
       expect((await writer.post('/v1/variables', { key: `V${i}`, value: `v${i}` })).status).toBe(201);
       const read = await reader.get(`/v1/variables/V${i}`);
       expect(read.status, JSON.stringify(read.body)).toBe(200);
