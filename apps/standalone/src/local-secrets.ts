@@ -24,19 +24,46 @@ export function ensureEncryptionKey(dataDir: string, configured: string | undefi
 }
 
 /**
- * When VIGIL_ADMIN_KEY is unset on the first start, a key is generated and printed once;
- * only its hash is kept, in the state store, where every API replica finds it.
+ * When VIGIL_ADMIN_KEY is unset on the first start, a key is generated and returned, for the
+ * start-up banner to show once; only its hash is kept, in the state store, where every API
+ * replica finds it. A set VIGIL_ADMIN_KEY wins over a generated one, which then stops working.
  */
 export async function ensureAdminKey(
   stateStore: StateStore,
   configured: string | undefined,
   log: Logger,
-): Promise<void> {
-  if (configured) return;
-  const key = generateApiKey();
-  if (await stateStore.setIfAbsent(ADMIN_KEY_HASH_KEY, sha256Hex(key))) {
-    // Printed to stdout on purpose, outside the structured log, so it is never shipped to a log store.
-    process.stdout.write(`\nPlatform admin key (shown once; set VIGIL_ADMIN_KEY to use your own):\n  ${key}\n\n`);
-    log.info('generated the platform admin key');
+): Promise<string | undefined> {
+  if (configured) {
+    const stored = await stateStore.get(ADMIN_KEY_HASH_KEY);
+    if (stored !== null && stored !== sha256Hex(configured))
+      log.info(
+        'VIGIL_ADMIN_KEY is set: it replaces the admin key generated on the first start, which is refused while it is set',
+      );
+    return undefined;
   }
+  const key = generateApiKey();
+  if (!(await stateStore.setIfAbsent(ADMIN_KEY_HASH_KEY, sha256Hex(key)))) return undefined;
+  log.info('generated the platform admin key');
+  return key;
+}
+
+/**
+ * What a first start prints: the admin key (shown once) and what to do next. It goes to stdout
+ * on purpose, outside the structured log, so the key is never shipped to a log store.
+ */
+export function startBanner(url: string, adminKey: string | undefined): string {
+  const lines = ['', `Vigil is running at ${url}`, ''];
+  if (adminKey)
+    lines.push(
+      'Platform admin key (shown once; only its hash is kept; set VIGIL_ADMIN_KEY to use your own):',
+      `  ${adminKey}`,
+      '',
+      'Next steps:',
+      `  export VIGIL_API_URL=${url} VIGIL_ADMIN_KEY=${adminKey}`,
+      '  npx vigil admin create-account --name Acme --owner-email you@example.com --plan team --login',
+      '  npx vigil whoami',
+      '',
+    );
+  lines.push(`Console: ${url}/   API reference: ${url}/docs   Walkthrough: README.md`, '');
+  return lines.join('\n') + '\n';
 }

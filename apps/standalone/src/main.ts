@@ -1,5 +1,6 @@
 import { createLogger, isAppError } from '#core';
 import { loadStandaloneConfig } from './config.ts';
+import { startBanner } from './local-secrets.ts';
 import { startStandalone } from './standalone.ts';
 
 const log = createLogger({ name: 'vigil' });
@@ -8,6 +9,9 @@ try {
   log.level = config.LOG_LEVEL;
   const running = await startStandalone(config, log);
   running.lifecycle.handleSignals();
+  // The banner shows the key once; later starts print it only on a terminal, as a reminder of the URLs.
+  if (running.generatedAdminKey || process.stdout.isTTY)
+    process.stdout.write(startBanner(running.url, running.generatedAdminKey));
 } catch (error) {
   log.fatal({ err: isAppError(error) ? { message: error.message, code: error.code } : error }, 'vigil failed to start');
   process.exit(1);

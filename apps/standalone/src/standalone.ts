@@ -16,6 +16,8 @@ export interface RunningStandalone {
   api: RunningApi;
   platform: Platform;
   lifecycle: Lifecycle;
+  /** Set on the first start only, when this process generated the platform admin key. */
+  generatedAdminKey: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function startStandalone(
       analytics: true,
       clientId: 'vigil-standalone',
     });
-    await ensureAdminKey(platform.stateStore, config.VIGIL_ADMIN_KEY, log);
+    const generatedAdminKey = await ensureAdminKey(platform.stateStore, config.VIGIL_ADMIN_KEY, log);
     const apps = new Set(config.VIGIL_STANDALONE_APPS);
     const projector = apps.has('projector') ? await startProjector({ platform, log, lifecycle, metrics }) : undefined;
     // On the embedded bus the API writes DuckDB itself; with Kafka the ingestor does it.
@@ -54,7 +56,7 @@ export async function startStandalone(
       await startDispatcher({ platform, config, log, lifecycle, metrics, userAgent: `Vigil/${version}` });
     if (apps.has('runner')) await startRunnerApp({ config, platform, log, lifecycle, metrics }).ready;
     const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics });
-    return { url: api.url, api, platform, lifecycle, stop: () => lifecycle.stop() };
+    return { url: api.url, api, platform, lifecycle, generatedAdminKey, stop: () => lifecycle.stop() };
   } catch (error) {
     await lifecycle.stop();
     throw error;
