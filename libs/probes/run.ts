@@ -31,9 +31,18 @@ function execute(definition: RunnableDefinition, ctx: ProbeContext, signal: Abor
  * target does; ends by ctx.timeoutMs at the latest, and early when ctx.signal aborts.
  */
 export async function runProbe(definition: RunnableDefinition, ctx: ProbeContext): Promise<ProbeOutcome> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new RunTimedOut(`timed out after ${ctx.timeoutMs} ms`)), ctx.timeoutMs);
-  const signal = ctx.signal ? AbortSignal.any([timeout.signal, ctx.signal]) : timeout.signal;
+  // One controller per run, linked to the caller's signal by a listener removed at the end: a
+  // long-lived runner signal must not collect a listener (or AbortSignal.any link) per run.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new RunTimedOut(`timed out after ${ctx.timeoutMs} ms`));
+  }, ctx.timeoutMs);
+  const onCallerAbort = () => controller.abort(ctx.signal?.reason ?? new Error('aborted'));
+  if (ctx.signal?.aborted) onCallerAbort();
+  else ctx.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const signal = controller.signal;
   const started = performance.now();
   let raw: RawRun;
   try {
@@ -50,9 +59,10 @@ export async function runProbe(definition: RunnableDefinition, ctx: ProbeContext
     raw = { responseTime: performance.now() - started, error: reason, assertions: [] };
   } finally {
     clearTimeout(timer);
+    ctx.signal?.removeEventListener('abort', onCallerAbort);
   }
   // A probe that reports a timeout in its own words still names the limit.
-  if (timeout.signal.aborted && raw.error && !raw.error.includes('timed out'))
+  if (timedOut && raw.error && !raw.error.includes('timed out'))
     raw = { ...raw, error: `timed out after ${ctx.timeoutMs} ms (${raw.error})` };
   try {
     return buildOutcome(definition.checkType, raw, ctx);
