@@ -84,10 +84,19 @@ async function send(o: Options, url: string, ingestKey: string, shape: Shape) {
       const count = Math.min(o.batch, o.n - b * o.batch);
       const body = JSON.stringify(makeResults(shape, b * o.batch, count));
       sentAt[b] = performance.now();
-      const response = await fetch(`${url}/v1/check-results`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ingestKey}`, 'content-type': 'application/json' },
-        body,
+      const post = () =>
+        fetch(`${url}/v1/check-results`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ingestKey}`, 'content-type': 'application/json' },
+          body,
+        });
+      // A pooled connection can be reset under heavy load; the batch is idempotent (result ids), so
+      // it is sent again once, and said so.
+      const response = await post().catch((error: unknown) => {
+        log(
+          `batch ${b}: ${error instanceof Error ? String(error.cause ?? error.message) : String(error)}; sending again`,
+        );
+        return post();
       });
       const answer = (await response.json()) as { accepted?: number; rejected?: { message: string }[] };
       ackedAt[b] = performance.now();
