@@ -77,7 +77,8 @@ ALL_SERVICES=(redis clickhouse kafka postgres dnsmasq chromium)
 REDIS_DIR="$SERVICES_DIR/redis"
 CH_DIR="$SERVICES_DIR/clickhouse"
 KAFKA_DIR="$SERVICES_DIR/kafka"
-PG_DIR="$SERVICES_DIR/postgres"
+# Not .services/postgres: bench/support/postgres.sh keeps its own throwaway cluster there.
+PG_DIR="$SERVICES_DIR/postgresql"
 DNS_DIR="$SERVICES_DIR/dnsmasq"
 DNS_RECORDS="$REPO_ROOT/test/fixtures/dnsmasq/records.conf"
 
@@ -130,7 +131,15 @@ port_var_of() {
 }
 
 # File recording the port a running instance was started with.
-portfile_of() { echo "$SERVICES_DIR/$1/.port"; }
+# Directory holding a service's files.
+dir_of() {
+  case "$1" in
+    postgres) echo "$PG_DIR" ;;
+    *) echo "$SERVICES_DIR/$1" ;;
+  esac
+}
+
+portfile_of() { echo "$(dir_of "$1")/.port"; }
 
 ports_of() {
   case "$1" in
@@ -869,7 +878,7 @@ launch_service() {
     fi
   done
   log "$svc: starting on $HOST port(s) $(ports_of "$svc")"
-  mkdir -p "$SERVICES_DIR/$svc"
+  mkdir -p "$(dir_of "$svc")"
   mark_start "$svc"
   case "$svc" in
     redis) redis_start ;;
@@ -906,7 +915,7 @@ wait_ready() {
       [ -n "$gone_since" ] || gone_since=$SECONDS
       if ((SECONDS - gone_since >= 5)); then
         show_log_tail "$svc"
-        die "$svc: process exited during startup (logs above; directory $SERVICES_DIR/$svc)"
+        die "$svc: process exited during startup (logs above; directory $(dir_of "$svc"))"
       fi
     fi
     if ((SECONDS - start >= START_TIMEOUT)); then
