@@ -714,6 +714,9 @@ postgres_prepare() {
   if [ "$(id -u)" = 0 ]; then
     getent passwd postgres >/dev/null || die "postgres: the 'postgres' user is missing (reinstall the postgresql package)"
     chown postgres:postgres "$PG_DIR"
+    # A checkout under a private home (/root is 0700) cannot be reached by the server's user.
+    setpriv --reuid=postgres --regid=postgres --init-groups -- test -w "$PG_DIR" ||
+      die "postgres: the 'postgres' user cannot reach $PG_DIR; make its parent directories traversable (chmod o+x) or move the checkout"
     [ -d "$PG_DIR/data" ] && chown -R postgres:postgres "$PG_DIR/data"
     touch "$PG_DIR/server.log" && chown postgres:postgres "$PG_DIR/server.log"
   fi
