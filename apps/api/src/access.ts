@@ -19,8 +19,12 @@ export interface Access {
   userId: string | null;
 }
 
-/** What a route needs: a platform key, or a role in the selected account, or nothing. */
-export type RouteAccess = { platform: 'admin' | 'ingest' } | { minRole: Role } | { anyKey: true } | 'public';
+/**
+ * What a route needs: a platform key, or a role in the selected account, or nothing. A platform
+ * route with `orMinRole` also takes an account key with that role, acting in its own account.
+ */
+export type RouteAccess =
+  { platform: 'admin' | 'ingest'; orMinRole?: Role } | { minRole: Role } | { anyKey: true } | 'public';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

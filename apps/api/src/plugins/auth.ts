@@ -41,6 +41,15 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     const principal = await authenticate(request, deps);
     request.principal = principal;
 
+    if ('platform' in required && required.orMinRole && (principal.kind === 'user' || principal.kind === 'service')) {
+      const access = await resolveAccount(request, principal, deps);
+      if (!roleAtLeast(access.role, required.orMinRole)) {
+        throw new ForbiddenError(`Your role ${access.role} is too low; this needs ${required.orMinRole} or above`);
+      }
+      request.access = access;
+      await limit(request, reply, deps, access.accountId);
+      return;
+    }
     if ('platform' in required) {
       const allowed =
         principal.kind === 'platform-admin' || (required.platform === 'ingest' && principal.kind === 'ingest');

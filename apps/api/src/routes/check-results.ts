@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { PayloadTooLargeError } from '#core';
 import { errorResponses, zodRoutes } from '#http';
-import { classifyResults, parseJson, type CheckLookup, type ResultSink } from '#pipeline';
+import { classifyResults, parseJson, ParseFailure, type CheckLookup, type ResultSink } from '#pipeline';
 
 export const MAX_RESULTS_PER_REQUEST = 10_000;
 export const MAX_INGEST_BYTES = 16 * 1024 * 1024;
@@ -30,12 +30,13 @@ export function checkResultRoutes(app: FastifyInstance, deps: { lookup: CheckLoo
     );
     zodRoutes(scope).post('/v1/check-results', {
       bodyLimit: MAX_INGEST_BYTES,
-      config: { access: { platform: 'ingest' } },
+      // The platform ingest key sends for every account; an account key, for its own checks only.
+      config: { access: { platform: 'ingest', orMinRole: 'READ_WRITE' } },
       schema: {
         tags: ['check results'],
         summary:
-          'Ingest check results (JSON array, or NDJSON with Content-Type application/x-ndjson); platform ingest key',
-        description: `At most ${MAX_RESULTS_PER_REQUEST} results or 16 MiB. Each result follows schemas/check-result.v1.json.`,
+          'Ingest check results (JSON array, or NDJSON with Content-Type application/x-ndjson); platform ingest key, or an account key (READ_WRITE) for its own checks',
+        description: `At most ${MAX_RESULTS_PER_REQUEST} results or 16 MiB. Each result follows schemas/check-result.v1.json. With an account key, \`accountId\` may be left out (it is the key's account); a result naming another account is rejected.`,
         body: z.array(z.unknown()),
         response: { 202: responseSchema, ...errorResponses(400, 401, 403, 413, 429) },
       },
@@ -45,10 +46,33 @@ export function checkResultRoutes(app: FastifyInstance, deps: { lookup: CheckLoo
             `At most ${MAX_RESULTS_PER_REQUEST} results per request; this one has ${request.body.length}`,
           );
         }
-        const { accepted, rejected } = await classifyResults(request.body, deps.lookup);
+        const items = request.access ? ownAccountOnly(request.body, request.access.accountId) : request.body;
+        const classified = await classifyResults(items, deps.lookup);
+        const { accepted } = classified;
+        // Existence is private: to an account key, another account's check is an unknown check.
+        const rejected = request.access
+          ? classified.rejected.map((rejection) => {
+              const foreign = /^accountId: check (\S+) belongs to another account$/.exec(rejection.message);
+              return foreign ? { ...rejection, message: `checkId: unknown check ${foreign[1]}` } : rejection;
+            })
+          : classified.rejected;
         if (accepted.length > 0) await deps.sink.accept(accepted);
         return reply.code(202).send({ accepted: accepted.length, rejected });
       },
     });
+  });
+}
+
+/**
+ * An account key sends for its own account: a missing accountId is filled in, and a result naming
+ * another account is rejected by its index (whether that account exists stays private).
+ */
+function ownAccountOnly(items: readonly unknown[], accountId: string): unknown[] {
+  return items.map((item) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
+    const named = (item as { accountId?: unknown }).accountId;
+    if (named === undefined) return { ...item, accountId };
+    if (named !== accountId) return new ParseFailure(`accountId: this key sends results for account ${accountId} only`);
+    return item;
   });
 }
