@@ -19,6 +19,8 @@ export interface Claimed {
   checkId: string;
   /** When it was due (for a lease taken over, when that lease ended). */
   due: number;
+  /** When this claim's lease ends. */
+  leaseEnds: number;
   /** Null when missing or unreadable: the entry is then scheduled afresh. */
   slot: Slot | null;
 }
@@ -51,7 +53,12 @@ export class DueQueue {
     const members = await this.store.claimDue(this.keys.due, nowMs, leaseMs, limit);
     if (members.length === 0) return [];
     const slots = await this.store.getMany(members.map((m) => this.keys.slot(m.member)));
-    return members.map((m, i) => ({ checkId: m.member, due: m.score, slot: parseSlot(slots[i] ?? null) }));
+    return members.map((m, i) => ({
+      checkId: m.member,
+      due: m.score,
+      leaseEnds: nowMs + leaseMs,
+      slot: parseSlot(slots[i] ?? null),
+    }));
   }
 
   /** Schedules (or reschedules, ending a lease) in one all-or-nothing write. */

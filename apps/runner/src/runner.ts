@@ -90,9 +90,11 @@ export function startRunner(deps: RunnerDeps): Runner {
   const queue = new DueQueue(platform.stateStore, settings.location);
   const catalogue = new Catalogue(settings.location, settings.defaultLocation);
   const variables = new RunVariableCache(new ReadModels(platform.stateStore), box);
-  const pollMs = settings.pollMs ?? 50;
+  const pollMs = settings.pollMs ?? 100;
   const leaseMs = settings.leaseMs;
-  const attemptTimeoutCap = Math.min(HARD_TIMEOUT_CAP_MS, leaseMs - TIMEOUT_MARGIN_MS);
+  // A run (retries included) ends a margin before its lease does, so no replica takes over a live run.
+  const leaseMargin = Math.min(TIMEOUT_MARGIN_MS, leaseMs / 5);
+  const attemptTimeoutCap = Math.min(HARD_TIMEOUT_CAP_MS, leaseMs - leaseMargin);
 
   const subscription = new AbortController();
   const abandon = new AbortController();
@@ -219,8 +221,8 @@ export function startRunner(deps: RunnerDeps): Runner {
     const startedAt = new Date();
     metrics.delay.observe({ type: check.checkType }, Math.max(0, startedAt.getTime() - claimed.due) / 1000);
     const { variables: values, secretValues } = await variables.get(entry.accountId, check.groupId);
-    // The whole run, retries included, ends before the lease does, so no other replica takes over a live run.
-    const signal = AbortSignal.any([abandon.signal, AbortSignal.timeout(leaseMs - TIMEOUT_MARGIN_MS)]);
+    const leaseLeft = claimed.leaseEnds - leaseMargin - startedAt.getTime();
+    const signal = AbortSignal.any([abandon.signal, AbortSignal.timeout(Math.max(1, leaseLeft))]);
     const context = {
       resultId: runResultId(check.id, settings.location, window),
       accountId: entry.accountId,
