@@ -40,7 +40,7 @@ let pool: BrowserPool;
 
 beforeAll(async () => {
   server = await httpServer((req, res) => {
-    switch (req.url) {
+    switch (req.url?.split('?')[0]) {
       case '/':
         res.setHeader('content-type', 'text/html');
         return res.end(PAGE);
@@ -116,6 +116,16 @@ describe('browser probe in Chromium', () => {
     expect(named.result.hasFailures).toBe(true);
     expect(named.result.errorMessage).toContain('localhost resolves to a blocked address');
     expect(named.result.errorMessage).toContain('VIGIL_RUNNER_ALLOW_PRIVATE');
+  });
+
+  it('keeps a secret in the URL out of pages[] and the error', async () => {
+    const secret = 'browser-S3CRET';
+    const outcome = await runProbe(
+      browser(`${server.url}/gone?token={{TOKEN}}`),
+      probeContext({ browser: pool, variables: { TOKEN: secret }, secretValues: [secret] }),
+    );
+    expect(outcome.result.pages?.[0]?.url).toBe(`${server.url}/gone?token=********`);
+    expect(JSON.stringify(outcome)).not.toContain(secret);
   });
 
   it('runs without a pool as a failed run naming the reason', async () => {

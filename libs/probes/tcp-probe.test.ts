@@ -103,4 +103,18 @@ describe('TCP probe against a real echo server', () => {
       expect(refused.result.errorMessage).toContain('VIGIL_RUNNER_ALLOW_PRIVATE');
     }
   });
+
+  it('scrubs a secret sent as data from the reply it echoes', async () => {
+    const secret = 'tcp-S3CRET-value';
+    const outcome = await runProbe(
+      tcp({
+        data: 'AUTH {{TOKEN}}',
+        assertions: [{ source: 'RESPONSE_DATA', property: '', comparison: 'EQUALS', target: 'OK' }],
+      }),
+      probeContext({ variables: { TOKEN: secret }, secretValues: [secret] }),
+    );
+    expect(outcome.result.hasFailures).toBe(true);
+    expect(outcome.assertions[0]?.actual).toBe('echo:AUTH ********');
+    expect(JSON.stringify(outcome)).not.toContain(secret);
+  });
 });
