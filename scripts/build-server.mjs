@@ -19,6 +19,7 @@ export const ENTRIES = {
   ingestor: 'apps/ingestor/src/main.ts',
   alerter: 'apps/alerter/src/main.ts',
   dispatcher: 'apps/dispatcher/src/main.ts',
+  runner: 'apps/runner/src/main.ts',
   simulator: 'apps/simulator/src/main.ts',
   cli: 'apps/cli/src/main.ts',
   // Worker threads get their own file; libs/webhooks/sandbox.ts picks it when it runs from dist/.

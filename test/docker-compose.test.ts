@@ -7,6 +7,7 @@ import { apiConfigSchema } from '../apps/api/index.ts';
 import { dispatcherConfigSchema } from '../apps/dispatcher/index.ts';
 import { ingestorConfigSchema } from '../apps/ingestor/index.ts';
 import { projectorConfigSchema } from '../apps/projector/index.ts';
+import { runnerConfigSchema } from '../apps/runner/index.ts';
 
 /** Each app's environment in docker-compose.yml must use exactly the names its config schema reads. */
 const apps: Record<string, z.ZodObject> = {
@@ -15,6 +16,7 @@ const apps: Record<string, z.ZodObject> = {
   ingestor: ingestorConfigSchema,
   alerter: alerterConfigSchema,
   dispatcher: dispatcherConfigSchema,
+  runner: runnerConfigSchema,
 };
 
 const compose = parse(readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as {
@@ -43,6 +45,7 @@ describe('docker-compose.yml', () => {
         'ingestor',
         'alerter',
         'dispatcher',
+        'runner',
       ]),
     );
   });
