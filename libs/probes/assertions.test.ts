@@ -180,6 +180,24 @@ describe('assertions', () => {
     expect(wrongType).toMatchObject({ passed: false, message: 'TEXT_BODY does not apply to URL checks' });
   });
 
+  it('evaluates JSONPath filters with the safe evaluator, never native eval', () => {
+    const body = JSON.stringify({
+      users: [
+        { id: 1, name: 'ann' },
+        { id: 2, name: 'bob' },
+      ],
+    });
+    const run = (property: string, target: string) =>
+      evaluateAssertions('API', [{ source: 'JSON_BODY', property, comparison: 'EQUALS', target }], {
+        ...observed,
+        body,
+      })[0]!;
+    expect(run('$.users[?(@.id == 2)].name', 'bob').passed).toBe(true);
+    expect(run('$.users[?(@.id == 2)].name', 'ann').passed).toBe(false);
+    const hostile = run('$.users[?(process.exit(1))]', 'x');
+    expect(hostile.passed).toBe(false);
+  });
+
   it('compares numbers as numbers, not as text', () => {
     expect(check('JSON_BODY', 'GREATER_THAN', '10', '$.count').passed).toBe(false); // "3" > "10" as text
     expect(check('STATUS_CODE', 'GREATER_THAN', '99').passed).toBe(true); // "200" < "99" as text

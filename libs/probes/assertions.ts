@@ -41,7 +41,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 /** One match is that value, several are an array of them, none is missing. */
 function jsonPath(document: unknown, path: string): Value {
   if (path.trim() === '' || path.trim() === '$') return document;
-  const matches = JSONPath({ path, json: document as object, wrap: true, eval: false }) as unknown[];
+  const matches = JSONPath({ path, json: document as object, wrap: true, eval: 'safe' }) as unknown[];
   if (matches.length === 0) return MISSING;
   return matches.length === 1 ? matches[0] : matches;
 }
