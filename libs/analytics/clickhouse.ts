@@ -14,7 +14,15 @@ export interface ClickHouseAnalyticsOptions {
   log: Logger;
   /** Per request; inserts of 10,000 rows take well under a second locally. */
   requestTimeoutMs?: number;
+  /**
+   * Another transport for @clickhouse/client instead of HTTP to `url`: called once per client, with
+   * the database that client works in (undefined: none). The tests run current ClickHouse in
+   * process this way (chdb), through this same adapter code.
+   */
+  connection?: (database: string | undefined) => ClickHouseConnection;
 }
+
+export type ClickHouseConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
 /** Below the 3 s keep-alive timeout of ClickHouse 18.16 (and the 10 s of current servers). */
 const KEEP_ALIVE_IDLE_MS = 2_000;
@@ -59,8 +67,8 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
   let server: ClickHouseClient;
   let client: ClickHouseClient;
   try {
-    server = createClient(common);
-    client = createClient({ ...common, database });
+    server = createClient({ ...common, connection: options.connection?.(undefined) });
+    client = createClient({ ...common, database, connection: options.connection?.(database) });
   } catch (error) {
     // The client checks the URL up front (protocol, shape).
     throw new ConfigError(`invalid ClickHouse URL: ${error instanceof Error ? error.message : String(error)}`, {
@@ -171,6 +179,10 @@ function translate(error: unknown, operation: string, log: Logger): AppError {
  */
 function serverErrorCode(error: unknown): number | undefined {
   if (error instanceof ClickHouseError) return Number(error.code);
+  // Another copy of the client's error class (chdb's transport loads its own): same shape, no instanceof.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && error.constructor.name === 'ClickHouseError' && /^\d+$/.test(String(code)))
+    return Number(code);
   const match = error instanceof Error ? /^Code: (\d+)[.,]/.exec(error.message) : null;
   return match ? Number(match[1]) : undefined;
 }

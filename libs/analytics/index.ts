@@ -1,5 +1,9 @@
 export type { AnalyticsStore, ResultFilter } from './port.ts';
-export { createClickHouseAnalyticsStore, type ClickHouseAnalyticsOptions } from './clickhouse.ts';
+export {
+  createClickHouseAnalyticsStore,
+  type ClickHouseAnalyticsOptions,
+  type ClickHouseConnection,
+} from './clickhouse.ts';
 export { createDuckDbAnalyticsStore, type DuckDbAnalyticsOptions } from './duckdb.ts';
 export { createAnalyticsStore, type AnalyticsStoreConfig } from './create.ts';
 export { sqlString, sqlNumber, sqlIdentifier, sqlDateTime, formatDateTime, type SqlDialect } from './sql.ts';

@@ -12,6 +12,7 @@ import {
   type RawParams,
 } from '#analytics';
 import { createLogger } from '#core';
+import { createChdbAnalyticsStore } from '#analytics-chdb';
 import type { ResultCheckType } from '#domain';
 import { services, uniqueSuffix } from '#test-support';
 import { pointDifferences, seriesDifferences } from './compare.ts';
@@ -26,7 +27,7 @@ import { everyAggregatedMetric, referenceAggregate, referenceRaw, type Reference
  */
 const log = createLogger({ level: 'silent' });
 const dataset = generateDataset();
-const TOLERANCE = { duckdb: 1e-6, clickhouse: 1e-6 };
+const TOLERANCE = { duckdb: 1e-6, clickhouse: 1e-6, chdb: 1e-6 };
 const database = `vigil_test_analytics_${uniqueSuffix()}`;
 const dir = mkdtempSync(join(tmpdir(), 'vigil-analytics-'));
 const NOW = new Date('2024-01-20T12:00:00Z');
@@ -37,6 +38,8 @@ const engines = [
     name: 'clickhouse' as const,
     open: () => createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database, log }),
   },
+  // ClickHouse 26.x in process, through the same adapter as the 18.16 server above.
+  { name: 'chdb' as const, open: () => createChdbAnalyticsStore({ database, log }) },
 ];
 const TYPES: ResultCheckType[] = ['API', 'URL', 'BROWSER', 'MULTI_STEP', 'PLAYWRIGHT', 'TCP', 'DNS', 'HEARTBEAT'];
 const GROUPINGS: [ResultCheckType, 'runLocation' | 'statusCode' | 'pageIndex'][] = [

@@ -1,0 +1,65 @@
+// Test support only: chdb is a devDependency, so nothing a server app imports may import this file.
+import { createChdbConnection } from 'chdb/connection';
+import type { Logger } from '#core';
+import { createClickHouseAnalyticsStore, type ClickHouseConnection } from './clickhouse.ts';
+import type { AnalyticsStore } from './port.ts';
+import { sqlIdentifier } from './sql.ts';
+
+type Method = 'query' | 'command' | 'exec' | 'insert';
+const statements = new Set<string | symbol>(['query', 'command', 'exec', 'insert']);
+
+/**
+ * A chdb (ClickHouse in process) transport for @clickhouse/client. chdb has one session per
+ * process and ignores the client's `database`, so each statement of a database-bound client
+ * runs as `USE <database>; <statement>` in the same call. ':memory:' sessions are shared and
+ * reference-counted, so every store of a test process sees one engine.
+ */
+export function chdbConnection(database: string | undefined): ClickHouseConnection {
+  const inner = createChdbConnection({ path: ':memory:' }) as unknown as ClickHouseConnection;
+  if (database === undefined) return inner;
+  sqlIdentifier(database);
+  return new Proxy(inner, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== 'function') return value;
+      if (!statements.has(property)) return value.bind(target);
+      return (params: { query: string; clickhouse_settings?: Record<string, unknown> }) =>
+        (target[property as Method] as (p: unknown) => unknown).call(target, {
+          ...withQuerySettings(params),
+          query: `USE ${database}; ${withQuerySettings(params).query}`,
+        });
+    },
+  });
+}
+
+/**
+ * chdb applies clickhouse_settings as session-wide SETs, where HTTP scopes them to one request.
+ * `readonly` must stay per query (once a session is read-only it cannot be made writable again),
+ * so it moves into the statement's own SETTINGS clause, before the FORMAT the client appended.
+ */
+function withQuerySettings<P extends { query: string; clickhouse_settings?: Record<string, unknown> }>(params: P): P {
+  const { readonly, ...rest } = params.clickhouse_settings ?? {};
+  if (readonly === undefined) return params;
+  const clause = ` SETTINGS readonly = ${Number(readonly)}`;
+  const format = /\nFORMAT \w+\s*$/.exec(params.query);
+  const query = format
+    ? params.query.slice(0, format.index) + clause + params.query.slice(format.index)
+    : params.query + clause;
+  return { ...params, query, clickhouse_settings: rest };
+}
+
+/** The ClickHouse adapter, unchanged, on ClickHouse 26.x in process. */
+export function createChdbAnalyticsStore(options: { database: string; log: Logger }): AnalyticsStore {
+  return createClickHouseAnalyticsStore({
+    url: 'http://chdb.invalid:8123',
+    database: options.database,
+    log: options.log,
+    connection: chdbConnection,
+  });
+}
+
+/** The engine's version, for the README's "verified against" table. */
+export async function chdbVersion(store: AnalyticsStore): Promise<string> {
+  const rows = await store.query<{ v: string }>('SELECT version() AS v');
+  return rows[0]?.v ?? 'unknown';
+}
