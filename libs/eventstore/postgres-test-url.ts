@@ -1,17 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
+import { services } from '#test-support';
 
-/**
- * The PostgreSQL server of this test run, from scripts/services.sh (VIGIL_POSTGRES_URL). A missing
- * server fails the suite, never skips it.
- */
+/** The PostgreSQL server of this test run (scripts/services.sh); a missing one fails the suite, never skips it. */
 export function postgresTestUrl(): string {
-  const provided = inject('services') as unknown as Record<string, string | undefined>;
-  const url = provided.VIGIL_POSTGRES_URL;
-  if (url) return url;
-  throw new Error(
-    `This suite needs PostgreSQL (VIGIL_POSTGRES_URL from scripts/services.sh env). ${provided.error ?? ''}`,
-  );
+  return services().VIGIL_POSTGRES_URL;
 }
 
 /** A schema of its own, so suites sharing the server never see each other's events. */
