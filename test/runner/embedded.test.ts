@@ -1,0 +1,3 @@
+import { runnerSuite } from './flows.ts';
+
+runnerSuite('embedded adapters', () => ({}));
