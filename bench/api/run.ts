@@ -5,10 +5,13 @@
  * a bare node:http hello endpoint and a bare fastify one, each in its own process.
  *
  * The issue's ratio is against bare fastify (the framework Vigil runs on); node:http is shown too.
+ * Beside req/s, the server's CPU time per request (from /proc) and its ratio to bare fastify's:
+ * on a machine shared with other work that ratio holds where req/s swings with the neighbours.
  * --connections takes a list (10,50,200) for the "how cost grows" table: one row per count.
  *
  *   npm run bench -- api [--duration 20] [--connections 50] [--redis] [--cpu-prof]
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -29,6 +32,15 @@ interface Row {
   ok: number;
   non2xx: number;
   errors: number;
+  /** Server CPU (user + system) per answered request, in µs: contention moves it far less than req/s. */
+  cpuUsPerReq: number;
+}
+
+/** CPU seconds a process has used so far (utime + stime from /proc, in clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function cannon(
@@ -37,10 +49,14 @@ async function cannon(
   headers: Record<string, string>,
   duration: number,
   connections: number,
+  pid: number,
 ): Promise<Row> {
   log(`autocannon ${target}: ${connections} connections, ${duration} s`);
+  const cpuBefore = cpuSeconds(pid);
   const result = await autocannon({ url, headers, duration, connections });
+  const cpu = cpuSeconds(pid) - cpuBefore;
   return {
+    cpuUsPerReq: Math.round((cpu * 1e6) / Math.max(1, result['2xx'] + result.non2xx)),
     target,
     reqPerSec: Math.round(result['2xx'] / result.duration),
     p50: result.latency.p50,
@@ -64,6 +80,7 @@ async function baseline(kind: 'http' | 'fastify', duration: number, connections:
       {},
       duration,
       connections,
+      server.pid,
     );
   } finally {
     await server.stop();
@@ -95,6 +112,8 @@ export async function run(argv: string[]): Promise<void> {
         'req/s (2xx)',
         'vs fastify',
         'vs node:http',
+        'CPU µs/req',
+        'vs fastify (CPU)',
         'p50 ms',
         'p90 ms',
         'p99 ms',
@@ -107,6 +126,8 @@ export async function run(argv: string[]): Promise<void> {
         r.reqPerSec,
         ratio(r.reqPerSec, fastify),
         ratio(r.reqPerSec, bare),
+        r.cpuUsPerReq,
+        ratio(rows[1]!.cpuUsPerReq, r.cpuUsPerReq),
         r.p50,
         r.p90,
         r.p99,
@@ -115,7 +136,14 @@ export async function run(argv: string[]): Promise<void> {
         r.errors,
       ]),
     );
-    all.push(...rows.map((r) => ({ ...r, connections, vsFastify: round(r.reqPerSec / fastify, 3) })));
+    all.push(
+      ...rows.map((r) => ({
+        ...r,
+        connections,
+        vsFastify: round(r.reqPerSec / fastify, 3),
+        cpuVsFastify: round(rows[1]!.cpuUsPerReq / r.cpuUsPerReq, 3),
+      })),
+    );
   }
   if (counts.length > 1) {
     const targets = [...new Set(all.map((r) => r.target))];
@@ -154,7 +182,7 @@ async function measure(redis: boolean, cpuProf: boolean, duration: number, conne
     for (const path of ['/v1/variables/BENCH_VARIABLE', '/v1/accounts/me']) {
       const check = await account.owner.request('GET', path);
       if (check.status !== 200) throw new Error(`${path}: ${check.status} ${JSON.stringify(check.body)}`);
-      rows.push(await cannon(`Vigil GET ${path}`, vigil.url + path, headers, duration, connections));
+      rows.push(await cannon(`Vigil GET ${path}`, vigil.url + path, headers, duration, connections, vigil.process.pid));
     }
   } finally {
     await vigil.stop();
