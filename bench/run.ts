@@ -8,6 +8,7 @@
  *   analytics-reader  one check with 1M results through the reader, and ClickHouse percentile methods
  *   api               autocannon on GET /v1/variables/{key} and /v1/accounts/me vs a bare node:http server
  *   webhooks          alert events fanned out by the Dispatcher vs plain POSTs, with and without failures
+ *   eventstore        appends (1 and 8 writers) and $all catch-up on PostgreSQL beside SQLite
  *   runner            N one-minute API checks on loopback run by one runner: runs/min, schedule delay, CPU per run
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
  */
@@ -21,6 +22,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   analytics: async () => (await import('./analytics/matrix.ts')).run,
   api: async () => (await import('./api/run.ts')).run,
   webhooks: async () => (await import('./webhooks/run.ts')).run,
+  eventstore: async () => (await import('./eventstore.ts')).run,
   runner: async () => (await import('./runner.ts')).run,
   profile: async () => (await import('./support/profile.ts')).run,
   // The first analytics bench parses its own argv and runs on import: start it as a child.
