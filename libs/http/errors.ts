@@ -105,7 +105,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
   const paths = routeMatcher(app);
   const notAllowed = (request: FastifyRequest, reply: FastifyReply): boolean => {
     const allowed = paths.methodsFor(request.url.split('?')[0] ?? '');
-    if (allowed.length === 0) return false;
+    // A route of this method that passed the request on (callNotFound) makes it a plain 404.
+    if (allowed.length === 0 || allowed.includes(request.method)) return false;
     void reply
       .code(405)
       .header('allow', allowed.join(', '))
@@ -156,12 +157,14 @@ function publicServerMessage(status: number): string {
 function routeMatcher(app: FastifyInstance) {
   const routes: { pattern: RegExp; method: string }[] = [];
   app.addHook('onRoute', (route) => {
+    // Catch-alls (static files, the console) would make every path look like it had their methods.
+    if (route.url.includes('*')) return;
     const pattern = new RegExp(
       '^' +
         route.url
           .replace(/\/$/, '')
           .split('/')
-          .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : escapeRegExp(part)))
+          .map((part) => (part.startsWith(':') ? '[^/]+' : escapeRegExp(part)))
           .join('/') +
         '/?$',
     );

@@ -2,4 +2,4 @@ export { createHttpServer, zodRoutes, type HttpServerOptions } from './server.ts
 export { errorBodySchema, errorBody, errorResponses, type ErrorBody } from './errors.ts';
 export { installHealth, type ReadinessCheck } from './health.ts';
 export { createMetricsRegistry } from './metrics.ts';
-export { operationId, type DescribeRoute, type RouteDoc } from './openapi.ts';
+export { operationId, type DescribeRoute, type PatchDocument, type RouteDoc } from './openapi.ts';

@@ -77,6 +77,17 @@ type ObjectTransform = typeof jsonSchemaTransformObject;
  * The zod provider emits an `…Input` twin of every named schema used in requests; where the twin is
  * identical to the output schema, it is dropped and references point to the one schema.
  */
+/** Rules only the app knows (e.g. which runtimes exist), written into the finished document. */
+export type PatchDocument = (document: Record<string, unknown>) => void;
+
+export function createOpenApiTransformObject(patch: PatchDocument = () => undefined): ObjectTransform {
+  return (input) => {
+    const document = openApiTransformObject(input);
+    patch(document as Record<string, unknown>);
+    return document;
+  };
+}
+
 export const openApiTransformObject: ObjectTransform = (input) => {
   let document = jsonSchemaTransformObject(input) as { components?: { schemas?: Record<string, unknown> } };
   for (let changed = true; changed;) {

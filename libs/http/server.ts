@@ -8,7 +8,12 @@ import type { Logger } from '#core';
 import { clientErrorHandler, errorBody, frameworkError, installErrorHandlers, MAX_URL_LENGTH } from './errors.ts';
 import { installHealth, type ReadinessCheck } from './health.ts';
 import { installMetrics } from './metrics.ts';
-import { createOpenApiTransform, openApiTransformObject, type DescribeRoute } from './openapi.ts';
+import {
+  createOpenApiTransform,
+  createOpenApiTransformObject,
+  type DescribeRoute,
+  type PatchDocument,
+} from './openapi.ts';
 
 export interface HttpServerOptions {
   log: Logger;
@@ -22,6 +27,8 @@ export interface HttpServerOptions {
   trustProxy?: boolean;
   /** What the app adds to each operation of the OpenAPI document (required role, account header…). */
   describeRoute?: DescribeRoute;
+  /** Writes rules only the app knows into the finished document (e.g. the runtimes that exist). */
+  patchDocument?: PatchDocument;
   /** Extra OpenAPI components, e.g. security schemes beside the bearer key. */
   securitySchemes?: Record<string, Record<string, unknown>>;
 }
@@ -81,7 +88,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       security: [{ bearerAuth: [] }],
     },
     transform: createOpenApiTransform(options.describeRoute),
-    transformObject: openApiTransformObject,
+    transformObject: createOpenApiTransformObject(options.patchDocument),
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',

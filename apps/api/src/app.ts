@@ -7,7 +7,7 @@ import type { Platform } from '#platform';
 import type { ApiConfig } from './config.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
-import { describeRoute } from './plugins/route-docs.ts';
+import { createDocumentPatch, describeRoute } from './plugins/route-docs.ts';
 import { createRateLimiter } from './plugins/rate-limit.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertChannelRoutes, type ChannelRouteDeps } from './routes/alert-channels.ts';
@@ -21,6 +21,7 @@ import { pingRoutes } from './routes/ping.ts';
 import { runtimeRoutes } from './routes/runtimes.ts';
 import { userRoutes } from './routes/users.ts';
 import { variableRoutes } from './routes/variables.ts';
+import { whoamiRoutes } from './routes/whoami.ts';
 import type { CheckRunService } from './services/check-runs.ts';
 import type { HeartbeatService } from './services/heartbeats.ts';
 import type { ApiServices } from './services/index.ts';
@@ -55,6 +56,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     metrics: deps.metrics,
     bodyLimit: deps.config.VIGIL_BODY_LIMIT_BYTES,
     describeRoute,
+    patchDocument: createDocumentPatch(
+      deps.services.runtimes.runtimes.filter((runtime) => runtime.stage !== 'REMOVED').map((runtime) => runtime.name),
+    ),
   });
   installAuth(app, {
     readModels: deps.services.readModels,
@@ -69,6 +73,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   accountRoutes(app, deps.services);
   userRoutes(app, deps.services);
   apiKeyRoutes(app, deps.services);
+  whoamiRoutes(app, deps.services);
   variableRoutes(app, deps.services);
   runtimeRoutes(app, deps.services);
   checkRoutes(app, deps.services);

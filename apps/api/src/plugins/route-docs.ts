@@ -30,7 +30,10 @@ export function describeRoute(route: RouteOptions): RouteDoc {
     headers: {},
   };
   const methods = [route.method].flat();
-  if (methods.includes('POST')) doc.headers['idempotency-key'] = idempotencyHeader;
+  if (methods.includes('POST')) {
+    doc.headers['idempotency-key'] = idempotencyHeader;
+    doc.statuses.push(409);
+  }
   if (access === undefined || access === 'public') {
     doc.notes.push('Needs no API key.');
     return { ...doc, security: [] };
@@ -51,4 +54,45 @@ export function describeRoute(route: RouteOptions): RouteDoc {
       : 'Rate-limited per account; RateLimit-* headers tell what is left.',
   );
   return doc;
+}
+
+/** Request URLs: http(s) with a plain host, which every URL rule of the API accepts (webhook URLs may also be templates). */
+const requestUrlPattern = '^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[0-9]{1,4})?(/[A-Za-z0-9._~%/-]*)?$';
+
+/**
+ * Writes into request schemas the rules the API checks against its own data: a runtimeId must name a
+ * runtime of the catalogue that is not removed, and URLs are http(s).
+ */
+export function createDocumentPatch(usableRuntimes: string[]) {
+  return (document: Record<string, unknown>): void => {
+    const components = (document.components ?? {}) as { schemas?: Record<string, unknown> };
+    const requestSchemas: unknown[] = Object.entries(components.schemas ?? {})
+      .filter(([name]) => name.endsWith('Input'))
+      .map(([, schema]) => schema);
+    type Operation = { requestBody?: { content?: Record<string, { schema?: unknown }> } };
+    for (const operations of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation>>))
+      for (const operation of Object.values(operations))
+        for (const media of Object.values(operation?.requestBody?.content ?? {})) requestSchemas.push(media.schema);
+    const seen = new Set<unknown>();
+    const visit = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null || seen.has(node)) return;
+      seen.add(node);
+      if (Array.isArray(node)) return node.forEach(visit);
+      const properties = (node as { properties?: Record<string, Record<string, unknown>> }).properties;
+      if (properties?.runtimeId) {
+        const { anyOf, type: _type, minLength: _min, maxLength: _max, ...rest } = properties.runtimeId;
+        const nullable = JSON.stringify(anyOf ?? null).includes('"null"');
+        const names = { type: 'string', enum: usableRuntimes };
+        properties.runtimeId = {
+          ...rest,
+          ...(nullable ? { anyOf: [names, { type: 'null' }] } : names),
+          description: 'A runtime of GET /v1/runtimes that is not removed; another name answers 400.',
+        };
+      }
+      const url = properties?.url;
+      if (url && url.type === 'string' && url.pattern === undefined) url.pattern = requestUrlPattern;
+      Object.values(node).forEach(visit);
+    };
+    requestSchemas.forEach(visit);
+  };
 }

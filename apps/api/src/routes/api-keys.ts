@@ -35,11 +35,11 @@ export function apiKeyRoutes(app: FastifyInstance, services: ApiServices): void 
     schema: {
       tags,
       summary: 'Create a user key for yourself, or a service key for this account (ADMIN or above, enterprise plan)',
-      body: z.object({
-        name: z.string().trim().min(1).max(255),
-        type: z.enum(['user', 'service']),
-        role: roleSchema.optional(),
-      }),
+      // A user key carries its user's roles, so only a service key names one.
+      body: z.discriminatedUnion('type', [
+        z.object({ name: z.string().trim().min(1).max(255), type: z.literal('user') }).strict(),
+        z.object({ name: z.string().trim().min(1).max(255), type: z.literal('service'), role: roleSchema }),
+      ]),
       response: { 201: issuedKeyJsonSchema, ...errorResponses(400, 401, 402, 403, 409, 429) },
     },
     handler: async (request, reply) =>

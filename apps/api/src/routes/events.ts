@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { RateLimitedError } from '#core';
 import { errorResponses, zodRoutes } from '#http';
@@ -33,7 +34,13 @@ export function eventRoutes(app: FastifyInstance, options: EventRouteOptions): v
       tags: ['check status'],
       summary: 'Live status changes and new alerts of the account (text/event-stream: events status and alert)',
       description: `At most ${maxPerKey} open streams per key; a client that falls ${maxBuffered} bytes behind is disconnected.`,
-      response: errorResponses(401, 403, 429),
+      response: {
+        200: {
+          description: 'A text/event-stream that stays open: events "status" and "alert", each with a JSON data line',
+          content: { 'text/event-stream': { schema: z.string() } },
+        },
+        ...errorResponses(401, 403, 429),
+      },
     },
     handler: async (request, reply) => {
       const access = request.access!;
