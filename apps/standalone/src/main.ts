@@ -3,6 +3,9 @@ import { loadStandaloneConfig } from './config.ts';
 import { startBanner } from './local-secrets.ts';
 import { startStandalone } from './standalone.ts';
 
+// Everything this process creates in DATA_DIR (databases, WAL files, the encryption key) is for its
+// owner only: 0600 files and 0700 directories, whatever the shell's umask.
+process.umask(0o077);
 const log = createLogger({ name: 'vigil' });
 try {
   const config = loadStandaloneConfig();
