@@ -3,7 +3,7 @@ import { DEFAULT_API_URL, defaultConfigDir, readEnv, type CliEnv } from './confi
 import { UsageError } from './errors.ts';
 import { ApiClient } from './http.ts';
 import { createOutput, type Output } from './output.ts';
-import { loadStored, type Stored } from './store.ts';
+import { configFile, loadStored, type Stored } from './store.ts';
 
 /** The options every command inherits from the program. */
 export interface GlobalOptions {
@@ -53,27 +53,37 @@ export class Context {
     };
   }
 
+  /** How an auth error names the key: the variable, or the login's file. */
+  private sourceName(source: Credentials['keySource']): string | undefined {
+    if (source === 'config file') return `the login in ${configFile(this.configDir)}`;
+    return source ?? undefined;
+  }
+
   /** A client for account-scoped routes. */
   client(): ApiClient {
     const { apiUrl, apiKey, accountId } = this.credentials();
     if (!apiKey) throw new UsageError('Not logged in: run `vigil login` or set VIGIL_API_KEY');
-    return new ApiClient(apiUrl, apiKey, accountId);
+    return new ApiClient(apiUrl, apiKey, accountId, this.sourceName(this.credentials().keySource));
   }
 
   adminClient(): ApiClient {
     if (!this.env.adminKey)
       throw new UsageError('VIGIL_ADMIN_KEY is not set: this command needs the platform admin key');
-    return new ApiClient(this.apiUrl, this.env.adminKey);
+    return new ApiClient(this.apiUrl, this.env.adminKey, undefined, 'VIGIL_ADMIN_KEY');
   }
 
-  /** Result ingestion takes the ingest key; the admin key works too. */
+  /**
+   * Result ingestion: the platform ingest key when set (any account), else the account key of the
+   * login or VIGIL_API_KEY (its own checks), else the platform admin key.
+   */
   ingestClient(): ApiClient {
-    const key = this.env.ingestKey ?? this.env.adminKey;
-    if (!key)
-      throw new UsageError(
-        'VIGIL_INGEST_KEY is not set: sending results needs the platform ingest key (or VIGIL_ADMIN_KEY)',
-      );
-    return new ApiClient(this.apiUrl, key);
+    if (this.env.ingestKey) return new ApiClient(this.apiUrl, this.env.ingestKey, undefined, 'VIGIL_INGEST_KEY');
+    const { apiKey, accountId, keySource } = this.credentials();
+    if (apiKey) return new ApiClient(this.apiUrl, apiKey, accountId, this.sourceName(keySource));
+    if (this.env.adminKey) return new ApiClient(this.apiUrl, this.env.adminKey, undefined, 'VIGIL_ADMIN_KEY');
+    throw new UsageError(
+      'No key to send results with: run `vigil login`, or set VIGIL_API_KEY, VIGIL_INGEST_KEY or VIGIL_ADMIN_KEY',
+    );
   }
 }
 

@@ -28,6 +28,8 @@ export class ApiClient {
     readonly baseUrl: string,
     private readonly key: string | undefined,
     readonly accountId?: string,
+    /** Where the key came from (VIGIL_API_KEY, the login's config file, …), named when it is refused. */
+    readonly keySource?: string,
   ) {}
 
   /** Any answer, errors included; `send` is the version that throws on a non-2xx status. */
@@ -65,7 +67,12 @@ export class ApiClient {
 
   async send(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     const response = await this.raw(method, path, options);
-    if (response.status >= 400) throw apiError(response);
+    if (response.status >= 400) {
+      const error = apiError(response);
+      if ((response.status === 401 || response.status === 403) && this.keySource)
+        throw new ApiError(error.status, `${error.message} (rejected key: ${this.keySource})`);
+      throw error;
+    }
     return response;
   }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { ApiClient } from './http.ts';
 import { expectShape } from './http.ts';
@@ -80,7 +81,7 @@ export async function sendBatches(
       state.rejected = rejected.length;
       continue;
     }
-    batch.push(value);
+    batch.push(withDefaults(value));
     batchLines.push(lineNumber);
     batchBytes += line.length;
     if (batch.length >= batchSize || batchBytes >= MAX_BATCH_BYTES) await flush();
@@ -88,4 +89,15 @@ export async function sendBatches(
   await flush();
   rejected.sort((a, b) => a.line - b.line);
   return { read, sent: state.sent, accepted, rejected, batches };
+}
+
+/**
+ * A result without an id gets a fresh one (so a re-sent file counts twice: give ids to make
+ * re-sending safe), and one without startedAt is stamped now.
+ */
+function withDefaults(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const result = value as Record<string, unknown>;
+  if (result.id !== undefined && result.startedAt !== undefined) return value;
+  return { ...result, id: result.id ?? randomUUID(), startedAt: result.startedAt ?? new Date().toISOString() };
 }

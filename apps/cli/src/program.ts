@@ -6,6 +6,8 @@ import { registerAnalytics } from './commands/analytics.ts';
 import { registerApi } from './commands/api.ts';
 import { registerCheckGroups } from './commands/check-groups.ts';
 import { registerChecks } from './commands/checks.ts';
+import { registerCompletion } from './commands/completion.ts';
+import { registerMembers } from './commands/members.ts';
 import { registerEnv } from './commands/env.ts';
 import { registerLogin } from './commands/login.ts';
 import { registerMetrics } from './commands/metrics.ts';
@@ -57,5 +59,7 @@ export function buildProgram(output: OutputConfig = {}): Command {
   registerSimulate(program);
   registerAdmin(program);
   registerApi(program);
+  registerMembers(program);
+  registerCompletion(program);
   return program;
 }

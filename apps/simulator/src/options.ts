@@ -91,7 +91,10 @@ export function buildProgram(): Command {
         .default('http'),
     )
     .option('--api-url <url>', `API address (default: VIGIL_API_URL, then ${DEFAULT_API_URL})`)
-    .option('--api-key <key>', 'user or service key (READ_WRITE) that registers the checks (default: VIGIL_API_KEY)')
+    .option(
+      '--api-key <key>',
+      'user or service key (READ_WRITE) that registers the checks (default: VIGIL_API_KEY, then the vigil login)',
+    )
     .option(
       '--account-id <id>',
       "account of the checks, sent as X-Service-Account (default: VIGIL_ACCOUNT_ID, else the key's account)",

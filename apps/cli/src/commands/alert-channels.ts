@@ -5,6 +5,7 @@ import { CliError, UsageError } from '../errors.ts';
 import { defined, integer, pairs, readJsonObject, readText } from '../input.ts';
 import { example, pageOptions, type PageOptions } from '../kit.ts';
 import { fetchList } from '../paging.ts';
+import { registerChannelManagement } from './alert-channels-manage.ts';
 import { alertChannelSchema, DELIVERY_OUTCOMES, deliverySchema, testMessageSchema, type Delivery } from '../schemas.ts';
 
 type Channel = z.infer<typeof alertChannelSchema> & Record<string, unknown>;
@@ -184,6 +185,7 @@ export function registerAlertChannels(program: Command): void {
     'vigil alert-channels deliveries 7e2f… --limit 50',
     'vigil alert-channels deliveries 7e2f… --outcome failed --json',
   );
+  registerChannelManagement(channels);
 }
 
 function sends(channel: Channel): string {

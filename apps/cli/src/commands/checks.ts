@@ -6,6 +6,7 @@ import { collect, defined, integer, readJsonObject } from '../input.ts';
 import { example, pageOptions, type PageOptions } from '../kit.ts';
 import { fetchList } from '../paging.ts';
 import { checkSchema } from '../schemas.ts';
+import { registerCheckManagement } from './checks-manage.ts';
 import { definitionFromOptions, definitionOptions, registerCheckRuns, type DefinitionOptions } from './checks-run.ts';
 
 export const CHECK_TYPES = ['API', 'BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS'] as const;
@@ -124,6 +125,7 @@ export function registerChecks(program: Command): void {
     'vigil checks create --data @check.json',
   );
   registerCheckRuns(checks, program);
+  registerCheckManagement(checks);
 
   const rm = checks
     .command('rm')

@@ -1,3 +1,4 @@
+import { existsSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import type { Command } from 'commander';
@@ -54,11 +55,16 @@ export function registerLogin(program: Command): void {
       const ctx = contextOf(command);
       const credentials = ctx.credentials();
       const client = ctx.client();
-      const account = await client.get(accountSchema, '/v1/accounts/me');
-      const key = await identifyKey(client, credentials.apiKey ?? '');
+      const [account, key, me] = await Promise.all([
+        client.get(accountSchema, '/v1/accounts/me'),
+        identifyKey(client, credentials.apiKey ?? ''),
+        client.get(whoamiSchema, '/v1/whoami').catch(() => undefined),
+      ]);
       const masked = `${(credentials.apiKey ?? '').slice(0, 4)}…${(credentials.apiKey ?? '').slice(-4)}`;
       const data = {
         account: { id: account.id, name: account.name, plan: account.plan ?? null },
+        user: me?.user ?? null,
+        role: me?.role ?? key?.role ?? null,
         apiUrl: credentials.apiUrl,
         key: {
           masked,
@@ -74,6 +80,8 @@ export function registerLogin(program: Command): void {
         ctx.out.record([
           ['Account', `${account.name} (${account.id})`],
           ['Plan', account.plan],
+          ['User', me?.user?.email ?? (me?.keyType === 'service' ? '(service key)' : null)],
+          ['Role', me?.role ?? key?.role ?? null],
           ['API URL', credentials.apiUrl],
           ['Key', key ? `${masked} "${key.name}" (${key.type} key${key.role ? `, ${key.role}` : ''})` : masked],
           ['Key from', credentials.keySource === 'config file' ? configFile(ctx.configDir) : credentials.keySource],
@@ -81,7 +89,30 @@ export function registerLogin(program: Command): void {
       );
     });
   example(whoami, 'vigil whoami', 'vigil whoami --json');
+
+  const logout = program
+    .command('logout')
+    .description(
+      'forget the stored key (the config file is removed; the key itself stays valid: revoke it with api-keys rm)',
+    )
+    .action((_options: unknown, command: Command) => {
+      const ctx = contextOf(command);
+      const file = configFile(ctx.configDir);
+      const existed = existsSync(file);
+      rmSync(file, { force: true });
+      ctx.out.result({ configFile: file, removed: existed }, () =>
+        ctx.out.print(existed ? `Logged out: removed ${file}` : `Not logged in (no ${file})`),
+      );
+      if (ctx.env.apiKey) ctx.out.warn('VIGIL_API_KEY is still set in this shell; unset it too');
+    });
+  example(logout, 'vigil logout');
 }
+
+const whoamiSchema = z.looseObject({
+  role: z.string(),
+  keyType: z.string(),
+  user: z.looseObject({ id: z.string(), email: z.string() }).nullable(),
+});
 
 /** The API never returns a key, only its last four characters; a unique match names it. */
 async function identifyKey(client: ApiClient, apiKey: string) {

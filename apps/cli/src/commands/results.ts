@@ -11,13 +11,15 @@ const SHOWN_REJECTIONS = 20;
 export function registerResults(program: Command): void {
   const results = program
     .command('results')
-    .description('check results (ingestion uses VIGIL_INGEST_KEY, or VIGIL_ADMIN_KEY)');
+    .description(
+      'check results: sent with VIGIL_INGEST_KEY (any account), else your login or VIGIL_API_KEY (your own checks), else VIGIL_ADMIN_KEY',
+    );
   example(results, 'vigil results send results.ndjson');
 
   const send = results
     .command('send')
     .description(
-      'send check results from an NDJSON file (one result per line) in batches; a progress bar shows on a terminal',
+      'send check results from an NDJSON file (one result per line) in batches; a progress bar shows on a terminal. A result without `id` gets a random UUID, one without `startedAt` the current time, and with an account key `accountId` may be left out',
     )
     .argument('<file>', 'the NDJSON file, or - for standard input')
     .option('--batch-size <n>', 'results per request (1-10000)', integer(1, 10_000), 1000)

@@ -11,8 +11,8 @@ export function registerRuntimes(program: Command): void {
   example(runtimes, 'vigil runtimes ls');
 
   const ls = runtimes
-    .command('ls')
-    .description('list every runtime, newest first')
+    .command('ls', { isDefault: true })
+    .description('list every runtime, newest first (the default: `vigil runtimes` alone lists them)')
     .action(async (_options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const list = await ctx.client().get(z.array(runtimeSchema), '/v1/runtimes');
