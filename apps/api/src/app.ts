@@ -22,7 +22,6 @@ import { runtimeRoutes } from './routes/runtimes.ts';
 import { userRoutes } from './routes/users.ts';
 import { variableRoutes } from './routes/variables.ts';
 import { whoamiRoutes } from './routes/whoami.ts';
-import { whoamiRoutes } from './routes/whoami.ts';
 import type { CheckRunService } from './services/check-runs.ts';
 import type { HeartbeatService } from './services/heartbeats.ts';
 import type { ApiServices } from './services/index.ts';
@@ -74,7 +73,6 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   accountRoutes(app, deps.services);
   userRoutes(app, deps.services);
   apiKeyRoutes(app, deps.services);
-  whoamiRoutes(app, deps.services);
   whoamiRoutes(app, deps.services);
   variableRoutes(app, deps.services);
   runtimeRoutes(app, deps.services);
