@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '#core';
-import { createEventStore } from './select.ts';
+import { createEventStore, eventStoreAdapter } from './select.ts';
 
 const log = pino({ level: 'silent' });
 let dir: string;
@@ -39,5 +39,19 @@ describe('createEventStore', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('picks the adapter by the URL scheme', () => {
+    expect(eventStoreAdapter(undefined)).toBe('sqlite');
+    expect(eventStoreAdapter('postgres://u@127.0.0.1/db')).toBe('postgres');
+    expect(eventStoreAdapter('postgresql://u@127.0.0.1/db')).toBe('postgres');
+    expect(eventStoreAdapter('esdb://127.0.0.1:2113?tls=false')).toBe('eventstoredb');
+  });
+
+  it('uses PostgreSQL when a postgres:// URL is set, and fails start-up when it is unreachable', async () => {
+    await expect(
+      createEventStore({ eventStoreUrl: 'postgres://postgres@127.0.0.1:1/vigil', dataDir: join(dir, 'pg'), log }),
+    ).rejects.toBeInstanceOf(UnavailableError);
+    expect(existsSync(join(dir, 'pg'))).toBe(false);
   });
 });
