@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { applyCheckDefaults, type Check, type CheckInput } from '#domain';
+import type { RecordedEvent } from '#eventstore';
+import { Catalogue, placementOf } from './catalogue.ts';
+
+const check = (input: Record<string, unknown>): Check =>
+  ({ id: randomUUID(), ...applyCheckDefaults({ name: 'c', ...input } as CheckInput) }) as Check;
+const api = (extra: Record<string, unknown> = {}) =>
+  check({ checkType: 'API', frequency: 5, request: { url: 'https://example.com' }, ...extra });
+
+describe('placement', () => {
+  it('runs a check from each of its locations, or from the default location when it names none', () => {
+    expect(placementOf(api({ locations: ['eu', 'us'] }), 'us', 'eu')).toEqual({ kind: 'run', frequencyMs: 300_000 });
+    expect(placementOf(api({ locations: ['eu'] }), 'us', 'us')).toBeNull();
+    expect(placementOf(api(), 'eu', 'eu')).not.toBeNull();
+    expect(placementOf(api(), 'us', 'eu')).toBeNull();
+  });
+
+  it('does not schedule external, deactivated or deleted checks', () => {
+    expect(placementOf(check({ checkType: 'API' }), 'eu', 'eu')).toBeNull();
+    expect(placementOf(check({ checkType: 'MULTI_STEP' }), 'eu', 'eu')).toBeNull();
+    expect(placementOf(check({ checkType: 'PLAYWRIGHT' }), 'eu', 'eu')).toBeNull();
+    expect(placementOf(api({ activated: false }), 'eu', 'eu')).toBeNull();
+    expect(placementOf(null, 'eu', 'eu')).toBeNull();
+  });
+
+  it('watches a heartbeat from its first location only', () => {
+    const hb = {
+      ...check({ checkType: 'HEARTBEAT', locations: ['eu', 'us'] }),
+      heartbeat: { period: 2, periodUnit: 'minutes', grace: 30, graceUnit: 'seconds', pingToken: 'a'.repeat(24) },
+    } as Check;
+    expect(placementOf(hb, 'eu', 'x')).toEqual({ kind: 'heartbeat', periodMs: 120_000, graceMs: 30_000 });
+    expect(placementOf(hb, 'us', 'x')).toBeNull();
+  });
+});
+
+describe('catalogue', () => {
+  let position = 0n;
+  const event = (checkId: string, type: string, data: Record<string, unknown>): RecordedEvent => ({
+    id: randomUUID(),
+    stream: `check-${checkId}`,
+    type,
+    data,
+    revision: 0,
+    position: ++position,
+    metadata: { accountId: 'a', actor: 't', commandId: 'c', occurredAt: '2026-11-23T10:00:00Z', schemaVersion: 1 },
+  });
+
+  it('reports only changes of where and how often a check runs', () => {
+    const catalogue = new Catalogue('eu', 'eu');
+    const c = api();
+    const at = '2026-11-23T10:00:00.000Z';
+    const created = catalogue.apply(event(c.id, 'CheckCreated', { accountId: randomUUID(), check: c, at }));
+    expect(created).toMatchObject({ checkId: c.id, atMs: Date.parse(at), placement: { kind: 'run' } });
+    // A new header changes what runs, not when: no schedule change.
+    const edited = { ...c, request: { ...(c as { request: object }).request, headers: [{ key: 'x', value: 'y' }] } };
+    expect(catalogue.apply(event(c.id, 'CheckUpdated', { check: edited, at }))).toBeNull();
+    expect(catalogue.apply(event(c.id, 'CheckUpdated', { check: { ...edited, frequency: 1 }, at }))).toMatchObject({
+      placement: { kind: 'run', frequencyMs: 60_000 },
+    });
+    expect(catalogue.apply(event(c.id, 'CheckDeleted', { at }))).toMatchObject({ placement: null });
+    expect(catalogue.get(c.id)?.check).toBeNull();
+    // Other aggregates' streams (check-group-…) are not checks.
+    expect(catalogue.apply({ ...event('x', 'CheckGroupCreated', {}), stream: 'check-group-x' })).toBeNull();
+  });
+});
