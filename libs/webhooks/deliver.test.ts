@@ -329,7 +329,11 @@ describe('deliverWebhook address policy (allowPrivate false)', () => {
       { url, method: 'POST', headers: {}, body: '{}' },
       { ...guarded, timeoutMs: 60_000 },
     );
-    expect(result).toMatchObject({ outcome: 'refused', error: `refused: ${reason}`, responseBody: '' });
+    expect(result).toMatchObject({
+      outcome: 'refused',
+      error: `${reason}; set VIGIL_WEBHOOK_ALLOW_PRIVATE=true to deliver to private addresses`,
+      responseBody: '',
+    });
     expect(result.durationMs).toBeLessThan(1000);
   });
 
@@ -347,7 +351,8 @@ describe('deliverWebhook address policy (allowPrivate false)', () => {
     );
     expect(refused).toMatchObject({
       outcome: 'refused',
-      error: 'refused: hooks.rebind.test resolves to a blocked address: 127.0.0.1 is in the loopback range 127.0.0.0/8',
+      error:
+        'hooks.rebind.test resolves to a blocked address: 127.0.0.1 is in the loopback range 127.0.0.0/8; set VIGIL_WEBHOOK_ALLOW_PRIVATE=true to deliver to private addresses',
     });
     expect(lookups).toContain('hooks.rebind.test');
     expect(target.received).toHaveLength(0);

@@ -9,6 +9,9 @@ import { SERVICE_HEADER_NAMES } from './headers.ts';
 import { isJsonBody } from './render.ts';
 import { signatureHeaders } from './signing.ts';
 
+/** Named in every address-policy refusal, so the way to allow a local receiver is in the message. */
+const PRIVATE_HINT = '; set VIGIL_WEBHOOK_ALLOW_PRIVATE=true to deliver to private addresses';
+
 export const RESPONSE_BODY_LIMIT = 4096;
 
 export interface WebhookRequest {
@@ -108,7 +111,9 @@ function connectLookup(resolve: Resolver, guarded: boolean) {
       for (const { address } of guarded ? addresses : []) {
         const verdict = checkAddress(address);
         if (!verdict.allowed)
-          return callback(new AddressRefused(`refused: ${hostname} resolves to a blocked address: ${verdict.reason}`));
+          return callback(
+            new AddressRefused(`${hostname} resolves to a blocked address: ${verdict.reason}${PRIVATE_HINT}`),
+          );
       }
       const [first] = addresses;
       if (options.all) return callback(null, addresses);
@@ -146,6 +151,7 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
       requestHeaders: {},
     };
   }
+  // The outcome already says `refused`; the error says why, without repeating it.
   const refuse = (error: string): DeliveryResult => ({
     outcome: 'refused',
     error,
@@ -166,7 +172,7 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
   if (!options.allowPrivate && isIP(host) !== 0) {
     // A literal address never goes through the lookup, so it is judged here.
     const verdict = checkAddress(host);
-    if (!verdict.allowed) return refuse(`refused: ${verdict.reason}`);
+    if (!verdict.allowed) return refuse(`${verdict.reason}${PRIVATE_HINT}`);
   }
   let req: http.ClientRequest;
   try {

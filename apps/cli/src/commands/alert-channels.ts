@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { contextOf } from '../context.ts';
 import { CliError, UsageError } from '../errors.ts';
@@ -120,6 +121,11 @@ export function registerAlertChannels(program: Command): void {
       };
       const created = (await ctx.client().json(alertChannelSchema, 'POST', '/v1/alert-channels', { body })) as Channel;
       ctx.out.result(created, () => ctx.out.print(`Created alert channel ${created.config.name}: ${created.id}`));
+      const local = privateTarget(created.config.url);
+      if (local)
+        ctx.out.warn(
+          `${local} is a private address: deliveries are refused unless the server runs with VIGIL_WEBHOOK_ALLOW_PRIVATE=true`,
+        );
     });
   example(
     create,
@@ -149,7 +155,8 @@ export function registerAlertChannels(program: Command): void {
       // The API call worked, but a receiver that refused the message is a failure worth an exit code.
       if (answer.outcome !== 'delivered') {
         const why = answer.statusCode !== null ? `HTTP ${answer.statusCode}` : (answer.error ?? 'no answer');
-        throw new CliError(`The test message was not delivered (${answer.outcome}: ${why})`);
+        const prefix = why.startsWith(`${answer.outcome}:`) ? '' : `${answer.outcome}: `;
+        throw new CliError(`The test message was not delivered (${prefix}${why})`);
       }
     });
   example(test, 'vigil alert-channels test 7e2f…');
@@ -199,4 +206,17 @@ function sends(channel: Channel): string {
     .filter(([, on]) => on === true)
     .map(([name]) => name)
     .join(', ');
+}
+
+/** The host of a URL when it is loopback, private or link-local (what the default policy refuses). */
+function privateTarget(url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return undefined; // a template such as {{BASE_URL}}/hook: resolved only at delivery
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return host;
+  if (!ipaddr.isValid(host)) return undefined;
+  return ipaddr.parse(host).range() === 'unicast' ? undefined : host;
 }
