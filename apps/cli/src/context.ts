@@ -8,6 +8,7 @@ import { configFile, loadStored, type Stored } from './store.ts';
 /** The options every command inherits from the program. */
 export interface GlobalOptions {
   json?: boolean;
+  get?: string;
   configDir?: string;
   apiUrl?: string;
   account?: string;
@@ -29,7 +30,7 @@ export class Context {
   private storedCache: Stored | undefined;
 
   constructor(readonly options: GlobalOptions) {
-    this.out = createOutput(options.json === true);
+    this.out = createOutput(options.json === true || options.get !== undefined, options.get);
     this.env = readEnv();
     this.configDir = options.configDir ?? this.env.configDir ?? defaultConfigDir();
   }

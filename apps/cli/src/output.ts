@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import pc from 'picocolors';
+import { CliError } from './errors.ts';
 
 /** Colour only on a terminal; picocolors also honours NO_COLOR and FORCE_COLOR there. */
 export function colors(stream: NodeJS.WriteStream) {
@@ -43,7 +44,17 @@ const plainChars = {
   middle: '  ',
 };
 
-export function createOutput(json: boolean): Output {
+/** One field of a result, by dot path (`id`, `account.id`); strings print bare, for `$(…)` in scripts. */
+function pick(data: unknown, path: string): string {
+  let value: unknown = data;
+  for (const part of path.split('.')) {
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+  }
+  if (value === undefined) throw new CliError(`--get ${path}: the result has no such field`);
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export function createOutput(json: boolean, get?: string): Output {
   const out = colors(process.stdout);
   const err = colors(process.stderr);
   const render = (head: string[], rows: string[][]): string => {
@@ -63,7 +74,8 @@ export function createOutput(json: boolean): Output {
   return {
     json,
     result(data, human) {
-      if (json) print(JSON.stringify(data, null, 2));
+      if (get !== undefined) print(pick(data, get));
+      else if (json) print(JSON.stringify(data, null, 2));
       else human();
     },
     print,

@@ -32,6 +32,7 @@ export function buildProgram(output: OutputConfig = {}): Command {
     .description('Command-line client for the Vigil monitoring API')
     .version(VERSION, '-V, --version')
     .option('--json', 'print JSON instead of tables')
+    .option('--get <field>', 'print only this field of the result (e.g. id, account.id), for scripts')
     .option('--api-url <url>', 'API address (default: VIGIL_API_URL, then the stored one, then http://127.0.0.1:3000)')
     .option('--account <id>', 'account id sent as X-Service-Account (default: VIGIL_ACCOUNT_ID, then the stored one)')
     .option('--config-dir <dir>', 'where login keeps credentials (default: VIGIL_CONFIG_DIR, then ~/.config/vigil)')
