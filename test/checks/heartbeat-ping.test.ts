@@ -4,7 +4,9 @@ import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 describe('heartbeat ping URLs (embedded)', () => {
   let vigil: TestVigil;
   beforeAll(async () => {
-    vigil = await startVigil({ env: { VIGIL_PING_RATE_PER_MINUTE: '5' } });
+    vigil = await startVigil({
+      env: { VIGIL_PING_RATE_PER_MINUTE: '5', VIGIL_PUBLIC_URL: 'https://vigil.example.com' },
+    });
   });
   afterAll(async () => {
     await vigil?.stop();
@@ -25,7 +27,7 @@ describe('heartbeat ping URLs (embedded)', () => {
     const { a, check } = await heartbeatCheck();
     const { pingToken, pingUrl } = check.heartbeat;
     expect(pingToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(pingUrl).toBe(`http://localhost:3000/ping/${pingToken}`);
+    expect(pingUrl).toBe(`https://vigil.example.com/ping/${pingToken}`);
     const replaced = await a.owner.put(`/v1/checks/${check.id}`, { ...check, id: undefined, name: 'Backup' });
     expect(replaced.status).toBe(200);
     expect(replaced.body.heartbeat.pingToken).toBe(pingToken);
