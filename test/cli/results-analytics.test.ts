@@ -114,10 +114,11 @@ describe.concurrent('results send', () => {
     expect(await stored(account.accountId)).toBe(12);
   });
 
-  it('without the ingest key, or with a bad --batch-size: usage errors', async ({ expect }) => {
+  it('without any key, or with a bad --batch-size: usage errors', async ({ expect }) => {
     const { env } = await baseOwnerEnv(server);
+    const { VIGIL_API_KEY: _ownerKey, ...noKeyEnv } = env;
     const [noKey, badSize] = await Promise.all([
-      vigil(['results', 'send', '-'], { env, input: '{}\n' }),
+      vigil(['results', 'send', '-'], { env: noKeyEnv, input: '{}\n' }),
       vigil(['results', 'send', '-', '--batch-size', '0'], {
         env: { ...env, VIGIL_INGEST_KEY: server.ingestKey },
         input: '{}\n',

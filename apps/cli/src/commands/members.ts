@@ -89,7 +89,7 @@ export function registerMembers(program: Command): void {
       const ctx = contextOf(command);
       const body = options.service
         ? { name: options.name, type: 'service', ...(options.role ? { role: options.role } : {}) }
-        : { name: options.name };
+        : { name: options.name, type: 'user' };
       const issued = await ctx.client().json(issuedKeySchema, 'POST', '/v1/api-keys', { body });
       ctx.out.result(issued, () =>
         ctx.out.print(`Created key ${issued.name} (${issued.id}); shown once:\n${issued.key}`),
