@@ -33,5 +33,26 @@ export async function fetchList<S extends z.ZodType>(
   query: Query = {},
 ): Promise<Array<z.output<S>>> {
   if (options.limit === undefined && options.page === undefined) return fetchAll(client, path, item, query);
-  return client.get(z.array(item), path, { ...query, limit: options.limit, page: options.page });
+  const response = await client.send('GET', path, { query: { ...query, limit: options.limit, page: options.page } });
+  const items = expectShape(z.array(item), response.body, `GET ${path}`);
+  // On stderr, so stdout stays the list alone for scripts and --json.
+  const footer = pageFooter(items.length, options, response.headers.get('x-total-count'));
+  if (footer) process.stderr.write(footer + '\n');
+  return items;
+}
+
+/** "3 of 52, next: --page 2" from X-Total-Count; undefined when the route sends no total. */
+export function pageFooter(
+  shown: number,
+  options: { limit?: number; page?: number },
+  totalHeader: string | null,
+): string | undefined {
+  const total = Number(totalHeader ?? Number.NaN);
+  if (!Number.isFinite(total)) return undefined;
+  const page = options.page ?? 1;
+  const limit = options.limit ?? 10;
+  const before = (page - 1) * limit;
+  const range = shown === 0 ? `0` : `${before + 1}-${before + shown}`;
+  const next = before + shown < total ? `, next: --page ${page + 1}` : '';
+  return `${range} of ${total}${next}`;
 }
