@@ -25,6 +25,12 @@ describe('npm start: the standalone process on embedded defaults', () => {
 
   it('prints a generated admin key once, serves /health and OpenAPI, and drains on SIGTERM', async () => {
     const first = await start();
+    // The banner follows the "api listening" line: it needs the URL the API got.
+    await eventually(
+      async () => first.app.output(),
+      (out) => /Next steps:/.test(out),
+      10_000,
+    );
     const key = /Platform admin key[^\n]*\n\s+(vgl_\S+)/.exec(first.app.output())?.[1];
     expect(key).toMatch(/^vgl_/);
     expect((await fetch(`${first.url}/health`)).status).toBe(200);
