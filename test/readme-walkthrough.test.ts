@@ -84,6 +84,9 @@ describe('README walkthrough', () => {
     expect(run.stdout).toMatch(/^Role +OWNER$/m);
     expect(run.stdout).toMatch(/Read 1 result: 1 accepted, 0 rejected/);
     expect(run.stdout).toMatch(/Subscribed Ops to check /);
+    // VIGIL_PUBLIC_URL unset: RESULT_LINK starts at the address the server really listens on.
+    const apiUrl = /VIGIL_API_URL=(\S+)/.exec(exportLine!)![1]!;
+    expect(run.stdout).toContain(`"RESULT_LINK":"${apiUrl}/v1/check-results/`);
     // The login went to the fresh HOME's config directory, not anywhere else.
     expect(existsSync(join(home, '.config', 'vigil', 'config.json'))).toBe(true);
   }, 240_000);
