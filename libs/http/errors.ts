@@ -155,7 +155,7 @@ function publicServerMessage(status: number): string {
 
 /** Which methods each registered path pattern has, to answer 405 with Allow instead of 404. */
 function routeMatcher(app: FastifyInstance) {
-  const routes: { pattern: RegExp; method: string }[] = [];
+  const routes: { pattern: RegExp; method: string; fixed: number }[] = [];
   app.addHook('onRoute', (route) => {
     // Catch-alls (static files, the console) would make every path look like it had their methods.
     if (route.url.includes('*')) return;
@@ -168,11 +168,16 @@ function routeMatcher(app: FastifyInstance) {
           .join('/') +
         '/?$',
     );
-    for (const method of [route.method].flat()) routes.push({ pattern, method });
+    // Static segments count, so /things/preview answers with its own methods, not those of /things/:id.
+    const fixed = route.url.split('/').filter((part) => part && !part.startsWith(':')).length;
+    for (const method of [route.method].flat()) routes.push({ pattern, method, fixed });
   });
   return {
     methodsFor(path: string): string[] {
-      return [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))].sort();
+      const matching = routes.filter((route) => route.pattern.test(path));
+      const best = Math.max(...matching.map((route) => route.fixed));
+      const methods = matching.filter((route) => route.fixed === best).map((route) => route.method);
+      return [...new Set(methods)].sort();
     },
   };
 }

@@ -59,6 +59,10 @@ export function describeRoute(route: RouteOptions): RouteDoc {
 /** Request URLs: http(s) with a plain host, which every URL rule of the API accepts (webhook URLs may also be templates). */
 const requestUrlPattern = '^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[0-9]{1,4})?(/[A-Za-z0-9._~%/-]*)?$';
 
+const headerNamePattern = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+const instantPattern =
+  '^([0-9]{1,10}|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)$';
+
 /**
  * Writes into request schemas the rules the API checks against its own data: a runtimeId must name a
  * runtime of the catalogue that is not removed, and URLs are http(s).
@@ -69,7 +73,10 @@ export function createDocumentPatch(usableRuntimes: string[]) {
     const requestSchemas: unknown[] = Object.entries(components.schemas ?? {})
       .filter(([name]) => name.endsWith('Input'))
       .map(([, schema]) => schema);
-    type Operation = { requestBody?: { content?: Record<string, { schema?: unknown }> } };
+    type Operation = {
+      requestBody?: { content?: Record<string, { schema?: unknown }> };
+      parameters?: { in: string; name: string; schema?: Record<string, unknown> }[];
+    };
     for (const operations of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation>>))
       for (const operation of Object.values(operations))
         for (const media of Object.values(operation?.requestBody?.content ?? {})) requestSchemas.push(media.schema);
@@ -78,7 +85,8 @@ export function createDocumentPatch(usableRuntimes: string[]) {
       if (typeof node !== 'object' || node === null || seen.has(node)) return;
       seen.add(node);
       if (Array.isArray(node)) return node.forEach(visit);
-      const properties = (node as { properties?: Record<string, Record<string, unknown>> }).properties;
+      type JsonSchema = { [key: string]: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema };
+      const properties = (node as JsonSchema).properties;
       if (properties?.runtimeId) {
         const { anyOf, type: _type, minLength: _min, maxLength: _max, ...rest } = properties.runtimeId;
         const nullable = JSON.stringify(anyOf ?? null).includes('"null"');
@@ -90,9 +98,19 @@ export function createDocumentPatch(usableRuntimes: string[]) {
         };
       }
       const url = properties?.url;
-      if (url && url.type === 'string' && url.pattern === undefined) url.pattern = requestUrlPattern;
+      if (url?.type === 'string') url.pattern ??= requestUrlPattern;
+      // Header names must be HTTP tokens; a page lists a check once.
+      const headerKey = properties?.headers?.items?.properties?.key;
+      if (headerKey?.type === 'string') headerKey.pattern ??= headerNamePattern;
+      if (properties?.checkIds?.type === 'array') properties.checkIds.uniqueItems = true;
       Object.values(node).forEach(visit);
     };
     requestSchemas.forEach(visit);
+    // Time bounds in queries: unix seconds or an ISO 8601 UTC instant.
+    for (const operations of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation>>))
+      for (const operation of Object.values(operations))
+        for (const parameter of operation.parameters ?? [])
+          if (parameter.in === 'query' && (parameter.name === 'from' || parameter.name === 'to') && parameter.schema)
+            parameter.schema.pattern ??= instantPattern;
   };
 }
