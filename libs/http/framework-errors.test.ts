@@ -38,6 +38,7 @@ beforeAll(async () => {
     schema: { summary: 'Create a thing', body: thing, response: { 201: thing, ...errorResponses(400) } },
     handler: async (request, reply) => reply.code(201).send(request.body),
   });
+  routes.post('/things/preview', { schema: { summary: 'Preview a thing' }, handler: async () => ({}) });
   url = await app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
@@ -99,6 +100,10 @@ describe('framework errors use the one error shape', () => {
     const query = await raw('QUERY /things HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
     expect(query.status).toBe(405);
     expect(query.head.toLowerCase()).toContain('allow: post');
+    // A static segment is its own path: /things/preview has POST only, not the methods of /things/:id.
+    const preview = await fetch(`${url}/things/preview`, { method: 'OPTIONS' });
+    expect(preview.status).toBe(405);
+    expect(preview.headers.get('allow')).toBe('POST');
     const missing = await fetch(`${url}/nothing-here-xyz`);
     expect(missing.status).toBe(404);
     expect(JSON.stringify(await missing.json())).not.toContain('nothing-here-xyz');
