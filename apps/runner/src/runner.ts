@@ -108,17 +108,16 @@ export function startRunner(deps: RunnerDeps): Runner {
   let pendingResults: CheckResult[] = [];
   let pendingSchedules: Scheduled[] = [];
   let flushTimer: NodeJS.Timeout | null = null;
-  let flushing: Promise<void> = Promise.resolve();
+  let flushing: Promise<void> | null = null;
 
-  const flush = (): Promise<void> => {
-    if (flushTimer) clearTimeout(flushTimer);
-    flushTimer = null;
-    const results = pendingResults;
-    const schedules = pendingSchedules;
-    pendingResults = [];
-    pendingSchedules = [];
-    if (results.length === 0 && schedules.length === 0) return flushing;
-    flushing = flushing.then(async () => {
+  // One write at a time; what arrives meanwhile goes out together in the next, so a slow store
+  // makes batches larger instead of queueing many small writes while leases run down.
+  const writeAll = async () => {
+    while (pendingSchedules.length > 0 || pendingResults.length > 0) {
+      const results = pendingResults;
+      const schedules = pendingSchedules;
+      pendingResults = [];
+      pendingSchedules = [];
       try {
         if (results.length > 0) await sink.accept(results);
         await queue.schedule(schedules);
@@ -126,12 +125,21 @@ export function startRunner(deps: RunnerDeps): Runner {
         // Left leased: the runs are repeated, with the same result ids, when the leases end.
         log.error({ err: error, results: results.length }, 'results not written; the runs will be repeated');
       }
+    }
+  };
+  const flush = (): Promise<void> => {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+    flushing ??= writeAll().finally(() => {
+      flushing = null;
+      if (pendingSchedules.length > 0) flushTimer ??= setTimeout(() => void flush(), FLUSH_DELAY_MS);
     });
     return flushing;
   };
   const emit = (results: CheckResult[], next: Scheduled) => {
     pendingResults.push(...results);
     pendingSchedules.push(next);
+    if (flushing) return;
     if (pendingSchedules.length >= FLUSH_SIZE) void flush();
     else flushTimer ??= setTimeout(() => void flush(), FLUSH_DELAY_MS);
   };
@@ -408,6 +416,8 @@ export function startRunner(deps: RunnerDeps): Runner {
         abandon.abort();
         await Promise.all(running);
       }
+      await flush();
+      // Anything emitted while the last write was in progress.
       await flush();
       subscription.abort();
       await prober.close();
