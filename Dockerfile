@@ -1,5 +1,5 @@
 # One image for every Vigil app; the command picks the app (node dist/<app>.js).
-FROM node:22-bookworm-slim
+FROM node:20-bookworm-slim
 # better-sqlite3 compiles when no prebuilt binary can be fetched: python3, make and g++.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
