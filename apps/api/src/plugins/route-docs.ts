@@ -59,6 +59,7 @@ export function describeRoute(route: RouteOptions): RouteDoc {
 /** Request URLs: http(s) with a plain host, which every URL rule of the API accepts (webhook URLs may also be templates). */
 const requestUrlPattern = '^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[0-9]{1,4})?(/[A-Za-z0-9._~%/-]*)?$';
 
+const templateValuePattern = '^([^{]|[{][^{]|[{][{][A-Za-z_][A-Za-z0-9_]*[}][}])*[{]?$';
 const headerNamePattern = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 const instantPattern =
   '^([0-9]{1,10}|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)$';
@@ -102,6 +103,11 @@ export function createDocumentPatch(usableRuntimes: string[]) {
       // Header names must be HTTP tokens; a page lists a check once.
       const headerKey = properties?.headers?.items?.properties?.key;
       if (headerKey?.type === 'string') headerKey.pattern ??= headerNamePattern;
+      // Header and query values are templates: text, with {{VARIABLE}} references.
+      for (const list of [properties?.headers, properties?.queryParameters]) {
+        const value = list?.items?.properties?.value;
+        if (value?.type === 'string') value.pattern ??= templateValuePattern;
+      }
       if (properties?.checkIds?.type === 'array') properties.checkIds.uniqueItems = true;
       Object.values(node).forEach(visit);
     };
