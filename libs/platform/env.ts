@@ -66,6 +66,16 @@ export const runnerEnv = {
     .max(64)
     .regex(/^[^\p{Cc}]+$/u, 'must not contain control characters')
     .default('local'),
+  /**
+   * Checks that name no location run from here: the runners of this location, and the API's
+   * trigger and test runs. Set it alike everywhere.
+   */
+  VIGIL_RUNNER_DEFAULT_LOCATION: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[^\p{Cc}]+$/u, 'must not contain control characters')
+    .default('local'),
   /** Lets check targets be loopback, private, link-local or metadata addresses: for self-hosters. */
   VIGIL_RUNNER_ALLOW_PRIVATE: env.bool(false),
   /** Debian's chromium; browser checks drive it with playwright-core. */

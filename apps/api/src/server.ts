@@ -95,7 +95,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       readModels,
       stateStore: platform.stateStore,
       sink,
-      location: config.VIGIL_RUNNER_LOCATION,
+      location: config.VIGIL_RUNNER_DEFAULT_LOCATION,
       perTokenPerMinute: config.VIGIL_PING_RATE_PER_MINUTE,
     });
     lifecycle.add('heartbeat pings', () => heartbeats.flush());
@@ -107,7 +107,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       box,
       sink,
       prober: probes,
-      location: config.VIGIL_RUNNER_LOCATION,
+      location: config.VIGIL_RUNNER_DEFAULT_LOCATION,
       allowPrivate: config.VIGIL_RUNNER_ALLOW_PRIVATE,
     });
     const app = await buildApp({

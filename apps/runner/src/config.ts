@@ -5,11 +5,6 @@ import { platformEnv, runnerEnv } from '#platform';
 /** The runner's own settings, also read by the standalone process that embeds it. */
 export const runnerAppEnv = {
   ...runnerEnv,
-  /**
-   * Checks that name no location run from the runners of this location. Set it alike on every
-   * runner; the default matches VIGIL_RUNNER_LOCATION's, so one runner with no settings runs them all.
-   */
-  VIGIL_RUNNER_DEFAULT_LOCATION: runnerEnv.VIGIL_RUNNER_LOCATION,
   /** Runs at once in this process. */
   VIGIL_RUNNER_CONCURRENCY: env.int(200, 1, 10_000),
   /** Runs at once per account in this process, so one tenant cannot take every slot. */

@@ -13,7 +13,7 @@ export interface CheckRunOptions {
   box: SecretBox;
   sink: ResultSink;
   prober: Prober;
-  /** The location runs from this process are labelled with (VIGIL_RUNNER_LOCATION). */
+  /** Where checks that name no location run (VIGIL_RUNNER_DEFAULT_LOCATION). */
   location: string;
   allowPrivate: boolean;
   /** Runs at once per account, and in the whole process. */

@@ -55,7 +55,8 @@ export class HeartbeatService {
       checkId: check.id,
       checkType: 'HEARTBEAT',
       startedAt: now.toISOString(),
-      runLocation: this.options.location,
+      // A heartbeat has one stream of pings, watched from its first location (as the runner does).
+      runLocation: check.locations[0] ?? this.options.location,
       hasFailures: failed,
       isDegraded: !failed && status === 'GRACE',
       responseTime: 0,
