@@ -214,6 +214,7 @@ export function registerCheckRuns(checks: Command, program: Command): void {
   example(test, 'vigil checks test --file check.json');
 
   const heartbeat = program.command('heartbeat').description('heartbeat checks: ping URLs');
+  example(heartbeat, 'vigil heartbeat ping Hk3…', 'vigil heartbeat rotate 0b8c…');
   const ping = heartbeat
     .command('ping')
     .description('ping a heartbeat check (no API key needed: the token is the credential)')
