@@ -39,7 +39,14 @@ describe('README walkthrough', () => {
     execFileSync(process.execPath, ['scripts/build-server.mjs'], { cwd: root, stdio: 'pipe' });
     server = spawn(process.execPath, ['dist/standalone.js'], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: home, DATA_DIR: dataDir, PORT: String(await freePort()) },
+      // VIGIL_RUNNER_ALLOW_PRIVATE: the README starts Vigil with it, for step 6's loopback check.
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        DATA_DIR: dataDir,
+        PORT: String(await freePort()),
+        VIGIL_RUNNER_ALLOW_PRIVATE: 'true',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -84,6 +91,9 @@ describe('README walkthrough', () => {
     expect(run.stdout).toMatch(/^Role +OWNER$/m);
     expect(run.stdout).toMatch(/Read 1 result: 1 accepted, 0 rejected/);
     expect(run.stdout).toMatch(/Subscribed Ops to check /);
+    // Step 6: Vigil ran the check itself, and recorded the heartbeat's ping.
+    expect(run.stdout).toMatch(/PASSED from local in \d+ ms, HTTP 200/);
+    expect(run.stdout).toMatch(/Ping recorded for check .*: RECEIVED/);
     // VIGIL_PUBLIC_URL unset: RESULT_LINK starts at the address the server really listens on.
     const apiUrl = /VIGIL_API_URL=(\S+)/.exec(exportLine!)![1]!;
     expect(run.stdout).toContain(`"RESULT_LINK":"${apiUrl}/v1/check-results/`);
