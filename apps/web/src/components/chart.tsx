@@ -33,6 +33,8 @@ export function Chart(props: { x: number[]; series: ChartSeries[]; unit: string;
           stroke: PALETTE[i % PALETTE.length],
           width: 1.5,
           spanGaps: false,
+          // Sparse buckets are single points between gaps: draw them, or they would not show at all.
+          points: { show: true, size: 5 },
           value: (_u: uPlot, v: number | null) => (v == null ? '–' : `${Math.round(v)} ${props.unit}`),
         })),
       ],
