@@ -9,6 +9,7 @@
  *   api               autocannon on GET /v1/variables/{key} and /v1/accounts/me vs a bare node:http server
  *   webhooks          alert events fanned out by the Dispatcher vs plain POSTs, with and without failures
  *   eventstore        appends (1 and 8 writers) and $all catch-up on PostgreSQL beside SQLite
+ *   ping              POST /ping/{token} across heartbeat checks vs bare fastify
  *   runner            N one-minute API checks on loopback run by one runner: runs/min, schedule delay, CPU per run
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
  */
@@ -24,6 +25,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   webhooks: async () => (await import('./webhooks/run.ts')).run,
   eventstore: async () => (await import('./eventstore.ts')).run,
   runner: async () => (await import('./runner.ts')).run,
+  ping: async () => (await import('./ping.ts')).run,
   profile: async () => (await import('./support/profile.ts')).run,
   // The first analytics bench parses its own argv and runs on import: start it as a child.
   'analytics-reader': async () => (argv) =>

@@ -89,6 +89,18 @@ function variants<B extends z.ZodRawShape, H extends z.ZodType>(base: B, heartbe
 
 const inputBase = {
   ...commonFields,
+  // A location becomes a result's runLocation, which refuses control characters: refuse them here,
+  // on input only, so checks stored before the rule still read back.
+  locations: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[^\p{Cc}]+$/u, 'must not contain control characters'),
+    )
+    .max(50)
+    .default([]),
   degradedResponseTime: responseTimeSchema.optional(),
   maxResponseTime: responseTimeSchema.optional(),
 };

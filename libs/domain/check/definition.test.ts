@@ -140,6 +140,7 @@ describe('check definitions', () => {
       { checkType: 'API', request: { url: 'http://x.test' }, retryStrategy: { type: 'FIXED', maxRetries: 11 } },
       /^retryStrategy\.maxRetries/,
     ],
+    ['a location with a control character', { checkType: 'API', locations: ['eu\u0001west'] }, /^locations\[0\]/],
     [
       'an unknown field in a request',
       { checkType: 'API', request: { url: 'http://x.test', verb: 'GET' } },

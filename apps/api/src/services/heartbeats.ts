@@ -34,6 +34,7 @@ export class HeartbeatService {
   private readonly counts = new Map<string, number>();
   private window = 0;
   private pending: { result: CheckResult; done: (error?: unknown) => void }[] = [];
+  private writing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: HeartbeatOptions) {}
@@ -64,8 +65,9 @@ export class HeartbeatService {
       heartbeat: { status: failed ? 'FAILING' : status },
       ...(failed ? { errorMessage: 'The job reported a failure (/fail)' } : {}),
     };
+    // The result and the last-ping time are written with the rest of the batch: one result insert
+    // and one state-store transaction for every ping of the last few milliseconds.
     await this.enqueue(result);
-    await this.options.stateStore.set(lastPingKey(check.id), now.toISOString());
     return { checkId: check.id, status: result.heartbeat!.status, resultId: result.id };
   }
 
@@ -93,17 +95,26 @@ export class HeartbeatService {
   private enqueue(result: CheckResult): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ result, done: (error) => (error ? reject(error) : resolve()) });
-      if (this.pending.length >= 500) void this.flush();
+      if (this.pending.length >= 1000) void this.flush();
       else this.timer ??= setTimeout(() => void this.flush(), this.options.batchDelayMs ?? 5);
     });
   }
 
-  private async write(): Promise<void> {
+  /** One batch at a time; pings that arrive meanwhile form the next one. */
+  private write(): Promise<void> {
+    this.writing = this.writing.then(() => this.writeBatch());
+    return this.writing;
+  }
+
+  private async writeBatch(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
     try {
-      await this.options.sink.accept(batch.map((entry) => entry.result));
+      const results = batch.map((entry) => entry.result);
+      await this.options.sink.accept(results);
+      const last = new Map(results.map((result) => [lastPingKey(result.checkId), result.startedAt]));
+      await this.options.stateStore.write([...last].map(([key, value]) => ({ op: 'set' as const, key, value })));
       for (const entry of batch) entry.done();
     } catch (error) {
       for (const entry of batch) entry.done(error);

@@ -1,0 +1,125 @@
+/**
+ * Heartbeat pings: autocannon POSTs /ping/{token} across many heartbeat checks, on the standalone
+ * process (embedded adapters, or Redis with --redis). Every cron job of every user hits this
+ * route, so it is measured beside a bare fastify endpoint in the same run, same load generator.
+ * The target is 5,000 pings/s. Each accepted ping is a durable result (written in small batches).
+ *
+ *   npm run bench -- ping [--duration 15] [--connections 50] [--checks 200] [--redis | --distributed]
+ */
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { freePort, spawnTs, waitForHttp } from './support/processes.ts';
+import { log, printMachine, printTable, writeResults } from './support/report.ts';
+import { ratio } from './support/stats.ts';
+import { createAccount, spawnVigil } from './support/vigil.ts';
+import { benchConfig } from './config.ts';
+
+interface Row {
+  target: string;
+  perSec: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function cannon(
+  target: string,
+  url: string,
+  requests: autocannon.Request[],
+  duration: number,
+  connections: number,
+): Promise<Row> {
+  log(`autocannon ${target}: ${connections} connections, ${duration} s`);
+  const result = await autocannon({ url, requests, duration, connections });
+  return {
+    target,
+    perSec: Math.round(result['2xx'] / result.duration),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: '15' },
+      connections: { type: 'string', default: '50' },
+      checks: { type: 'string', default: '200' },
+      redis: { type: 'boolean', default: false },
+      distributed: { type: 'boolean', default: false },
+    },
+  });
+  const duration = Number(values.duration);
+  const connections = Number(values.connections);
+  printMachine();
+
+  const port = await freePort();
+  const bare = spawnTs('bench/api/hello.ts', {}, [], ['fastify', String(port)]);
+  let baseline: Row;
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/hello`, bare);
+    baseline = await cannon(
+      'baseline: bare fastify GET /hello',
+      `http://127.0.0.1:${port}`,
+      [{ path: '/hello' }],
+      duration,
+      connections,
+    );
+  } finally {
+    await bare.stop();
+  }
+
+  // The ping route alone: no runner, alerter or dispatcher competing for the two cores.
+  const env: Record<string, string> = { VIGIL_PING_RATE_PER_MINUTE: '1000000', VIGIL_STANDALONE_APPS: 'api,projector' };
+  const suffix = Date.now().toString(36);
+  if (values.redis || values.distributed) {
+    env.REDIS_URL = benchConfig.redisUrl;
+    env.REDIS_KEY_PREFIX = `vigil-bench-ping-${suffix}:`;
+  }
+  // Distributed: a ping is durable once Kafka acknowledges it, as every result is there.
+  if (values.distributed) {
+    env.KAFKA_BROKERS = benchConfig.kafkaBrokers;
+    env.KAFKA_TOPIC_PREFIX = `bench-ping-${suffix}.`;
+    env.CLICKHOUSE_URL = benchConfig.clickhouseUrl;
+    env.CLICKHOUSE_DATABASE = `bench_ping_${suffix}`;
+  }
+  const vigil = await spawnVigil(env);
+  let pings: Row;
+  try {
+    const { owner } = await createAccount(vigil.url, vigil.adminKey);
+    const tokens: string[] = [];
+    for (let i = 0; i < Number(values.checks); i += 1) {
+      const created = await owner.request<{ heartbeat: { pingToken: string } }>('POST', '/v1/checks', {
+        name: `cron ${i}`,
+        checkType: 'HEARTBEAT',
+        heartbeat: { period: 1, periodUnit: 'minutes', grace: 1, graceUnit: 'minutes' },
+      });
+      if (created.status !== 201) throw new Error(`check creation failed: ${created.status}`);
+      tokens.push(created.body.heartbeat.pingToken);
+    }
+    pings = await cannon(
+      `POST /ping/{token}, ${tokens.length} checks, ${values.distributed ? 'Kafka + Redis' : values.redis ? 'Redis' : 'embedded'}`,
+      vigil.url,
+      tokens.map((token) => ({ method: 'POST', path: `/ping/${token}` })),
+      duration,
+      connections,
+    );
+  } finally {
+    await vigil.stop();
+  }
+
+  const rows = [baseline, pings];
+  printTable(
+    `ping: ${connections} connections × ${duration} s (target ≥ 5,000 pings/s)`,
+    ['target', 'per s (2xx)', 'vs fastify', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+    rows.map((r) => [r.target, r.perSec, ratio(r.perSec, baseline.perSec), r.p50, r.p99, r.non2xx, r.errors]),
+  );
+  const file = writeResults('ping', { duration, connections, rows });
+  log(`results: ${file}`);
+}
