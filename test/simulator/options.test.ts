@@ -109,7 +109,8 @@ describe('simulator options', () => {
     expect(() => parse(['--batch-size', '20000'])).toThrow();
     expect(() => parse(['--transport', 'carrier-pigeon'])).toThrow();
     expect(parseOptions([], readEnv({ VIGIL_INGEST_KEY: 'i' }), quiet)).toMatch(/API key/);
-    expect(parseOptions([], readEnv({ VIGIL_API_KEY: 'k' }), quiet)).toMatch(/ingest key/);
+    // An account key sends results for its own checks: over HTTP it needs no platform ingest key.
+    expect(parseOptions([], readEnv({ VIGIL_API_KEY: 'k' }), quiet)).toMatchObject({ apiKey: 'k', ingestKey: 'k' });
     expect(parseOptions(['--transport', 'kafka'], readEnv({ VIGIL_API_KEY: 'k' }), quiet)).toMatch(/brokers/);
   });
 
