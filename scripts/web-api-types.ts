@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   });
   const running = await startStandalone(config, createLogger({ name: 'openapi', level: 'silent' }));
   try {
-    const doc = await (await fetch(`${running.url}/openapi.json`)).json();
+    const doc = (await (await fetch(`${running.url}/openapi.json`)).json()) as Parameters<typeof render>[0];
     const target = fileURLToPath(new URL('../apps/web/src/api.gen.ts', import.meta.url));
     writeFileSync(target, render(doc));
     process.stdout.write(`wrote ${target}\n`);

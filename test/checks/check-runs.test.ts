@@ -8,7 +8,7 @@ describe('running checks from the API (embedded)', () => {
   let vigil: TestVigil;
   let target: Server;
   let base: string;
-  let status = 200;
+  const status = 200;
   const seenAuth: string[] = [];
 
   beforeAll(async () => {

@@ -78,8 +78,8 @@ describe('web console in a real browser', () => {
     await page.click('button[type=submit]');
     await page.locator('h1', { hasText: 'Checks' }).waitFor();
     const stored = await page.evaluate(() => ({
-      session: sessionStorage.getItem('vigil.session'),
-      local: JSON.stringify(localStorage),
+      session: (globalThis as any).sessionStorage.getItem('vigil.session'),
+      local: JSON.stringify((globalThis as any).localStorage),
     }));
     expect(stored.session).toContain(account.ownerKey);
     expect(stored.local).not.toContain(account.ownerKey);
@@ -143,12 +143,12 @@ describe('web console in a real browser', () => {
     const row = page.locator(`tr[data-check-id="${checkId}"]`);
     await expect.poll(() => row.getAttribute('data-status'), { timeout: 20_000 }).toBe('passing');
     await page.locator('text=Live').waitFor({ timeout: 20_000 });
-    await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'no reload'));
+    await page.evaluate(() => ((globalThis as unknown as { marker: string }).marker = 'no reload'));
     targetStatus = 500;
     const run = await account.owner.post(`/v1/checks/${checkId}/trigger`);
     expect(run.body.results[0].result.hasFailures).toBe(true);
     await expect.poll(() => row.getAttribute('data-status'), { timeout: 20_000 }).toBe('failing');
-    expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('no reload');
+    expect(await page.evaluate(() => (globalThis as unknown as { marker?: string }).marker)).toBe('no reload');
     await audit('overview');
     await screenshots(page, 'overview', `tr[data-check-id="${checkId}"]`);
     await page.setViewportSize({ width: 390, height: 844 });
