@@ -104,6 +104,7 @@ export function OverviewPage() {
         />
         <Select
           label="Status"
+          plural="statuses"
           value={filters.status}
           options={counts.map(([s, n]) => [s, `${s} (${n})`])}
           onChange={(v) => setQuery({ status: v })}
@@ -161,6 +162,8 @@ export function OverviewPage() {
 
 function Select(props: {
   label: string;
+  /** "All <plural>"; the label + s when left out. */
+  plural?: string;
   value: string;
   options: (readonly [string, string])[];
   onChange: (v: string) => void;
@@ -171,7 +174,7 @@ function Select(props: {
       value={props.value}
       onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}
     >
-      <option value="">All {props.label.toLowerCase()}s</option>
+      <option value="">All {props.plural ?? `${props.label.toLowerCase()}s`}</option>
       {props.options.map(([value, text]) => (
         <option value={value} key={value}>
           {text}
