@@ -129,8 +129,9 @@ describe('a secret used in a check header', () => {
         return webhooks.length;
       },
       (count) => count > 0,
-      60_000,
-      2_000,
+      // Generous: under a full npm test the pipeline (run → alert → webhook) shares two cores.
+      150_000,
+      3_000,
     );
     const deliveries = await a.owner.get(`/v1/alert-channels/${channel.body.id}/deliveries`);
     const analytics = await a.owner.get(`/v1/analytics/api-checks/${check.body.id}?metrics=responseTime&limit=50`);
@@ -151,5 +152,5 @@ describe('a secret used in a check header', () => {
     for (const file of filesUnder(dataDir)) {
       expect(readFileSync(file).includes(SECRET), `${file} holds the secret in plaintext`).toBe(false);
     }
-  }, 120_000);
+  }, 200_000);
 });
