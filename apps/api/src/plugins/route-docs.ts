@@ -59,7 +59,8 @@ export function describeRoute(route: RouteOptions): RouteDoc {
 /** Request URLs: http(s) with a plain host, which every URL rule of the API accepts (webhook URLs may also be templates). */
 const requestUrlPattern = '^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[0-9]{1,4})?(/[A-Za-z0-9._~%/-]*)?$';
 
-const templateValuePattern = '^([^{]|[{][^{]|[{][{][A-Za-z_][A-Za-z0-9_]*[}][}])*[{]?$';
+// No NUL: Handlebars' lexer refuses it anywhere in a template.
+const templateValuePattern = '^([^{\\u0000]|[{][^{\\u0000]|[{][{][A-Za-z_][A-Za-z0-9_]*[}][}])*[{]?$';
 const headerNamePattern = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 const instantPattern =
   '^([0-9]{1,10}|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)$';
