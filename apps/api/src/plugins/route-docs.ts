@@ -2,6 +2,7 @@ import type { RouteOptions } from 'fastify';
 import { z } from 'zod';
 import type { RouteDoc } from '#http';
 import type { RouteAccess } from '../access.ts';
+import { addRequestExamples } from './openapi-examples.ts';
 
 const accountHeader = z
   .string()
@@ -119,5 +120,6 @@ export function createDocumentPatch(usableRuntimes: string[]) {
         for (const parameter of operation.parameters ?? [])
           if (parameter.in === 'query' && (parameter.name === 'from' || parameter.name === 'to') && parameter.schema)
             parameter.schema.pattern ??= instantPattern;
+    addRequestExamples(document);
   };
 }
