@@ -11,6 +11,7 @@
  *   eventstore        appends (1 and 8 writers) and $all catch-up on PostgreSQL beside SQLite
  *   ping              POST /ping/{token} across heartbeat checks vs bare fastify
  *   runner            N one-minute API checks on loopback run by one runner: runs/min, schedule delay, CPU per run
+ *   console           the web console in Chromium (chart, overview) and GET /status/{slug} vs bare fastify
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
  */
 import { spawn } from 'node:child_process';
@@ -26,6 +27,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   eventstore: async () => (await import('./eventstore.ts')).run,
   runner: async () => (await import('./runner.ts')).run,
   ping: async () => (await import('./ping.ts')).run,
+  console: async () => (await import('./console/run.ts')).run,
   profile: async () => (await import('./support/profile.ts')).run,
   // The first analytics bench parses its own argv and runs on import: start it as a child.
   'analytics-reader': async () => (argv) =>

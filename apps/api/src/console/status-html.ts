@@ -27,8 +27,8 @@ export function renderStatusHtml(page: PublicStatusPage): string {
     .map((check) => {
       const bar = check.days
         .map((d) => {
-          const label = `${d.date}: ${d.availability === null ? 'no data' : `${d.availability}%`}`;
-          return `<li class="d ${dayClass(d.availability)}" title="${label}"><span class="sr">${label}</span></li>`;
+          // The title is the hover text and the item's accessible name; 90 × checks items keep the page small.
+          return `<li class="${dayClass(d.availability)}" title="${d.date}: ${d.availability === null ? 'no data' : `${d.availability}%`}"></li>`;
         })
         .join('');
       const uptime = check.uptime90d === null ? 'no data' : `${check.uptime90d}% uptime`;
@@ -58,10 +58,9 @@ main{max-width:860px;margin:0 auto;padding:24px 16px}
 .check{background:var(--card);border-radius:8px;padding:12px 16px;margin:16px 0}
 .check h2{font-size:16px;margin:0 0 8px;display:flex;align-items:center;gap:8px}.state{margin-left:auto;font-weight:400;color:var(--muted)}
 .dot{width:10px;height:10px;border-radius:50%;background:var(--none)}.dot.passing{background:var(--ok)}.dot.degraded{background:var(--warn)}.dot.failing{background:var(--bad)}
-.bar{display:flex;gap:2px;list-style:none;margin:0;padding:0;height:28px}.d{flex:1;border-radius:2px;background:var(--none)}
-.d.ok{background:var(--ok)}.d.warn{background:var(--warn)}.d.bad{background:var(--bad)}
+.bar{display:flex;gap:2px;list-style:none;margin:0;padding:0;height:28px}.bar li{flex:1;border-radius:2px;background:var(--none)}
+.bar .ok{background:var(--ok)}.bar .warn{background:var(--warn)}.bar .bad{background:var(--bad)}
 .legend{display:flex;justify-content:space-between;color:var(--muted);font-size:12px;margin:4px 0 0}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 .incidents{padding-left:18px}time{color:var(--muted)}
 </style></head>
 <body><main>

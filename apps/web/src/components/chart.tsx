@@ -39,6 +39,16 @@ export function Chart(props: { x: number[]; series: ChartSeries[]; unit: string;
         })),
       ],
       legend: { live: true },
+      hooks: {
+        // The bench reads this mark: navigation → first draw that has real points.
+        draw: [
+          (u) => {
+            if (el.dataset.drawn || !u.data.slice(1).some((values) => values.some((v) => v != null))) return;
+            el.dataset.drawn = 'true';
+            performance.mark('vigil:chart-drawn', { detail: { points: u.data[0].length } });
+          },
+        ],
+      },
     };
     const plot = new uPlot(options, [props.x, ...props.series.map((s) => s.values)] as uPlot.AlignedData, el);
     (el as HTMLDivElement & { __uplot?: uPlot }).__uplot = plot;
