@@ -12,6 +12,9 @@ export {
   type Paged,
 } from './reader.ts';
 export { keys as readModelKeys, READ_MODEL_PREFIX } from './keys.ts';
+export { CachedReadModels, type ReadCacheOptions } from './cached-reader.ts';
+export { createLocalInvalidation, type ReadModelInvalidation } from './invalidation.ts';
+export { createRedisInvalidation, type RedisInvalidationOptions } from './invalidation-redis.ts';
 export { resolveRunVariables, type RunVariables } from './run-variables.ts';
 export { StatusPageReads, type StatusPageView } from './status-pages.ts';
 export {

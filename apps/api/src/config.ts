@@ -20,6 +20,11 @@ export const apiEnv = {
   VIGIL_RATE_LIMIT_PER_MINUTE: env.int(600, 1, 1_000_000),
   /** How long a write waits for its read models before answering (read your writes). */
   VIGIL_READ_YOUR_WRITES_TIMEOUT_MS: env.int(3000, 0, 60_000),
+  /**
+   * How long an API process may answer key, user, account and variable look-ups from memory. Every write
+   * drops them on every replica at once; this bounds a missed drop. 0 turns the cache off.
+   */
+  VIGIL_READ_CACHE_TTL_MS: env.int(1000, 0, 1000),
 };
 
 export const apiConfigSchema = z.object(apiEnv);

@@ -16,9 +16,10 @@ import { createCheckpointWaiter } from '#projections';
 import { DeliveryStore, Dispatcher } from '#notify';
 import { createBusSink, createCheckLookup, createDirectSink } from '#pipeline';
 import { createProber } from '#probes';
-import { ReadModels } from '#readmodels';
+import type { ReadModels } from '#readmodels';
 import { buildApp } from './app.ts';
 import { CommandRunner, type ReadModelSync } from './commands.ts';
+import { createReadCache } from './read-cache.ts';
 import type { ApiConfig } from './config.ts';
 import { loadRuntimes, RuntimeCatalogue } from './runtimes/catalogue.ts';
 import { ChannelService } from './services/channels.ts';
@@ -63,8 +64,12 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     const platform =
       options.platform ??
       (await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-api' }));
-    const readModels = new ReadModels(platform.stateStore);
-    const sync = options.sync ?? createCheckpointWaiter(platform.stateStore, CONTROL_PLANE_PROJECTION);
+    const cache = createReadCache(config, platform, log);
+    lifecycle.add('read-model invalidation', () => cache.invalidation.close());
+    const { readModels } = cache;
+    const sync = cache.publishing(
+      options.sync ?? createCheckpointWaiter(platform.stateStore, CONTROL_PLANE_PROJECTION),
+    );
     const commands = new CommandRunner(
       platform.eventStore,
       sync,
