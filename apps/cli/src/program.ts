@@ -7,6 +7,7 @@ import { registerApi } from './commands/api.ts';
 import { registerCheckGroups } from './commands/check-groups.ts';
 import { registerChecks } from './commands/checks.ts';
 import { registerCompletion } from './commands/completion.ts';
+import { registerDeploy } from './commands/deploy.ts';
 import { registerMembers } from './commands/members.ts';
 import { registerEnv } from './commands/env.ts';
 import { registerLogin } from './commands/login.ts';
@@ -61,6 +62,7 @@ export function buildProgram(output: OutputConfig = {}): Command {
   registerAdmin(program);
   registerApi(program);
   registerMembers(program);
+  registerDeploy(program);
   registerCompletion(program);
   return program;
 }

@@ -135,7 +135,7 @@ function isJson(text: string): boolean {
   }
 }
 
-const runSchema = z.looseObject({
+export const runSchema = z.looseObject({
   result: z.looseObject({
     runLocation: z.string(),
     hasFailures: z.boolean(),
@@ -159,9 +159,9 @@ const runSchema = z.looseObject({
     }),
   ),
 });
-type Run = z.infer<typeof runSchema>;
+export type Run = z.infer<typeof runSchema>;
 
-function printRun(ctx: Context, run: Run): void {
+export function printRun(ctx: Context, run: Run): void {
   const { result } = run;
   const outcome = result.hasFailures ? 'FAILED' : result.isDegraded ? 'DEGRADED' : 'PASSED';
   const status = result.statusCode === undefined ? '' : `, HTTP ${result.statusCode}`;

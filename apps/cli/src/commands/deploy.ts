@@ -1,0 +1,61 @@
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import { contextOf } from '../context.ts';
+import { example } from '../kit.ts';
+import { applyPlan } from '../project/apply.ts';
+import { loadProject, PROJECT_FILES } from '../project/load.ts';
+import { planDeploy } from '../project/plan.ts';
+import { fetchRemote } from '../project/remote.ts';
+import { planJson, renderPlan, summary, summaryLine } from '../project/render.ts';
+import { registerProjectTest } from './project-test.ts';
+
+const PAST = { create: 'created', update: 'updated', delete: 'deleted' } as const;
+
+/** `vigil deploy` (and `vigil test`): monitoring as code from a project file. */
+export function registerDeploy(program: Command): void {
+  const deploy = program
+    .command('deploy')
+    .description(
+      'make the account match the project file: create, update and delete the checks, groups, channels and subscriptions it declares',
+    )
+    .option('--config <file>', `the project file (default: the first of ${PROJECT_FILES.join(', ')})`)
+    .option('--preview', 'print the plan (create / update / delete, field by field) and change nothing')
+    .action(async (options: { config?: string; preview?: boolean }, command: Command) => {
+      const ctx = contextOf(command);
+      const { path, project } = await loadProject(options.config);
+      const client = ctx.client();
+      const remote = await fetchRemote(client, project.project);
+      const steps = planDeploy(project, remote);
+      const header = `Project ${project.project} (${basename(path)}) on ${ctx.apiUrl}`;
+      const nothing = `Nothing to change: the account matches ${basename(path)}`;
+
+      if (options.preview || steps.length === 0) {
+        ctx.out.result({ project: project.project, file: path, plan: planJson(steps), summary: summary(steps) }, () => {
+          ctx.out.print(header);
+          if (steps.length === 0) return ctx.out.print(nothing);
+          renderPlan(steps).forEach((line) => ctx.out.print(line));
+          ctx.out.print(`Plan: ${summaryLine(steps)}${options.preview ? ' (preview: nothing was changed)' : ''}`);
+        });
+        return;
+      }
+
+      if (!ctx.out.json) {
+        ctx.out.print(header);
+        renderPlan(steps).forEach((line) => ctx.out.print(line));
+      }
+      const applied = await applyPlan(client, project.project, steps, remote, ({ step, id }) => {
+        if (!ctx.out.json) ctx.out.print(`✓ ${PAST[step.action]} ${step.kind} ${step.logicalId}: ${id}`);
+      });
+      const counts = summary(steps);
+      ctx.out.result(
+        {
+          project: project.project,
+          file: path,
+          applied: applied.map(({ step, id }) => ({ ...planJson([step])[0], id })),
+        },
+        () => ctx.out.print(`Deployed: ${counts.create} created, ${counts.update} updated, ${counts.delete} deleted`),
+      );
+    });
+  example(deploy, 'vigil deploy --preview', 'vigil deploy', 'vigil deploy --config monitoring/vigil.config.yaml');
+  registerProjectTest(program);
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { CliError } from '../errors.ts';
+import type { ApiClient } from '../http.ts';
+import { CHANNEL_CONFIG_FIELDS, type Kind, type RemoteState, type Step } from './plan.ts';
+import { markers, type DeclaredChannel, type DeclaredCheck, type DeclaredGroup } from './schema.ts';
+
+type Plain = Record<string, unknown>;
+const created = z.looseObject({ id: z.string() });
+
+const PATHS: Record<Exclude<Kind, 'subscription'>, string> = {
+  'check-group': '/v1/check-groups',
+  check: '/v1/checks',
+  'alert-channel': '/v1/alert-channels',
+};
+
+export interface Applied {
+  step: Step;
+  id: string;
+}
+
+/** The request bodies: the file's fields plus the markers that tie each resource to its logical id. */
+export function bodies(project: string, groupIds: Map<string, string>) {
+  const tags = (declared: { tags?: string[] | undefined }, logicalId: string) => [
+    ...(declared.tags ?? []),
+    markers.projectTag(project),
+    markers.logicalTag(logicalId),
+  ];
+  return {
+    'check-group'(declared: DeclaredGroup): Plain {
+      const { logicalId, ...fields } = declared;
+      return { ...fields, tags: tags(declared, logicalId) };
+    },
+    check(declared: DeclaredCheck): Plain {
+      const { logicalId, group, ...fields } = declared;
+      const groupId = group === undefined ? null : groupIds.get(group);
+      if (groupId === undefined) throw new CliError(`check ${logicalId}: group ${group} has no id yet`);
+      return { ...fields, groupId, tags: tags(declared, logicalId) };
+    },
+    'alert-channel'(declared: DeclaredChannel): Plain {
+      const { logicalId, ...fields } = declared;
+      const config: Plain = { name: markers.channelName(declared.name, project, logicalId) };
+      const rest: Plain = {};
+      for (const [key, value] of Object.entries(fields)) {
+        if (key === 'name') continue;
+        if (CHANNEL_CONFIG_FIELDS.includes(key)) config[key] = value;
+        else rest[key] = value;
+      }
+      // No webhookSecret: left out, an update keeps the one stored on the server.
+      return { type: 'WEBHOOK', config, ...rest };
+    },
+  };
+}
+
+/**
+ * Applies the steps in order, reporting each as it lands. On the first failure it stops and says
+ * what was applied and what was not; running deploy again picks up from there, since the plan is
+ * recomputed from the server.
+ */
+export async function applyPlan(
+  client: ApiClient,
+  project: string,
+  steps: readonly Step[],
+  remote: RemoteState,
+  report: (applied: Applied) => void,
+): Promise<Applied[]> {
+  const ids = {
+    'check-group': new Map(remote.groups.map((g) => [g.logicalId, g.id])),
+    check: new Map(remote.checks.map((c) => [c.logicalId, c.id])),
+    'alert-channel': new Map(remote.channels.map((c) => [c.logicalId, c.id])),
+  };
+  const body = bodies(project, ids['check-group']);
+  const done: Applied[] = [];
+  for (const step of steps) {
+    let id: string;
+    try {
+      id = await applyStep(client, step, ids, body);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const left = steps.length - done.length;
+      throw new CliError(
+        `${step.action} ${step.kind} ${step.logicalId} failed: ${message}\n` +
+          `Applied ${done.length} of ${steps.length} changes; ${left} not applied. Fix the file and run vigil deploy again.`,
+      );
+    }
+    const applied = { step, id };
+    done.push(applied);
+    report(applied);
+  }
+  return done;
+}
+
+async function applyStep(
+  client: ApiClient,
+  step: Step,
+  ids: Record<Exclude<Kind, 'subscription'>, Map<string, string>>,
+  body: ReturnType<typeof bodies>,
+): Promise<string> {
+  if (step.kind === 'subscription') {
+    const s = step.subscription!;
+    const channelId = ids['alert-channel'].get(s.channel) ?? step.id;
+    const target =
+      s.check !== undefined ? { checkId: ids.check.get(s.check) } : { groupId: ids['check-group'].get(s.group!) };
+    if (!channelId || !Object.values(target)[0]) throw new CliError('a resource it links has no id yet');
+    await client.send('PUT', `/v1/alert-channels/${encodeURIComponent(channelId)}/subscriptions`, {
+      body: { ...target, activated: step.action === 'create' },
+    });
+    return channelId;
+  }
+  const base = PATHS[step.kind];
+  if (step.action === 'delete') {
+    await client.send('DELETE', `${base}/${encodeURIComponent(step.id!)}`);
+    return step.id!;
+  }
+  const payload = body[step.kind](step.declared as never);
+  if (step.action === 'update') {
+    await client.send('PUT', `${base}/${encodeURIComponent(step.id!)}`, { body: payload });
+    return step.id!;
+  }
+  const answer = await client.json(created, 'POST', base, { body: payload });
+  ids[step.kind].set(step.logicalId, answer.id);
+  return answer.id;
+}

@@ -1,0 +1,68 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { UsageError } from '../errors.ts';
+import { projectFileSchema, type ProjectFile } from './schema.ts';
+
+/** Looked for in the current directory, in this order, when --config is not given. */
+export const PROJECT_FILES = [
+  'vigil.config.yaml',
+  'vigil.config.yml',
+  'vigil.config.json',
+  'vigil.config.mjs',
+  'vigil.config.js',
+];
+
+export interface LoadedProject {
+  path: string;
+  project: ProjectFile;
+}
+
+export function findProjectFile(cwd: string): string {
+  for (const name of PROJECT_FILES) {
+    const path = resolve(cwd, name);
+    if (existsSync(path)) return path;
+  }
+  // Node 20 cannot import TypeScript without a compiler, and the CLI ships none at run time.
+  if (existsSync(resolve(cwd, 'vigil.config.ts')))
+    throw new UsageError(
+      'vigil.config.ts cannot be loaded without a TypeScript compiler: use vigil.config.mjs (same object, default export) or vigil.config.yaml',
+    );
+  throw new UsageError(`No project file in ${cwd}: create one of ${PROJECT_FILES.join(', ')}, or pass --config <file>`);
+}
+
+async function readRaw(path: string): Promise<unknown> {
+  const extension = extname(path).toLowerCase();
+  if (extension === '.mjs' || extension === '.js') {
+    const module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+    const value = module.default;
+    return typeof value === 'function' ? await (value as () => unknown)() : value;
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return extension === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new UsageError(`${basename(path)} does not parse: ${(error as Error).message}`);
+  }
+}
+
+/** Reads and checks the project file; a mistake names the file and the field. */
+export async function loadProject(configPath: string | undefined, cwd = process.cwd()): Promise<LoadedProject> {
+  const path = configPath ? resolve(cwd, configPath) : findProjectFile(cwd);
+  if (configPath && !existsSync(path)) throw new UsageError(`--config ${configPath}: no such file`);
+  const parsed = projectFileSchema.safeParse(await readRaw(path));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.slice(0, 10).map((issue) => {
+      const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+      return `  ${where}: ${issue.message}`;
+    });
+    throw new UsageError(`${basename(path)} is not a valid project file:\n${lines.join('\n')}`);
+  }
+  return { path, project: parsed.data };
+}
