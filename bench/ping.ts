@@ -4,11 +4,15 @@
  * route, so it is measured beside a bare fastify endpoint in the same run, same load generator.
  * The target is 5,000 pings/s. Each accepted ping is a durable result (written in small batches).
  *
- *   npm run bench -- ping [--duration 15] [--connections 50] [--checks 200] [--redis | --distributed]
+ *   npm run bench -- ping [--duration 15] [--connections 50] [--checks 200] [--redis | --distributed] [--cpu-prof]
+ *
+ * --cpu-prof writes the Vigil process's V8 profile under bench/results/profiles/ (summarise it
+ * with `npm run bench -- profile <file>`).
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { freePort, spawnTs, waitForHttp } from './support/processes.ts';
+import { freePort, repoRoot, spawnTs, waitForHttp } from './support/processes.ts';
 import { log, printMachine, printTable, writeResults } from './support/report.ts';
 import { ratio } from './support/stats.ts';
 import { createAccount, spawnVigil } from './support/vigil.ts';
@@ -53,6 +57,7 @@ export async function run(argv: string[]): Promise<void> {
       checks: { type: 'string', default: '200' },
       redis: { type: 'boolean', default: false },
       distributed: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
     },
   });
   const duration = Number(values.duration);
@@ -89,7 +94,8 @@ export async function run(argv: string[]): Promise<void> {
     env.CLICKHOUSE_URL = benchConfig.clickhouseUrl;
     env.CLICKHOUSE_DATABASE = `bench_ping_${suffix}`;
   }
-  const vigil = await spawnVigil(env);
+  const profiles = join(repoRoot, 'bench', 'results', 'profiles');
+  const vigil = await spawnVigil(env, values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []);
   let pings: Row;
   try {
     const { owner } = await createAccount(vigil.url, vigil.adminKey);

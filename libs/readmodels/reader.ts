@@ -114,6 +114,22 @@ export class ReadModels {
     return checkId === null ? null : this.check(checkId);
   }
 
+  /**
+   * checkByPingToken for many tokens in two round trips, in the order given (null where the token
+   * is unknown or its check is not active). The ping endpoint looks up a whole batch at once.
+   */
+  async checksByPingTokens(tokens: string[]): Promise<(CheckView | null)[]> {
+    const ids = await this.store.getMany(tokens.map((token) => keys.heartbeatToken(token)));
+    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+    const docs = await this.store.getMany(wanted.map((id) => keys.doc('check', id)));
+    const byId = new Map<string, CheckView>();
+    docs.forEach((raw, i) => {
+      const doc = parse<CheckState>(raw);
+      if (doc?.status === 'active') byId.set(wanted[i]!, doc);
+    });
+    return ids.map((id) => (id === null ? null : (byId.get(id) ?? null)));
+  }
+
   /** Active checks among ids, in one round trip. */
   async checksByIds(ids: string[]): Promise<CheckView[]> {
     const docs = await this.store.getMany(ids.map((id) => keys.doc('check', id)));

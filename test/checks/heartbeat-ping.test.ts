@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '#test-processes';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 
 describe('heartbeat ping URLs (embedded)', () => {
@@ -21,6 +22,18 @@ describe('heartbeat ping URLs (embedded)', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     return { a, check: created.body };
+  }
+
+  /** Every answered ping becomes a stored result, shortly after its answer. */
+  async function storedResults(a: Awaited<ReturnType<typeof createAccount>>, checkId: string, ids: string[]) {
+    for (const id of ids) {
+      const stored = await eventually(
+        () => a.owner.get(`/v1/check-results/${checkId}/${id}`),
+        (r) => r.status === 200,
+        15_000,
+      );
+      expect(stored.body.id).toBe(id);
+    }
   }
 
   it('shows an unguessable ping URL and keeps it across a PUT of what was read', async () => {
@@ -47,9 +60,29 @@ describe('heartbeat ping URLs (embedded)', () => {
     expect(failed.body.status).toBe('FAILING');
 
     // Three passing pings and one failure: heartbeat analytics have no raw runs, but availability counts them.
+    // A ping is answered once it is on the bus; the drain inserts it into the analytics store just after
+    // (and analytics answers are cached, so ask once every result is there).
+    await storedResults(
+      a,
+      check.id,
+      [first, early, failed].map((r) => r.body.resultId),
+    );
     const runs = await a.owner.get(`/v1/analytics/heartbeat-checks/${check.id}?metrics=availability`);
     expect(runs.status, JSON.stringify(runs.body)).toBe(200);
     expect(runs.body.series[0].data[0].availability).toBe(75);
+  });
+
+  it('classifies pings that arrive together in order, each against the one before it', async () => {
+    const { a, check } = await heartbeatCheck();
+    const anonymous = vigil.as(null);
+    // Sent at once, so they share a batch: only the first can be RECEIVED (no ping before it).
+    const answers = await Promise.all([1, 2, 3].map(() => anonymous.post(`/ping/${check.heartbeat.pingToken}`)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(answers.map((r) => r.body.status).sort()).toEqual(['EARLY', 'EARLY', 'RECEIVED']);
+    const ids = answers.map((r) => r.body.resultId);
+    expect(new Set(ids).size).toBe(3);
+    await storedResults(a, check.id, ids);
+    expect((await anonymous.post(`/ping/${check.heartbeat.pingToken}`)).body.status).toBe('EARLY');
   });
 
   it('answers an unknown token with 404, and rate-limits each token', async () => {

@@ -25,6 +25,7 @@ import { loadRuntimes, RuntimeCatalogue } from './runtimes/catalogue.ts';
 import { ChannelService } from './services/channels.ts';
 import { CheckRunService } from './services/check-runs.ts';
 import { HeartbeatService } from './services/heartbeats.ts';
+import { createPingSink, PING_DRAIN_GROUP, startPingDrain } from './services/ping-log.ts';
 import { createServices } from './services/index.ts';
 import { version } from './version.ts';
 
@@ -96,10 +97,23 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     const topic = platform.topics.checkResults;
     const sink =
       platform.adapters.messageBus === 'kafka' ? createBusSink(bus, topic) : createDirectSink(analytics, bus, topic);
+    // Pings are durable once on the bus; embedded, a drain inserts them into DuckDB afterwards.
+    const embeddedBus = platform.adapters.messageBus !== 'kafka';
+    if (embeddedBus) {
+      const drain = await startPingDrain({
+        bus,
+        analytics,
+        topic,
+        dlqTopic: platform.topics.checkResultsDlq,
+        groupId: platform.group(PING_DRAIN_GROUP),
+        log,
+      });
+      lifecycle.add('ping drain', () => drain.stop());
+    }
     const heartbeats = new HeartbeatService({
       readModels,
       stateStore: platform.stateStore,
-      sink,
+      sink: createPingSink(bus, topic, embeddedBus),
       location: config.VIGIL_RUNNER_DEFAULT_LOCATION,
       perTokenPerMinute: config.VIGIL_PING_RATE_PER_MINUTE,
     });

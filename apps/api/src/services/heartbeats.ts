@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, RateLimitedError } from '#core';
-import { classifyPing, type CheckResult, type HeartbeatStatus } from '#domain';
+import { classifyPing, type CheckResult, type HeartbeatDefinition, type HeartbeatStatus } from '#domain';
 import type { ResultSink } from '#pipeline';
-import type { ReadModels } from '#readmodels';
+import type { CheckView, ReadModels } from '#readmodels';
 import type { StateStore } from '#statestore';
 
 /** Where the time of a check's last ping is kept; the runner reads it to find missed periods. */
@@ -17,65 +17,69 @@ export interface PingOutcome {
 export interface HeartbeatOptions {
   readModels: ReadModels;
   stateStore: StateStore;
+  /** The durable step: a ping is answered only once this resolved for its batch. */
   sink: ResultSink;
   location: string;
   /** Pings per token per minute, per process. */
   perTokenPerMinute: number;
-  /** How long pings wait to be written together. */
-  batchDelayMs?: number;
+  /** Batches being written at once (default 4, as many as the Kafka bus has producers). */
+  concurrentBatches?: number;
+  /** Most pings per batch (default 1000). */
+  maxBatch?: number;
+}
+
+interface Pinged {
+  view: CheckView;
+  heartbeat: HeartbeatDefinition;
+}
+
+interface Waiting {
+  token: string;
+  failed: boolean;
+  at: number;
+  resolve: (outcome: PingOutcome) => void;
+  reject: (error: unknown) => void;
 }
 
 /**
- * Pings from users' cron jobs. Every job of every user hits this, so it stays cheap: one
- * token look-up, and results written in small batches, each ping answered once its batch is
- * durable.
+ * Pings from users' cron jobs. Every job of every user hits this, so a ping costs no round trip
+ * of its own: pings are group-committed. A batch starts as soon as a slot is free (up to
+ * `concurrentBatches` at once) and carries every ping that arrived meanwhile, so batches grow
+ * with load instead of pings queueing behind a fixed delay. Per batch: one token look-up (two
+ * state-store reads), one read of the last-ping times, one durable append of the results, one
+ * state-store write of the new last-ping times; then every ping of the batch is answered.
+ *
+ * The look-up runs when the batch starts, after the request arrived, so a token rotated or a check
+ * deactivated before a ping is sent answers 404, from any process: there is no cache to go stale.
+ * A token is in at most one batch in flight, so pings of one check are classified in order, each
+ * against the one before it (also within a batch), and reach the bus in order.
  */
 export class HeartbeatService {
   private readonly counts = new Map<string, number>();
   private window = 0;
-  private pending: { result: CheckResult; done: (error?: unknown) => void }[] = [];
-  private writing: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | null = null;
+  private queue: Waiting[] = [];
+  /** Tokens of the batches in flight. */
+  private readonly busy = new Set<string>();
+  private inFlight = 0;
+  private scheduled = false;
+  private idle: (() => void)[] = [];
 
   constructor(private readonly options: HeartbeatOptions) {}
 
-  async ping(token: string, failed: boolean, now: Date): Promise<PingOutcome> {
+  ping(token: string, failed: boolean, now: Date): Promise<PingOutcome> {
     this.limit(token, now.getTime());
-    const view = await this.options.readModels.checkByPingToken(token);
-    const check = view?.check;
-    // A deactivated check ignores its pings, as it ignores its schedule.
-    if (!view || check?.checkType !== 'HEARTBEAT' || !check.heartbeat || !check.activated) {
-      throw new NotFoundError('Unknown ping token');
-    }
-    const lastRaw = await this.options.stateStore.get(lastPingKey(check.id));
-    const last = lastRaw === null ? null : Date.parse(lastRaw);
-    const status = classifyPing(now.getTime(), Number.isFinite(last) ? last : null, check.heartbeat);
-    const result: CheckResult = {
-      id: randomUUID(),
-      accountId: view.accountId,
-      checkId: check.id,
-      checkType: 'HEARTBEAT',
-      startedAt: now.toISOString(),
-      // A heartbeat has one stream of pings, watched from its first location (as the runner does).
-      runLocation: check.locations[0] ?? this.options.location,
-      hasFailures: failed,
-      isDegraded: !failed && status === 'GRACE',
-      responseTime: 0,
-      attempts: 1,
-      heartbeat: { status: failed ? 'FAILING' : status },
-      ...(failed ? { errorMessage: 'The job reported a failure (/fail)' } : {}),
-    };
-    // The result and the last-ping time are written with the rest of the batch: one result insert
-    // and one state-store transaction for every ping of the last few milliseconds.
-    await this.enqueue(result);
-    return { checkId: check.id, status: result.heartbeat!.status, resultId: result.id };
+    return new Promise((resolve, reject) => {
+      this.queue.push({ token, failed, at: now.getTime(), resolve, reject });
+      this.schedule();
+    });
   }
 
-  /** Writes what is still queued; for shutdown. */
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.write();
+  /** Resolves once every ping taken so far is written (and answered); for shutdown. */
+  flush(): Promise<void> {
+    if (this.queue.length === 0 && this.inFlight === 0) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.idle.push(resolve));
+    this.launch();
+    return done;
   }
 
   private limit(token: string, nowMs: number): void {
@@ -92,32 +96,103 @@ export class HeartbeatService {
     }
   }
 
-  private enqueue(result: CheckResult): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ result, done: (error) => (error ? reject(error) : resolve()) });
-      if (this.pending.length >= 1000) void this.flush();
-      else this.timer ??= setTimeout(() => void this.flush(), this.options.batchDelayMs ?? 5);
+  /** After the current turn of the event loop, so the requests already read join one batch. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.launch();
     });
   }
 
-  /** One batch at a time; pings that arrive meanwhile form the next one. */
-  private write(): Promise<void> {
-    this.writing = this.writing.then(() => this.writeBatch());
-    return this.writing;
+  private launch(): void {
+    const slots = this.options.concurrentBatches ?? 4;
+    const maxBatch = this.options.maxBatch ?? 1000;
+    while (this.inFlight < slots && this.queue.length > 0) {
+      const batch: Waiting[] = [];
+      const rest: Waiting[] = [];
+      // A token already in flight waits for that batch: its last-ping time is not written yet.
+      for (const waiting of this.queue) {
+        if (batch.length < maxBatch && !this.busy.has(waiting.token)) batch.push(waiting);
+        else rest.push(waiting);
+      }
+      if (batch.length === 0) break;
+      this.queue = rest;
+      const tokens = new Set(batch.map((waiting) => waiting.token));
+      for (const token of tokens) this.busy.add(token);
+      this.inFlight += 1;
+      void this.write(batch).finally(() => {
+        this.inFlight -= 1;
+        for (const token of tokens) this.busy.delete(token);
+        if (this.queue.length > 0) this.launch();
+        else if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+      });
+    }
   }
 
-  private async writeBatch(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
+  private async write(batch: Waiting[]): Promise<void> {
+    const accepted: { waiting: Waiting; result: CheckResult }[] = [];
     try {
-      const results = batch.map((entry) => entry.result);
-      await this.options.sink.accept(results);
-      const last = new Map(results.map((result) => [lastPingKey(result.checkId), result.startedAt]));
-      await this.options.stateStore.write([...last].map(([key, value]) => ({ op: 'set' as const, key, value })));
-      for (const entry of batch) entry.done();
+      const tokens = [...new Set(batch.map((waiting) => waiting.token))];
+      const views = await this.options.readModels.checksByPingTokens(tokens);
+      const checks = new Map<string, Pinged>();
+      tokens.forEach((token, i) => {
+        const view = views[i];
+        const check = view?.check;
+        // A deactivated check ignores its pings, as it ignores its schedule.
+        if (view && check?.checkType === 'HEARTBEAT' && check.heartbeat && check.activated)
+          checks.set(token, { view, heartbeat: check.heartbeat });
+      });
+      const checkIds = [...new Set([...checks.values()].map(({ view }) => view.check.id))];
+      const lastRaw = await this.options.stateStore.getMany(checkIds.map(lastPingKey));
+      const last = new Map<string, number | null>();
+      checkIds.forEach((id, i) => {
+        const parsed = lastRaw[i] === null ? NaN : Date.parse(lastRaw[i]!);
+        last.set(id, Number.isFinite(parsed) ? parsed : null);
+      });
+      for (const waiting of batch) {
+        const pinged = checks.get(waiting.token);
+        if (!pinged) {
+          waiting.reject(new NotFoundError('Unknown ping token'));
+          continue;
+        }
+        // In arrival order, each ping against the one before it, even within this batch.
+        const id = pinged.view.check.id;
+        const result = this.result(pinged, waiting, last.get(id) ?? null);
+        last.set(id, waiting.at);
+        accepted.push({ waiting, result });
+      }
+      if (accepted.length === 0) return;
+      await this.options.sink.accept(accepted.map((entry) => entry.result));
+      const times = new Map(accepted.map(({ result }) => [lastPingKey(result.checkId), result.startedAt]));
+      await this.options.stateStore.write([...times].map(([key, value]) => ({ op: 'set' as const, key, value })));
+      for (const { waiting, result } of accepted)
+        waiting.resolve({ checkId: result.checkId, status: result.heartbeat!.status, resultId: result.id });
     } catch (error) {
-      for (const entry of batch) entry.done(error);
+      // Pings already answered 404 are settled; rejecting them again does nothing.
+      for (const waiting of batch) waiting.reject(error);
     }
+  }
+
+  private result({ view, heartbeat }: Pinged, waiting: Waiting, lastMs: number | null): CheckResult {
+    const { check } = view;
+    const status = classifyPing(waiting.at, lastMs, heartbeat);
+    const failed = waiting.failed;
+    return {
+      id: randomUUID(),
+      accountId: view.accountId,
+      checkId: check.id,
+      checkType: 'HEARTBEAT',
+      startedAt: new Date(waiting.at).toISOString(),
+      // A heartbeat has one stream of pings, watched from its first location (as the runner does).
+      runLocation: check.locations[0] ?? this.options.location,
+      hasFailures: failed,
+      isDegraded: !failed && status === 'GRACE',
+      responseTime: 0,
+      attempts: 1,
+      heartbeat: { status: failed ? 'FAILING' : status },
+      ...(failed ? { errorMessage: 'The job reported a failure (/fail)' } : {}),
+    };
   }
 }
