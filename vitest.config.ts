@@ -1,6 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-const include = ['apps/**/*.test.ts', 'libs/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'];
+const include = [
+  'apps/**/*.test.ts',
+  'libs/**/*.test.ts',
+  'test/**/*.test.ts',
+  'scripts/**/*.test.ts',
+  'bench/**/*.test.ts',
+];
 const disruptive = '**/*.disruptive.test.ts';
 
 export default defineConfig({
