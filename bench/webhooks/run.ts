@@ -6,8 +6,9 @@
  * sign, deliver, record, retry. The alerter and the bus are not in the path.
  * Run 1: every endpoint answers 200. Run 2: 2 of the 10 endpoints fail each delivery's first
  * attempt; the retry (short delay) must bring the delivered count to exactly events × channels.
- * Baseline, same run: as many plain POSTs of the same size, same concurrency, from a tight loop
- * (node:http, a new connection each like Vigil's delivery, and with keep-alive).
+ * Baseline, same run: as many plain POSTs of the same size from a tight loop over a node:http
+ * keep-alive pool (as Vigil's delivery), with as many in flight as Vigil may send to one receiver.
+ * Before the runs, the cost of each stage of a delivery is measured alone (see costs.ts).
  *
  *   npm run bench -- webhooks [--events 10000] [--channels 10] [--concurrency 32] [--retry-ms 200] [--redis]
  */
@@ -25,6 +26,7 @@ import { freePort, spawnTs, waitForHttp } from '../support/processes.ts';
 import { log, printMachine, printTable, writeResults } from '../support/report.ts';
 import { cleanUp, runSuffix } from '../support/services.ts';
 import { ratio, round, sleep } from '../support/stats.ts';
+import { measureCosts, type CostRow } from './costs.ts';
 import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts';
 
 interface Stats {
@@ -89,6 +91,7 @@ export async function run(argv: string[]): Promise<void> {
     createLogger({ level: 'silent' }),
   );
   const rows: Row[] = [];
+  let costs: CostRow[] = [];
   try {
     await waitForHttp(`${base}/stats`, receiver);
     const account = await createAccount(running.url, adminKey);
@@ -118,10 +121,24 @@ export async function run(argv: string[]): Promise<void> {
     const stateStore = running.platform.stateStore;
     const readModels = new ReadModels(stateStore);
     const deliveries = new DeliveryStore(stateStore);
+    const box = createSecretBox(parseEncryptionKey(ENCRYPTION_KEY));
+    const costContext = await checkContext(readModels, checkA!);
+    const costView = await readModels.alertChannel(channelIds[checkA!]![0]!);
+    if (!costContext || !costView) throw new Error('check or channel missing');
+    log('cost of each stage of a delivery, measured alone');
+    costs = await measureCosts({
+      readModels,
+      box,
+      accountId: account.accountId,
+      context: costContext,
+      view: costView,
+      channels,
+      redis: values.redis ? { url: benchConfig.redisUrl, prefix: redisPrefix } : undefined,
+    });
     const dispatcher = new Dispatcher({
       readModels,
       store: deliveries,
-      box: createSecretBox(parseEncryptionKey(ENCRYPTION_KEY)),
+      box,
       log: createLogger({ level: 'silent' }),
       timeoutMs: 10_000,
       retry: { maxRetries: 5, delayMs: retryMs },
@@ -129,7 +146,9 @@ export async function run(argv: string[]): Promise<void> {
       userAgent: 'Vigil/bench',
       publicUrl: 'http://localhost:3000',
       region: 'local',
-      concurrency,
+      // As the dispatcher app runs it: the receiver sees at most `concurrency` at once, like the baseline.
+      concurrency: concurrency * 2,
+      perOrigin: concurrency,
     });
     dispatcher.start();
 
@@ -178,11 +197,11 @@ export async function run(argv: string[]): Promise<void> {
     );
     await dispatcher.stop();
 
-    for (const keepAlive of [false, true]) {
+    {
       await reset();
-      const label = `baseline: plain POSTs, ${keepAlive ? 'keep-alive' : 'new connection each (as Vigil)'}`;
+      const label = 'baseline: plain POSTs, keep-alive (as Vigil)';
       log(`${label}: ${expected} × ${bodyBytes} bytes, ${concurrency} at once`);
-      const seconds = await plainPosts(`${base}/ok/plain`, expected, concurrency, bodyBytes, keepAlive);
+      const seconds = await plainPosts(`${base}/ok/plain`, expected, concurrency, bodyBytes, true);
       const seen = await stats();
       rows.push({
         run: label,
@@ -202,8 +221,22 @@ export async function run(argv: string[]): Promise<void> {
   }
 
   const baseline = rows.find((r) => r.run.includes('as Vigil'))!.perSecond;
+  const overhead = costs.reduce((sum, row) => sum + row.usPerDelivery, 0);
   printTable(
-    `webhooks: ${events} events × ${channels} channels, concurrency ${concurrency}, state store ${values.redis ? 'Redis' : 'SQLite (embedded)'}`,
+    'what one delivery costs the dispatcher, each stage measured alone (CPU µs per delivery)',
+    ['stage', 'µs per delivery', 'note'],
+    [
+      ...costs.map((row) => [row.stage, row.usPerDelivery, row.note]),
+      ['all of the above', round(overhead, 1), `alone, they would cap one process at ${Math.round(1e6 / overhead)}/s`],
+      [
+        'the POST (baseline, for scale)',
+        round(1e6 / baseline, 1),
+        `wall time per POST at ${concurrency} in flight (${baseline}/s)`,
+      ],
+    ],
+  );
+  printTable(
+    `webhooks: ${events} events × ${channels} channels, ${concurrency} in flight to the receiver, state store ${values.redis ? 'Redis' : 'SQLite (embedded)'}`,
     ['run', 'expected', 'delivered (2xx)', 'HTTP requests', 'seconds', 'deliveries/s', 'vs plain POSTs', 'exact'],
     rows.map((r) => [
       r.run,
@@ -225,6 +258,7 @@ export async function run(argv: string[]): Promise<void> {
       failingChannels: failing,
       stateStore: values.redis ? 'redis' : 'sqlite',
     },
+    costs,
     rows,
   });
 }

@@ -11,7 +11,8 @@ import {
   type TemplateVariables,
 } from '#webhooks';
 import { channelWants } from './channels.ts';
-import { deterministicId, eachLimited } from './ids.ts';
+import { deterministicId } from './ids.ts';
+import { eachInLanes, originOf } from './lanes.ts';
 import type { Attempt, Delivery, DeliveryStore } from './store.ts';
 import { checkContext, templateVariablesFor, type CheckContext } from './variables.ts';
 
@@ -29,6 +30,8 @@ export interface DispatcherOptions {
   region: string;
   /** Deliveries attempted at once (fresh and retries each). */
   concurrency?: number;
+  /** Of those, at most this many to one receiver origin (scheme, host, port); all of them by default. */
+  perOrigin?: number;
   /** Longest the retry loop sleeps when the queue is empty. */
   idleMs?: number;
 }
@@ -41,9 +44,12 @@ export interface AttemptOutcome {
 }
 
 /**
- * Renders, signs and delivers webhooks. Fresh alerts are attempted as they arrive; failed ones go
- * to a durable, leased retry queue served by its own loop, so retries never delay fresh alerts
- * and only one dispatcher attempts a delivery at a time.
+ * Renders, signs and delivers webhooks. Fresh alerts are attempted as they arrive, and each
+ * delivery is written once, together with its first attempt (group-committed with the others
+ * that finish meanwhile); the alert batch is acknowledged only after every record is durable, so
+ * a crash replays the batch and only what was not recorded is attempted again, with the same id.
+ * Failed ones go to a durable, leased retry queue served by its own loop, so retries never delay
+ * fresh alerts and only one dispatcher attempts a delivery at a time.
  */
 export class Dispatcher {
   private readonly log: Logger;
@@ -53,12 +59,10 @@ export class Dispatcher {
   /** Ends the retry loop's current sleep: a retry was just scheduled, maybe sooner than it planned. */
   private wake: () => void = () => undefined;
   private readonly attemptsCounter: Counter | undefined;
-  /**
-   * Fresh deliveries this process has created and not yet recorded an attempt for. Their queue
-   * entry is only the safety net for a crash; when a large batch takes longer than the lease, the
-   * retry loop here must not attempt them a second time while the fresh path still holds them.
-   */
-  private readonly fresh = new Set<string>();
+  /** Retries in flight; the loop claims more only as slots free up. */
+  private readonly retrying = new Set<Promise<void>>();
+  /** Decrypted channel secrets by sealed value: decryption costs about as much as signing. */
+  private readonly secrets = new Map<string, string>();
 
   constructor(private readonly options: DispatcherOptions) {
     this.log = options.log.child({ component: 'dispatcher' });
@@ -111,16 +115,11 @@ export class Dispatcher {
         });
       }
     }
-    const created = new Set(
-      (
-        await this.options.store.createMany(
-          candidates.map((c) => c.delivery),
-          this.leaseMs,
-        )
-      ).map((d) => d.id),
+    const unseen = new Set(
+      (await this.options.store.unseen(candidates.map((c) => c.delivery))).map((delivery) => delivery.id),
     );
     const fresh = candidates
-      .filter((candidate) => created.has(candidate.delivery.id))
+      .filter((candidate) => unseen.has(candidate.delivery.id))
       .map((candidate) => {
         const key = candidate.event.alertId;
         if (!variables.has(key))
@@ -130,26 +129,37 @@ export class Dispatcher {
           );
         return { ...candidate, variables: variables.get(key)! };
       });
-    for (const item of fresh) this.fresh.add(item.delivery.id);
-    try {
-      await eachLimited(fresh, this.options.concurrency ?? 32, async (item) => {
-        try {
-          await this.attempt(item.delivery, item.view, item.context, await item.variables);
-        } finally {
-          this.fresh.delete(item.delivery.id);
-        }
-      });
-    } finally {
-      for (const item of fresh) this.fresh.delete(item.delivery.id);
-    }
+    const concurrency = this.options.concurrency ?? 32;
+    await eachInLanes(
+      fresh,
+      {
+        limit: concurrency,
+        perKey: this.options.perOrigin ?? concurrency,
+        key: (item) => originOf(item.view.channel.config.url),
+      },
+      async (item) => {
+        await this.attemptOnce(item.delivery, item.view, item.context, await item.variables, false);
+      },
+    );
   }
 
   /** One attempt, recorded with the delivery's next state in one write. */
-  async attempt(
+  attempt(
     delivery: Delivery,
     channelOverride?: AlertChannelView,
     contextOverride?: CheckContext,
     variablesOverride?: TemplateVariables,
+  ): Promise<AttemptOutcome> {
+    return this.attemptOnce(delivery, channelOverride, contextOverride, variablesOverride, true);
+  }
+
+  /** `queued`: whether the delivery may have an entry in the retry queue (not a fresh first attempt). */
+  private async attemptOnce(
+    delivery: Delivery,
+    channelOverride: AlertChannelView | undefined,
+    contextOverride: CheckContext | undefined,
+    variablesOverride: TemplateVariables | undefined,
+    queued: boolean,
   ): Promise<AttemptOutcome> {
     const started = new Date();
     const channel = channelOverride ?? (await this.options.readModels.alertChannel(delivery.channelId));
@@ -182,7 +192,7 @@ export class Dispatcher {
             allowPrivate: this.options.allowPrivate,
             userAgent: this.options.userAgent,
             deliveryId: delivery.id,
-            secret: sealed ? this.options.box.decrypt(sealed) : null,
+            secret: sealed ? this.secret(sealed) : null,
             now: started,
           },
         );
@@ -232,7 +242,7 @@ export class Dispatcher {
       responseBody: result.responseBody,
       test: delivery.test,
     };
-    await this.options.store.recordAttempt(next, attempt, finished);
+    await this.options.store.recordAttempt(next, attempt, finished, queued);
     if (status === 'pending') this.wake();
     this.attemptsCounter?.inc({ outcome: result.outcome });
     const entry = {
@@ -266,16 +276,36 @@ export class Dispatcher {
     this.loop = undefined;
   }
 
+  private secret(sealed: string): string {
+    let secret = this.secrets.get(sealed);
+    if (secret === undefined) {
+      secret = this.options.box.decrypt(sealed);
+      // A rotated secret leaves its old sealed value behind: keep the map from growing without end.
+      if (this.secrets.size >= 10_000) this.secrets.clear();
+      this.secrets.set(sealed, secret);
+    }
+    return secret;
+  }
+
+  /**
+   * Claims due retries as slots free up (at least half of them, so claims stay batched), reads
+   * them in one look-up and attempts them; each record joins the group commit.
+   */
   private async retryLoop(signal: AbortSignal): Promise<void> {
     const idleMs = this.options.idleMs ?? 1000;
+    const limit = this.options.concurrency ?? 32;
     while (!signal.aborted) {
       try {
-        const ids = await this.options.store.claimDue(Date.now(), this.leaseMs, this.options.concurrency ?? 32);
-        if (ids.length > 0) {
-          await eachLimited(ids, this.options.concurrency ?? 32, (id) => this.retry(id));
-          continue;
+        const free = limit - this.retrying.size;
+        if (free >= Math.ceil(limit / 2)) {
+          const ids = await this.options.store.claimDue(Date.now(), this.leaseMs, free);
+          if (ids.length > 0) {
+            const deliveries = await this.options.store.getMany(ids);
+            ids.forEach((id, i) => this.track(this.retry(id, deliveries[i] ?? null)));
+            continue;
+          }
         }
-        const due = await this.options.store.nextDue();
+        const due = free >= Math.ceil(limit / 2) ? await this.options.store.nextDue() : null;
         const wait = due === null ? idleMs : Math.min(idleMs, Math.max(5, due - Date.now()));
         const woken = new AbortController();
         this.wake = () => woken.abort();
@@ -285,12 +315,21 @@ export class Dispatcher {
         await sleep(idleMs, signal);
       }
     }
+    await Promise.allSettled([...this.retrying]);
   }
 
-  private async retry(id: string): Promise<void> {
-    // Held by the fresh path: the claim only pushed its safety net out by another lease.
-    if (this.fresh.has(id)) return;
-    const delivery = await this.options.store.get(id);
+  private track(work: Promise<void>): void {
+    const limit = this.options.concurrency ?? 32;
+    const settled = work
+      .catch((error: unknown) => this.log.error({ err: error }, 'retry attempt failed; the lease brings it back'))
+      .finally(() => {
+        this.retrying.delete(settled);
+        if (limit - this.retrying.size >= Math.ceil(limit / 2)) this.wake();
+      });
+    this.retrying.add(settled);
+  }
+
+  private async retry(id: string, delivery: Delivery | null): Promise<void> {
     if (!delivery || delivery.status !== 'pending') return this.options.store.dequeue(id);
     await this.attempt(delivery);
   }

@@ -57,27 +57,22 @@ export class DeliveryStore {
   constructor(private readonly store: StateStore) {}
 
   /**
-   * Creates a batch of deliveries in one look-up and one write, returning those that are new.
+   * The deliveries of a batch that have no record yet, in one read. A fresh delivery is written
+   * first together with its first attempt: until then the alert event that caused it is not
+   * acknowledged on the bus, so a crash replays the batch and this look-up finds what is left.
    * Safe without a per-key compare-and-set because one consumer owns a check's partition; a
    * rebalance overlap can at worst attempt a delivery twice, with the same webhook-id.
    */
-  async createMany(deliveries: Delivery[], safetyNetMs: number): Promise<Delivery[]> {
+  async unseen(deliveries: Delivery[]): Promise<Delivery[]> {
     if (deliveries.length === 0) return [];
     const existing = await this.store.getMany(deliveries.map((d) => keys.delivery(d.id)));
-    const fresh = deliveries.filter((_, i) => existing[i] === null);
-    const ops: WriteOp[] = fresh.flatMap((delivery): WriteOp[] => [
-      { op: 'set', key: keys.delivery(delivery.id), value: JSON.stringify(delivery) },
-      // Queued before the first attempt: if this process dies mid-attempt, the retry loop takes over.
-      { op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.createdAt + safetyNetMs },
-    ]);
-    // A replayed batch whose deliveries exist but were never queued (a crash in between) is queued again.
-    deliveries.forEach((delivery, i) => {
-      const raw = existing[i];
-      if (raw && (JSON.parse(raw) as Delivery).status === 'pending')
-        ops.push({ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: Date.now() });
-    });
-    if (ops.length > 0) await this.store.write(ops);
-    return fresh;
+    return deliveries.filter((_, i) => existing[i] === null);
+  }
+
+  async getMany(ids: string[]): Promise<(Delivery | null)[]> {
+    if (ids.length === 0) return [];
+    const raws = await this.store.getMany(ids.map((id) => keys.delivery(id)));
+    return raws.map((raw) => (raw === null ? null : deliverySchema.parse(JSON.parse(raw))));
   }
 
   async get(id: string): Promise<Delivery | null> {
@@ -96,8 +91,12 @@ export class DeliveryStore {
     return first ? first.score : null;
   }
 
-  /** Records an attempt and the delivery's new state (and its place in the queue) together. */
-  async recordAttempt(delivery: Delivery, attempt: Attempt, atMs: number): Promise<void> {
+  /**
+   * Records an attempt and the delivery's new state (and its place in the queue) together.
+   * `queued: false` says the delivery was never in the retry queue (a fresh first attempt), so
+   * there is nothing to take out of it when it is done.
+   */
+  async recordAttempt(delivery: Delivery, attempt: Attempt, atMs: number, queued = true): Promise<void> {
     const ops: WriteOp[] = [
       { op: 'set', key: keys.delivery(delivery.id), value: JSON.stringify(delivery) },
       { op: 'set', key: keys.attempt(delivery.id, attempt.attempt), value: JSON.stringify(attempt) },
@@ -108,10 +107,10 @@ export class DeliveryStore {
         member: `${delivery.id}:${attempt.attempt}`,
         score: atMs,
       },
-      delivery.status === 'pending' && delivery.nextAttemptAt !== null
-        ? { op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.nextAttemptAt }
-        : { op: 'zrem', key: keys.retryQueue, member: delivery.id },
     ];
+    if (delivery.status === 'pending' && delivery.nextAttemptAt !== null)
+      ops.push({ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.nextAttemptAt });
+    else if (queued) ops.push({ op: 'zrem', key: keys.retryQueue, member: delivery.id });
     await this.commit(ops);
   }
 

@@ -49,7 +49,7 @@ export const webhookEnv = {
   VIGIL_WEBHOOK_RETRY_DELAY_MS: env.int(20_000, 10, 3_600_000),
   /** Lifts the SSRF block on private, loopback and metadata addresses: for tests and self-hosting. */
   VIGIL_WEBHOOK_ALLOW_PRIVATE: env.bool(false),
-  /** Deliveries attempted at once per process. */
+  /** Deliveries attempted at once to one receiver origin; a process runs twice this across receivers. */
   VIGIL_WEBHOOK_CONCURRENCY: env.int(32, 1, 1000),
   /** What {{REGION}} renders. */
   VIGIL_REGION: z.string().min(1).max(64).default('local'),

@@ -35,7 +35,10 @@ export async function startDispatcher(deps: {
     userAgent: deps.userAgent,
     publicUrl: config.VIGIL_PUBLIC_URL,
     region: config.VIGIL_REGION,
-    concurrency: config.VIGIL_WEBHOOK_CONCURRENCY,
+    // The setting bounds what one receiver sees; across receivers the process runs twice that,
+    // so one slow or hanging receiver holds at most half of the slots.
+    concurrency: config.VIGIL_WEBHOOK_CONCURRENCY * 2,
+    perOrigin: config.VIGIL_WEBHOOK_CONCURRENCY,
   });
   dispatcher.start();
   deps.lifecycle.add('dispatcher-retries', () => dispatcher.stop());

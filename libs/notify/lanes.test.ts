@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { eachInLanes, originOf } from './lanes.ts';
+
+/** Work that records how many run at once, overall and per key, and settles when told. */
+function recorder() {
+  const active = new Map<string, number>();
+  let overall = 0;
+  const peaks = { overall: 0, perKey: new Map<string, number>() };
+  const done: string[] = [];
+  const work = async (item: { key: string; id: string; fail?: boolean }) => {
+    overall++;
+    active.set(item.key, (active.get(item.key) ?? 0) + 1);
+    peaks.overall = Math.max(peaks.overall, overall);
+    peaks.perKey.set(item.key, Math.max(peaks.perKey.get(item.key) ?? 0, active.get(item.key)!));
+    await new Promise((resolve) => setTimeout(resolve, item.key === 'slow' ? 5 : 1));
+    overall--;
+    active.set(item.key, active.get(item.key)! - 1);
+    if (item.fail) throw new Error(`failed ${item.id}`);
+    done.push(item.id);
+  };
+  return { work, peaks, done };
+}
+
+const items = (key: string, n: number) => Array.from({ length: n }, (_, i) => ({ key, id: `${key}-${i}` }));
+
+describe('eachInLanes', () => {
+  it('runs every item once, within the overall and the per-key limit', async () => {
+    const { work, peaks, done } = recorder();
+    const all = [...items('slow', 40), ...items('a', 30), ...items('b', 30)];
+    await eachInLanes(all, { limit: 8, perKey: 3, key: (item) => item.key }, work);
+    expect(done.sort()).toEqual(all.map((item) => item.id).sort());
+    expect(peaks.overall).toBeLessThanOrEqual(8);
+    expect(peaks.overall).toBeGreaterThan(3);
+    for (const peak of peaks.perKey.values()) expect(peak).toBeLessThanOrEqual(3);
+  });
+
+  it('lets other keys pass a key whose items are all queued first', async () => {
+    const order: string[] = [];
+    const started: string[] = [];
+    await eachInLanes(
+      [...items('slow', 10), ...items('fast', 2)],
+      { limit: 4, perKey: 2, key: (item) => item.key },
+      async (item) => {
+        started.push(item.key);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        order.push(item.id);
+      },
+    );
+    // With one lane alone, the fast items would start 9th and 10th; in turns they start among the first four.
+    expect(started.slice(0, 4).filter((key) => key === 'fast')).toHaveLength(2);
+    expect(order).toHaveLength(12);
+  });
+
+  it('rejects with the first error after the started items settle, and starts no more', async () => {
+    const { work, done } = recorder();
+    const all = [...items('a', 3), { key: 'a', id: 'bad', fail: true }, ...items('a', 20)];
+    await expect(eachInLanes(all, { limit: 2, perKey: 2, key: (item) => item.key }, work)).rejects.toThrow(
+      'failed bad',
+    );
+    expect(done.length).toBeLessThan(23);
+  });
+
+  it('resolves at once with nothing to do', async () => {
+    await expect(eachInLanes([], { limit: 4, perKey: 1, key: String }, async () => undefined)).resolves.toBe(undefined);
+  });
+
+  it('keys by origin: scheme, host and port', () => {
+    expect(originOf('https://hooks.example.com/a?b=1')).toBe('https://hooks.example.com');
+    expect(originOf('http://127.0.0.1:8080/x')).toBe('http://127.0.0.1:8080');
+    expect(originOf('{{BASE}}/hook')).toBe('{{BASE}}/hook');
+  });
+});
