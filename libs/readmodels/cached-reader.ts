@@ -28,6 +28,8 @@ export class CachedReadModels extends ReadModels {
   private readonly ttlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
+  /** Look-ups answered from memory, read from the store, and whole-cache drops, since start (for /metrics). */
+  readonly counts = { hits: 0, misses: 0, drops: 0 };
 
   constructor(
     store: StateStore,
@@ -44,6 +46,7 @@ export class CachedReadModels extends ReadModels {
   drop(): void {
     this.entries.clear();
     this.generation++;
+    this.counts.drops++;
   }
 
   /** Entries held now (for tests and metrics). */
@@ -68,10 +71,17 @@ export class CachedReadModels extends ReadModels {
   }
 
   private async cached<T>(key: string, load: () => Promise<T | null>): Promise<T | null> {
-    if (!this.invalidation.live()) return load();
+    const live = this.invalidation.live();
     const now = this.now();
-    const hit = this.entries.get(key);
-    if (hit !== undefined && hit.expiresAt > now) return hit.value as T;
+    if (live) {
+      const hit = this.entries.get(key);
+      if (hit !== undefined && hit.expiresAt > now) {
+        this.counts.hits++;
+        return hit.value as T;
+      }
+    }
+    this.counts.misses++;
+    if (!live) return load();
     const generation = this.generation;
     const value = await load();
     // A change announced while the read was in flight may have landed after it: keep nothing then.

@@ -1,3 +1,4 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '#core';
 import type { Platform } from '#platform';
 import {
@@ -23,7 +24,7 @@ export interface ReadCache {
  * embedded), before it answers. A write that does not wait (VIGIL_READ_YOUR_WRITES_TIMEOUT_MS=0)
  * has nothing to announce after, so the cache is off then.
  */
-export function createReadCache(config: ApiConfig, platform: Platform, log: Logger): ReadCache {
+export function createReadCache(config: ApiConfig, platform: Platform, log: Logger, metrics: Registry): ReadCache {
   const invalidation =
     config.REDIS_URL && platform.adapters.stateStore === 'redis'
       ? createRedisInvalidation({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, log })
@@ -32,6 +33,7 @@ export function createReadCache(config: ApiConfig, platform: Platform, log: Logg
   const readModels = enabled
     ? new CachedReadModels(platform.stateStore, invalidation, { ttlMs: config.VIGIL_READ_CACHE_TTL_MS })
     : new ReadModels(platform.stateStore);
+  if (readModels instanceof CachedReadModels) registerMetrics(metrics, readModels, invalidation);
   const cacheLog = log.child({ component: 'read-cache' });
   return {
     readModels,
@@ -52,4 +54,36 @@ export function createReadCache(config: ApiConfig, platform: Platform, log: Logg
       };
     },
   };
+}
+
+/** Read from the cache's own counters when scraped, so a request pays nothing for them. */
+function registerMetrics(registry: Registry, cache: CachedReadModels, invalidation: ReadModelInvalidation): void {
+  const counts = cache.counts;
+  for (const [name, help, read] of [
+    ['vigil_read_cache_hits_total', 'Read-model look-ups answered from memory', () => counts.hits],
+    ['vigil_read_cache_misses_total', 'Read-model look-ups that went to the state store', () => counts.misses],
+    [
+      'vigil_read_cache_drops_total',
+      'Times the whole read cache was dropped (a change, or a gap in invalidation)',
+      () => counts.drops,
+    ],
+  ] as const) {
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  }
+  new Gauge({
+    name: 'vigil_read_cache_live',
+    help: '1 while invalidations are sure to arrive (the cache may answer), 0 during a gap',
+    registers: [registry],
+    collect() {
+      this.set(invalidation.live() ? 1 : 0);
+    },
+  });
 }

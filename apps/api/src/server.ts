@@ -65,7 +65,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     const platform =
       options.platform ??
       (await createPlatform(config, log, lifecycle, { bus: true, analytics: true, clientId: 'vigil-api' }));
-    const cache = createReadCache(config, platform, log);
+    const cache = createReadCache(config, platform, log, metrics);
     lifecycle.add('read-model invalidation', () => cache.invalidation.close());
     const { readModels } = cache;
     const sync = cache.publishing(
