@@ -91,7 +91,7 @@ export async function run(argv: string[]): Promise<void> {
     createLogger({ level: 'silent' }),
   );
   const rows: Row[] = [];
-  let costs: CostRow[] = [];
+  let costs: CostRow[] | undefined;
   try {
     await waitForHttp(`${base}/stats`, receiver);
     const account = await createAccount(running.url, adminKey);
@@ -221,6 +221,7 @@ export async function run(argv: string[]): Promise<void> {
   }
 
   const baseline = rows.find((r) => r.run.includes('as Vigil'))!.perSecond;
+  costs ??= [];
   const overhead = costs.reduce((sum, row) => sum + row.usPerDelivery, 0);
   printTable(
     'what one delivery costs the dispatcher, each stage measured alone (CPU µs per delivery)',
