@@ -2,6 +2,7 @@ import kafkajs, { type Admin, type Message, type Producer } from 'kafkajs';
 import { UnavailableError, type Logger } from '#core';
 import { checkMessages, checkTopicSpecs, resolveConsumeOptions } from './common.ts';
 import { startKafkaConsumer, type KafkaConsumerTimings } from './kafka-consumer.ts';
+import { KafkaOutage, untilAcknowledged } from './kafka-health.ts';
 import { kafkaLogCreator, translateKafkaError } from './kafka-support.ts';
 import type { BusMessage, Consumer, MessageBus } from './port.ts';
 
@@ -14,8 +15,16 @@ export interface KafkaBusOptions extends Partial<KafkaConsumerTimings> {
   /** Replicas of topics created by ensureTopics; -1 (default) takes the broker's default.replication.factor. */
   replicationFactor?: number;
   connectionTimeoutMs?: number;
-  /** How long ping waits before reporting Kafka unavailable. */
+  /** How long ping waits before reporting Kafka unavailable (default 1 s). */
   pingTimeoutMs?: number;
+  /**
+   * A publish fails with UnavailableError when its producer has had no acknowledgement for this
+   * long (default 1 s), so an HTTP ingest answers 503 within its deadline instead of hanging while
+   * Kafka is down. Publishes then fail at once until a probe finds the cluster again.
+   */
+  publishTimeoutMs?: number;
+  /** Pause between probes while Kafka is unavailable (default 500 ms). */
+  probeIntervalMs?: number;
   /**
    * Idempotent producers used side by side (default 4). Each sends one request at a time, so
    * concurrent publishes (several HTTP ingest requests) would otherwise queue behind one another.
@@ -33,6 +42,8 @@ interface ProducerEntry {
   ready: Promise<void>;
   inFlight: number;
   retired: boolean;
+  /** When this producer last had a send acknowledged (or was created): its progress. */
+  lastAckAt: number;
 }
 
 /**
@@ -80,7 +91,13 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
       retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 2_000 },
       createPartitioner: Partitioners.DefaultPartitioner,
     });
-    const entry: ProducerEntry = { producer: created, ready: created.connect(), inFlight: 0, retired: false };
+    const entry: ProducerEntry = {
+      producer: created,
+      ready: created.connect(),
+      inFlight: 0,
+      retired: false,
+      lastAckAt: Date.now(),
+    };
     entry.ready.catch(() => retire(entry));
     slots[empty] = entry;
     return entry;
@@ -134,6 +151,24 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
     }
   }
 
+  const pingTimeoutMs = options.pingTimeoutMs ?? 1_000;
+  const publishTimeoutMs = options.publishTimeoutMs ?? 1_000;
+  async function describeCluster(what: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new UnavailableError(`Kafka did not answer within ${pingTimeoutMs} ms`)),
+        pingTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([withAdmin(what, (client) => client.describeCluster()), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  const outage = new KafkaOutage(() => describeCluster('probe'), log, options.probeIntervalMs ?? 500);
+
   const consumers = new Set<Consumer>();
   let closed = false;
   function ensureOpen(): void {
@@ -168,15 +203,23 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
     async publish(topic, messages) {
       ensureOpen();
       checkMessages(topic, messages);
+      outage.check();
       for (const chunk of chunks(messages)) {
         const entry = producer();
         entry.inFlight += 1;
+        const sending = entry.ready.then(() =>
+          entry.producer.send({ topic, acks: -1, messages: chunk.map(toKafkaMessage) }),
+        );
         try {
-          await entry.ready;
-          await entry.producer.send({ topic, acks: -1, messages: chunk.map(toKafkaMessage) });
+          await untilAcknowledged(sending, () => entry.lastAckAt, publishTimeoutMs);
+          entry.lastAckAt = Date.now();
         } catch (error) {
+          // Retiring disconnects the producer, which also ends a send still waiting on the broker.
+          sending.catch(() => undefined);
           retire(entry);
-          throw translateKafkaError(error, 'publish');
+          const translated = translateKafkaError(error, 'publish');
+          if (translated instanceof UnavailableError) outage.report(translated.message);
+          throw translated;
         } finally {
           entry.inFlight -= 1;
           if (entry.retired && entry.inFlight === 0) entry.producer.disconnect().catch(() => undefined);
@@ -200,24 +243,14 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
 
     async ping() {
       ensureOpen();
-      const timeoutMs = options.pingTimeoutMs ?? 5_000;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new UnavailableError(`Kafka did not answer within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      });
-      try {
-        await Promise.race([withAdmin('ping', (client) => client.describeCluster()), timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
+      outage.check();
+      await describeCluster('ping');
     },
 
     async close() {
       if (closed) return;
       closed = true;
+      outage.stop();
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
       const entries = slots.splice(0, slots.length, ...slots.map(() => undefined));
       await Promise.all(entries.map((entry) => entry?.producer.disconnect().catch(() => undefined)));
