@@ -122,7 +122,7 @@ describe('a secret used in a check header', () => {
     expect(subscribed.status, JSON.stringify(subscribed.body)).toBeLessThan(300);
 
     const runs: string[] = [];
-    await eventually(
+    const alerted = eventually(
       async () => {
         const run = await a.owner.post(`/v1/checks/${check.body.id}/trigger`);
         runs.push(JSON.stringify(run.body));
@@ -133,6 +133,16 @@ describe('a secret used in a check header', () => {
       150_000,
       3_000,
     );
+    // On a timeout, say where the alert stopped: the last runs and what the server logged about alerts.
+    await alerted.catch((error: Error) => {
+      const trail = app
+        .output()
+        .split('\n')
+        .filter((line) => /alert|deliver|dispatch|error|warn/i.test(line))
+        .slice(-40)
+        .join('\n');
+      throw new Error(`${error.message}\nlast runs:\n${runs.slice(-3).join('\n')}\nserver log:\n${trail}`);
+    });
     const deliveries = await a.owner.get(`/v1/alert-channels/${channel.body.id}/deliveries`);
     const analytics = await a.owner.get(`/v1/analytics/api-checks/${check.body.id}?metrics=responseTime&limit=50`);
 
