@@ -28,6 +28,8 @@ export interface HeartbeatOptions {
   maxBatch?: number;
 }
 
+const MAX_CACHED_TOKENS = 100_000;
+
 interface Pinged {
   view: CheckView;
   heartbeat: HeartbeatDefinition;
@@ -45,12 +47,13 @@ interface Waiting {
  * Pings from users' cron jobs. Every job of every user hits this, so a ping costs no round trip
  * of its own: pings are group-committed. A batch starts as soon as a slot is free (up to
  * `concurrentBatches` at once) and carries every ping that arrived meanwhile, so batches grow
- * with load instead of pings queueing behind a fixed delay. Per batch: one token look-up (two
- * state-store reads), one read of the last-ping times, one durable append of the results, one
- * state-store write of the new last-ping times; then every ping of the batch is answered.
+ * with load instead of pings queueing behind a fixed delay. Per batch: one
+ * state-store round trip for the checks' documents and last-ping times, one durable append of the
+ * results, one state-store write of the new last-ping times; then every ping of the batch is answered.
  *
- * The look-up runs when the batch starts, after the request arrived, so a token rotated or a check
- * deactivated before a ping is sent answers 404, from any process: there is no cache to go stale.
+ * The documents are read when the batch starts, after the requests arrived, so a token rotated or a
+ * check deactivated before a ping was sent answers 404, whichever process made the change: only the
+ * token → check id mapping is kept in memory, and it cannot change.
  * A token is in at most one batch in flight, so pings of one check are classified in order, each
  * against the one before it (also within a batch), and reach the bus in order.
  */
@@ -63,6 +66,8 @@ export class HeartbeatService {
   private inFlight = 0;
   private scheduled = false;
   private idle: (() => void)[] = [];
+  /** Token → check id of tokens seen; see checkIds. */
+  private readonly tokens = new Map<string, string>();
 
   constructor(private readonly options: HeartbeatOptions) {}
 
@@ -135,17 +140,24 @@ export class HeartbeatService {
     const accepted: { waiting: Waiting; result: CheckResult }[] = [];
     try {
       const tokens = [...new Set(batch.map((waiting) => waiting.token))];
-      const views = await this.options.readModels.checksByPingTokens(tokens);
+      const ids = await this.checkIds(tokens);
+      const checkIds = [...new Set(ids.filter((id): id is string => id !== null))];
+      // One round trip on Redis: the two reads are pipelined on one connection.
+      const [views, lastRaw] = await Promise.all([
+        this.options.readModels.checksByIds(checkIds),
+        this.options.stateStore.getMany(checkIds.map(lastPingKey)),
+      ]);
+      const byId = new Map(views.map((view) => [view.check.id, view]));
       const checks = new Map<string, Pinged>();
       tokens.forEach((token, i) => {
-        const view = views[i];
+        const view = byId.get(ids[i]!);
         const check = view?.check;
-        // A deactivated check ignores its pings, as it ignores its schedule.
-        if (view && check?.checkType === 'HEARTBEAT' && check.heartbeat && check.activated)
+        // The check's own document decides: the token must still be its current one (a rotation
+        // answers 404 at once), and a deactivated check ignores its pings, as it ignores its schedule.
+        if (view && check?.checkType === 'HEARTBEAT' && check.heartbeat?.pingToken === token && check.activated)
           checks.set(token, { view, heartbeat: check.heartbeat });
+        else this.tokens.delete(token);
       });
-      const checkIds = [...new Set([...checks.values()].map(({ view }) => view.check.id))];
-      const lastRaw = await this.options.stateStore.getMany(checkIds.map(lastPingKey));
       const last = new Map<string, number | null>();
       checkIds.forEach((id, i) => {
         const parsed = lastRaw[i] === null ? NaN : Date.parse(lastRaw[i]!);
@@ -173,6 +185,23 @@ export class HeartbeatService {
       // Pings already answered 404 are settled; rejecting them again does nothing.
       for (const waiting of batch) waiting.reject(error);
     }
+  }
+
+  /**
+   * Token → check id, from memory when seen before. A token names one check for good (tokens are
+   * random and never reused; a rotation only retires one), so the mapping cannot go stale in a way
+   * that matters: whether the token still works is read from the check's document every time.
+   */
+  private async checkIds(tokens: string[]): Promise<(string | null)[]> {
+    const missing = tokens.filter((token) => !this.tokens.has(token));
+    if (missing.length > 0) {
+      const found = await this.options.readModels.checkIdsByPingTokens(missing);
+      if (this.tokens.size + missing.length > MAX_CACHED_TOKENS) this.tokens.clear();
+      missing.forEach((token, i) => {
+        if (found[i] !== null) this.tokens.set(token, found[i]!);
+      });
+    }
+    return tokens.map((token) => this.tokens.get(token) ?? null);
   }
 
   private result({ view, heartbeat }: Pinged, waiting: Waiting, lastMs: number | null): CheckResult {
