@@ -151,6 +151,7 @@ export async function measureCosts(input: CostInput): Promise<CostRow[]> {
             error: null,
             responseBody: 'ok',
             test: false,
+            nextAttemptAt: null,
           };
           const next = { ...record, attempts: 1, status: 'delivered' as const, nextAttemptAt: null };
           return deliveries.recordAttempt(next, attempt, Date.now(), false);

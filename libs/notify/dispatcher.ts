@@ -241,6 +241,7 @@ export class Dispatcher {
       error: result.error ?? null,
       responseBody: result.responseBody,
       test: delivery.test,
+      nextAttemptAt: retryAt?.toISOString() ?? null,
     };
     await this.options.store.recordAttempt(next, attempt, finished, queued);
     if (status === 'pending') this.wake();

@@ -3,9 +3,11 @@ export {
   DeliveryStore,
   deliverySchema,
   attemptSchema,
+  deliveryLogEntrySchema,
   deliveryStatuses,
   type Delivery,
   type Attempt,
+  type DeliveryLogEntry,
   type DeliveryStatus,
 } from './store.ts';
 export { channelWants, maskHeaders } from './channels.ts';

@@ -35,8 +35,26 @@ export const attemptSchema = z.object({
   error: z.string().nullable(),
   responseBody: z.string(),
   test: z.boolean().default(false),
+  /** When the next attempt was scheduled after this one (records from before it was kept have none). */
+  nextAttemptAt: z.string().nullable().default(null),
 });
 export type Attempt = z.output<typeof attemptSchema>;
+
+/** An attempt as the delivery log shows it: with whether another attempt follows, and when. */
+export const deliveryLogEntrySchema = attemptSchema
+  .extend({
+    willRetry: z
+      .boolean()
+      .describe(
+        'Whether another attempt of this delivery follows this one: scheduled (see nextAttemptAt), or already made (a newer entry)',
+      ),
+    nextAttemptAt: z
+      .string()
+      .nullable()
+      .describe('When the next attempt is (or was) due, ISO 8601; null when none follows'),
+  })
+  .meta({ id: 'DeliveryAttempt' });
+export type DeliveryLogEntry = z.output<typeof deliveryLogEntrySchema>;
 
 const keys = {
   delivery: (id: string) => `webhook:delivery:${id}`,
@@ -159,7 +177,7 @@ export class DeliveryStore {
     channelId: string,
     page: { limit: number; page: number },
     outcome?: string,
-  ): Promise<{ items: Attempt[]; total: number }> {
+  ): Promise<{ items: DeliveryLogEntry[]; total: number }> {
     const index = keys.log(channelId, outcome);
     const total = await this.store.zcard(index);
     const stop = total - 1 - (page.page - 1) * page.limit;
@@ -172,9 +190,28 @@ export class DeliveryStore {
         return keys.attempt(m.member.slice(0, split), Number(m.member.slice(split + 1)));
       }),
     );
+    const items = raws.filter((raw): raw is string => raw !== null).map((raw) => attemptSchema.parse(JSON.parse(raw)));
+    const ids = [...new Set(items.map((item) => item.deliveryId))];
+    const deliveries = new Map(
+      (await this.getMany(ids)).flatMap((delivery) => (delivery ? [[delivery.id, delivery] as const] : [])),
+    );
+    return { items: items.map((item) => logEntry(item, deliveries.get(item.deliveryId))), total };
+  }
+}
+
+/**
+ * The latest attempt of a delivery reads the delivery's live state (a replay or a lease may have
+ * moved its schedule since); an older one was followed by another attempt.
+ */
+function logEntry(attempt: Attempt, delivery: Delivery | undefined): DeliveryLogEntry {
+  if (delivery && delivery.attempts === attempt.attempt) {
+    const pending = delivery.status === 'pending' && delivery.nextAttemptAt !== null;
     return {
-      items: raws.filter((raw): raw is string => raw !== null).map((raw) => attemptSchema.parse(JSON.parse(raw))),
-      total,
+      ...attempt,
+      willRetry: pending,
+      nextAttemptAt: pending ? new Date(delivery.nextAttemptAt!).toISOString() : null,
     };
   }
+  if (delivery && delivery.attempts > attempt.attempt) return { ...attempt, willRetry: true };
+  return { ...attempt, willRetry: attempt.nextAttemptAt !== null };
 }

@@ -5,7 +5,7 @@ import { NotFoundError } from '#core';
 import { alertChannelInputSchema, subscriptionSchema, webhookConfigInputSchema, webhookMethods } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import {
-  attemptSchema,
+  deliveryLogEntrySchema,
   maskHeaders,
   sampleAlert,
   sampleContext,
@@ -257,9 +257,11 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     schema: {
       tags,
       summary: 'Every delivery attempt of this channel, newest first',
+      description:
+        'Each attempt says whether another attempt of the same delivery follows it (`willRetry`) and when it is or was due (`nextAttemptAt`).',
       params: idParams,
       querystring: pageQuerySchema.extend({ outcome: z.enum(['delivered', 'failed', 'refused']).optional() }),
-      response: { 200: z.array(attemptSchema), ...errorResponses(400, 401, 403, 404, 429) },
+      response: { 200: z.array(deliveryLogEntrySchema), ...errorResponses(400, 401, 403, 404, 429) },
     },
     handler: async (request, reply) => {
       await channels.get(request.access!, request.params.id);
