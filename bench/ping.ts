@@ -2,7 +2,8 @@
  * Heartbeat pings: autocannon POSTs /ping/{token} across many heartbeat checks, on the standalone
  * process (embedded adapters, or Redis with --redis). Every cron job of every user hits this
  * route, so it is measured beside a bare fastify endpoint in the same run, same load generator.
- * The target is 5,000 pings/s. Each accepted ping is a durable result (written in small batches).
+ * The target is 5,000 pings/s. Each accepted ping is a durable result: group-committed to the bus
+ * (the SQLite log embedded, Kafka distributed) before its answer; embedded, DuckDB gets it just after.
  *
  *   npm run bench -- ping [--duration 15] [--connections 50] [--checks 200] [--redis | --distributed] [--cpu-prof]
  *
