@@ -52,6 +52,7 @@ export async function plot(
       new uPlot({
         width: 1100, height: 330,
         scales: { x: { time: false } },
+        legend: { live: false },
         axes: [{ label: 'minutes since the load started' }, { label: chart.label, size: 60 }],
         series: [{ label: 'min' }, ...chart.apps.map((app, i) => ({
           label: app, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 5 },

@@ -184,6 +184,8 @@ try {
     ['what', 'figure'],
     [
       ['results sent / acknowledged', `${ingestState.sent} / ${results.acknowledged}`],
+      ['results per second (sent)', round(ingestState.sent / (durationMs / 1000))],
+      ['API operations per second (done)', round(apiLatencies.length / (durationMs / 1000))],
       [
         'results stored (FINAL) / distinct ids / missing',
         `${results.storedFinal} / ${results.distinctIds} / ${results.missing}`,
