@@ -12,7 +12,8 @@
  *
  * - direct: no HTTP. The bench produces the same records straight to Kafka (as internal
  *   high-volume producers do), then ingestor → ClickHouse as above.
- * --ingestors 1,2 runs the Kafka paths with that many ingestor processes in one consumer group.
+ * --ingestors 1,2 runs the Kafka paths with that many ingestor processes in one consumer group;
+ * --partitions 6,12,24 repeats them per topic partition count.
  *
  *   npm run bench -- ingest [--n 1000000] [--batch 10000] [--clients 4] [--checks 100]
  *                           [--paths ceiling,kafka,direct,embedded] [--partitions 12] [--ingest-batch 5000]
@@ -247,7 +248,8 @@ async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
     const [final] = await clickhouseRows<{ n: number }>(
       `SELECT count() AS n FROM ${names.database}.check_results FINAL`,
     );
-    const path = `${direct ? 'producer' : 'HTTP'} → Kafka → ${o.ingestors} ingestor${o.ingestors > 1 ? 's' : ''} → ClickHouse`;
+    const topic = o.partitions ? ` (${o.partitions} partitions)` : '';
+    const path = `${direct ? 'producer' : 'HTTP'} → Kafka${topic} → ${o.ingestors} ingestor${o.ingestors > 1 ? 's' : ''} → ClickHouse`;
     return summary(path, o, sentAt, ackedAt, visibleAt, Number(final?.n));
   } finally {
     for (const { child } of ingestors) await child.stop();
@@ -356,10 +358,12 @@ export async function run(argv: string[]): Promise<void> {
     results.push(await ceiling(o, Number(values['ceiling-batch'])));
   }
   // --ingestors 1,2 runs each Kafka path once per count: the "how cost grows" rows.
-  for (const ingestors of values.ingestors.split(',').map(Number)) {
-    if (paths.includes('kafka')) results.push(await kafkaPath({ ...o, ingestors }, false));
-    if (paths.includes('direct')) results.push(await kafkaPath({ ...o, ingestors }, true));
-  }
+  // --partitions 6,12,24 does the same per partition count (topics are fresh per run).
+  for (const partitions of values.partitions.split(','))
+    for (const ingestors of values.ingestors.split(',').map(Number)) {
+      if (paths.includes('kafka')) results.push(await kafkaPath({ ...o, partitions, ingestors }, false));
+      if (paths.includes('direct')) results.push(await kafkaPath({ ...o, partitions, ingestors }, true));
+    }
   if (paths.includes('embedded')) results.push(await embeddedPath(o));
 
   const top = results.find((r) => r.path.startsWith('ceiling'));
