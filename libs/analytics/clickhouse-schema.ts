@@ -71,6 +71,14 @@ export const clickHouseMigrations: readonly Migration[] = [
       SETTINGS index_granularity = 8192`,
     ],
   },
+  {
+    // Per-assertion outcomes of a run, as JSON (the run view reads them back through zod). 18.16
+    // has no ADD COLUMN IF NOT EXISTS: the adapter treats "already exists" here as done, for two
+    // processes migrating at once.
+    version: 2,
+    name: 'add check_results.assertions',
+    statements: [`ALTER TABLE check_results ADD COLUMN assertions Nullable(String)`],
+  },
 ];
 
 export const CLICKHOUSE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

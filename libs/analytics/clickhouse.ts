@@ -103,7 +103,12 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
       return rows.map((row) => Number(row.version));
     },
     async apply(migration: Migration): Promise<void> {
-      for (const statement of migration.statements) await exec(statement);
+      for (const statement of migration.statements)
+        await exec(statement).catch((error: unknown) => {
+          // ADD COLUMN cannot say IF NOT EXISTS on 18.16: a column another process added first is done.
+          const added = /^ALTER TABLE \S+ ADD COLUMN /.test(statement) && /already exists/i.test(chainText(error));
+          if (!added) throw error;
+        });
       const now = formatDateTime(new Date());
       await exec(
         `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${sqlNumber(migration.version)}, ${sqlString(migration.name, 'clickhouse')}, ${sqlString(now, 'clickhouse')})`,
@@ -185,4 +190,12 @@ function serverErrorCode(error: unknown): number | undefined {
     return Number(code);
   const match = error instanceof Error ? /^Code: (\d+)[.,]/.exec(error.message) : null;
   return match ? Number(match[1]) : undefined;
+}
+
+/** The messages of an error and its causes, to recognise a server answer through our wrappers. */
+function chainText(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+    parts.push(String((e as { message?: unknown }).message ?? e));
+  return parts.join(' | ');
 }

@@ -53,6 +53,12 @@ export const duckDbMigrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    // Per-assertion outcomes of a run, as JSON (the run view reads them back through zod).
+    version: 2,
+    name: 'add check_results.assertions',
+    statements: [`ALTER TABLE check_results ADD COLUMN IF NOT EXISTS assertions VARCHAR`],
+  },
 ];
 
 export const DUCKDB_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -48,6 +48,8 @@ export interface ResultRow {
   page_network_errors: number[];
   page_user_script_errors: number[];
   page_document_errors: number[];
+  /** Each assertion's outcome as JSON (the result's `assertions`, bounded there); null when the run had none. */
+  assertions: string | null;
 }
 
 export const RESULT_COLUMNS = [
@@ -87,6 +89,7 @@ export const RESULT_COLUMNS = [
   'page_network_errors',
   'page_user_script_errors',
   'page_document_errors',
+  'assertions',
 ] as const satisfies readonly (keyof ResultRow)[];
 
 export function toResultRow(result: CheckResult): ResultRow {
@@ -130,6 +133,7 @@ export function toResultRow(result: CheckResult): ResultRow {
     page_network_errors: pages.map((page) => page.networkErrors),
     page_user_script_errors: pages.map((page) => page.userScriptErrors),
     page_document_errors: pages.map((page) => page.documentErrors),
+    assertions: result.assertions && result.assertions.length > 0 ? JSON.stringify(result.assertions) : null,
   };
 }
 

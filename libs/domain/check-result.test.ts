@@ -141,6 +141,36 @@ describe('check result v1', () => {
     expect(reject(input)).toMatch(new RegExp(`(^|; )${field.replace(/[[\].]/g, '\\$&')}: `));
   });
 
+  it("carries each assertion's outcome, bounded: 50 at most, echoed text cut, unknown sources refused", () => {
+    const outcome = {
+      source: 'JSON_BODY',
+      property: '$.status',
+      comparison: 'EQUALS',
+      target: 'ok',
+      passed: false,
+      actual: 'x'.repeat(10_000),
+      message: 'm'.repeat(10_000),
+    } as const;
+    const parsed = checkResultSchema.parse({ ...samples.API, assertions: [outcome, { ...outcome, passed: true }] });
+    expect(parsed.assertions).toHaveLength(2);
+    expect(parsed.assertions![0]!.actual).toHaveLength(256);
+    expect(parsed.assertions![0]!.message).toHaveLength(512);
+    expect(parsed.assertions![1]!.passed).toBe(true);
+    expect(
+      checkResultSchema.parse({
+        ...samples.API,
+        assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', passed: true }],
+      }).assertions,
+    ).toEqual([{ source: 'STATUS_CODE', property: '', comparison: 'EQUALS', target: '', passed: true, actual: '' }]);
+    expect(reject({ ...samples.API, assertions: Array.from({ length: 51 }, () => outcome) })).toMatch(/^assertions: /);
+    expect(reject({ ...samples.API, assertions: [{ ...outcome, source: 'BODY' }] })).toMatch(
+      /^assertions\[0\]\.source: /,
+    );
+    expect(reject({ ...samples.API, assertions: [{ ...outcome, extra: 1 }] })).toMatch(
+      /assertions\[0\]\.extra: unknown field/,
+    );
+  });
+
   it('rejects what is not an object', () => {
     expect(reject(null)).toMatch(/expected object/);
     expect(reject('{}')).toMatch(/expected object/);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { assertionComparisons, assertionSources } from './check/definition.ts';
 
 /**
  * The check-result contract, version 1: what a runner reports after one run of a check. It is
@@ -27,6 +28,11 @@ export const heartbeatStatuses = ['RECEIVED', 'EARLY', 'LATE', 'GRACE', 'FAILING
 export type HeartbeatStatus = (typeof heartbeatStatuses)[number];
 
 export const MAX_PAGES_PER_RESULT = 50;
+/** A check has at most 50 assertions (see check/definition.ts). */
+export const MAX_ASSERTIONS_PER_RESULT = 50;
+/** Echoed assertion text (property, target, actual value) is cut here: the run view needs a glance, not a body. */
+const MAX_ASSERTION_TEXT = 256;
+const MAX_ASSERTION_MESSAGE = 512;
 const MAX_ERROR_MESSAGE = 4096;
 const MAX_STATUS_TEXT = 256;
 const MAX_URL = 2048;
@@ -98,6 +104,20 @@ const pageSchema = z
   })
   .strict();
 
+/** One assertion as the run judged it: what was asserted, whether it held, and what was seen. */
+export const assertionOutcomeSchema = z
+  .object({
+    source: z.enum(assertionSources),
+    property: truncated(MAX_ASSERTION_TEXT).default(''),
+    comparison: z.enum(assertionComparisons),
+    target: truncated(MAX_ASSERTION_TEXT).default(''),
+    passed: z.boolean(),
+    actual: truncated(MAX_ASSERTION_TEXT).default(''),
+    message: truncated(MAX_ASSERTION_MESSAGE).optional(),
+  })
+  .strict();
+export type AssertionOutcomeRecord = z.output<typeof assertionOutcomeSchema>;
+
 const heartbeatSchema = z.object({ status: z.enum(heartbeatStatuses) }).strict();
 
 const sslSchema = z
@@ -132,6 +152,11 @@ export const checkResultSchema = z
     pages: z.array(pageSchema).max(MAX_PAGES_PER_RESULT).optional().describe('BROWSER and PLAYWRIGHT only'),
     heartbeat: heartbeatSchema.optional().describe('Required for HEARTBEAT, absent otherwise'),
     ssl: sslSchema.optional(),
+    assertions: z
+      .array(assertionOutcomeSchema)
+      .max(MAX_ASSERTIONS_PER_RESULT)
+      .optional()
+      .describe("Each assertion's outcome, in the check's order (runs of managed checks)"),
   })
   .strict()
   .superRefine((result, ctx) => {

@@ -60,6 +60,20 @@ export function buildOutcome(checkType: RunnableCheckType, raw: RawRun, ctx: Pro
     ...(raw.timings === undefined ? {} : { timings: roundTimings(raw.timings) }),
     ...(raw.pages === undefined ? {} : { pages: raw.pages.map((page) => ({ ...page, url: scrub(page.url) })) }),
     ...(raw.ssl === undefined ? {} : { ssl: { ...raw.ssl, domain: scrub(raw.ssl.domain) } }),
+    // Stored with the result so the run view shows each outcome as judged, not guessed from the error text.
+    ...(assertions.length === 0
+      ? {}
+      : {
+          assertions: assertions.map(({ assertion, passed, actual, message }) => ({
+            source: assertion.source,
+            property: scrub(assertion.property),
+            comparison: assertion.comparison,
+            target: scrub(assertion.target),
+            passed,
+            actual,
+            ...(message === undefined ? {} : { message }),
+          })),
+        }),
   };
   return { result: validated(input), assertions };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
@@ -30,9 +30,23 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: path, args: ARGS, headless: true });
 }
 
-/** The console must be built (npm install does it); a test run on a tree without it builds it once. */
+/** Newest modification time under a folder, in ms. */
+function newest(dir: string): number {
+  return Math.max(
+    ...readdirSync(dir).map((name) => {
+      const path = `${dir}/${name}`;
+      return statSync(path).isDirectory() ? newest(path) : statSync(path).mtimeMs;
+    }),
+  );
+}
+
+/**
+ * The console must be built (npm install does it); a test run on a tree without it, or with
+ * sources newer than the bundle, builds it first, so the browser never tests a stale bundle.
+ */
 export function ensureConsoleBuilt(): void {
-  if (existsSync(`${ROOT}apps/web/dist/index.html`)) return;
+  const built = `${ROOT}apps/web/dist/index.html`;
+  if (existsSync(built) && statSync(built).mtimeMs > newest(`${ROOT}apps/web/src`)) return;
   execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
 }
 

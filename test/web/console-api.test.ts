@@ -34,7 +34,15 @@ describe('console API: statuses, alerts, runs, events, status pages', () => {
     hasFailures: failing,
     responseTime: failing ? 900 : 120,
     statusCode: failing ? 500 : 200,
-    ...(failing ? { errorMessage: 'STATUS_CODE EQUALS 200: got 500 (secret-path)' } : {}),
+    ...(failing
+      ? {
+          errorMessage: 'STATUS_CODE EQUALS 200: got 500 (secret-path)',
+          assertions: [
+            { source: 'STATUS_CODE', comparison: 'EQUALS', target: '200', passed: false, actual: '500' },
+            { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '2000', passed: true, actual: '900' },
+          ],
+        }
+      : {}),
     timings: { dns: 1, tcp: 2, firstByte: 50, download: 5, total: failing ? 900 : 120 },
     ssl: { daysRemaining: 42, domain: 'acme.test' },
   });
@@ -114,6 +122,12 @@ describe('console API: statuses, alerts, runs, events, status pages', () => {
     const one = await a.owner.get(`/v1/check-results/${checkId}/${runIds[24]}`);
     expect(one.body).toMatchObject({ id: runIds[24], statusCode: 500, ssl: { daysRemaining: 42 } });
     expect(one.body.timings).toMatchObject({ dns: 1, firstByte: 50 });
+    // Each assertion's outcome comes back as stored; a run that stored none says so.
+    expect(one.body.assertions).toEqual([
+      { source: 'STATUS_CODE', property: '', comparison: 'EQUALS', target: '200', passed: false, actual: '500' },
+      { source: 'RESPONSE_TIME', property: '', comparison: 'LESS_THAN', target: '2000', passed: true, actual: '900' },
+    ]);
+    expect((await a.owner.get(`/v1/check-results/${checkId}/${runIds[0]}`)).body.assertions).toBeNull();
     expect((await b.owner.get(`/v1/check-results/${checkId}/${runIds[24]}`)).status).toBe(404);
     expect((await a.owner.get(`/v1/check-results/${checkId}?cursor=nope`)).status).toBe(400);
     expect((await a.owner.get(`/v1/check-results/${checkId}?from=yesterday`)).body.message).toMatch(/^from/);

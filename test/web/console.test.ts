@@ -25,6 +25,7 @@ describe('web console in a real browser', () => {
   let receiverUrl = '';
   let targetStatus = 200;
   const received: IncomingMessage[] = [];
+  const bodies: { id: string; body: string }[] = [];
   const errors: string[] = [];
   const violations: Record<string, string[]> = {};
   let checkId = '';
@@ -46,8 +47,12 @@ describe('web console in a real browser', () => {
     });
     receiver = createServer((request, response) => {
       received.push(request);
-      request.resume();
-      response.writeHead(200).end('thanks');
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        bodies.push({ id: String(request.headers['webhook-id'] ?? ''), body });
+        response.writeHead(200).end('thanks');
+      });
     });
     targetUrl = `${await listen(target)}/health`;
     receiverUrl = `${await listen(receiver)}/hook`;
@@ -164,15 +169,23 @@ describe('web console in a real browser', () => {
     await expect.poll(() => drawer.textContent(), { timeout: 10_000 }).toMatch(/Failed/);
     expect(await drawer.locator('[data-testid=run-error]').textContent()).toMatch(/500/);
     expect(await drawer.locator('.waterfall .seg').count()).toBeGreaterThan(0);
-    expect(await drawer.locator('li[data-outcome=failed]').count()).toBe(1);
+    // The assertion's outcome is the stored one: the runner's verdict and the value it saw.
+    const failed = drawer.locator('li[data-outcome=failed]');
+    expect(await failed.count()).toBe(1);
+    expect(await failed.textContent()).toMatch(/STATUS_CODE EQUALS 200.*actual 500/);
     expect(page.url()).toMatch(/[?&]run=[0-9a-f-]{36}/);
+    const runId = new URL(page.url()).searchParams.get('run')!;
+    const stored = await account.owner.get(`/v1/check-results/${checkId}/${runId}`);
+    expect(stored.body.assertions).toMatchObject([
+      { source: 'STATUS_CODE', comparison: 'EQUALS', target: '200', passed: false, actual: '500' },
+    ]);
     await audit('run-drawer');
     await screenshots(page, 'run-drawer', 'aside.drawer [data-testid=run-error]');
     await page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'detached' });
   }, 180_000);
 
-  it('5. creates a webhook channel: template error at its line, test send, a Replay button on the log', async () => {
+  it('5. creates a webhook channel: template error at its line, test send, and a replayed alert delivery reaches the receiver and the log', async () => {
     await page.goto(`${vigil.url}/alert-channels/new`);
     await page.fill('input[name=name]', 'Ops hook');
     await page.fill('input[name=url]', receiverUrl);
@@ -193,7 +206,45 @@ describe('web console in a real browser', () => {
       .toMatch(/delivered/);
     const rows = page.locator('table[aria-label=Deliveries] tbody tr');
     await expect.poll(() => rows.count(), { timeout: 10_000 }).toBeGreaterThan(0);
-    expect(await rows.first().locator('button:has-text("Replay")').count()).toBe(1);
+    // A test send is not an alert and cannot be replayed.
+    expect(await rows.first().locator('button:has-text("Replay")').count()).toBe(0);
+
+    // A real alert: subscribe the channel to the failing check, then let the check recover.
+    const channelId = page.url().split('/').at(-1)!;
+    const subscribed = await account.owner.put(`/v1/alert-channels/${channelId}/subscriptions`, { checkId });
+    expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(200);
+    targetStatus = 200;
+    expect((await account.owner.post(`/v1/checks/${checkId}/trigger`)).body.results[0].result.hasFailures).toBe(false);
+    await expect
+      .poll(() => bodies.filter((b) => b.body.includes('ALERT_RECOVERY')).length, { timeout: 30_000 })
+      .toBe(1);
+    const recovery = bodies.find((b) => b.body.includes('ALERT_RECOVERY'))!;
+    expect(recovery.id).not.toBe('');
+    const first = page.locator(`tr[data-delivery-id="${recovery.id}"][data-attempt="1"]`);
+    await expect
+      .poll(
+        async () => {
+          await page.click('button:has-text("Refresh")');
+          return first.count();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(1);
+    await first.locator('button:has-text("Replay")').click();
+    // The replay reaches the receiver with the same delivery id, and the log shows its attempt.
+    await expect.poll(() => bodies.filter((b) => b.id === recovery.id).length, { timeout: 30_000 }).toBe(2);
+    expect(bodies.filter((b) => b.id === recovery.id)[1]!.body).toBe(recovery.body);
+    const replayed = page.locator(`tr[data-delivery-id="${recovery.id}"][data-attempt="2"]`);
+    await expect
+      .poll(
+        async () => {
+          await page.click('button:has-text("Refresh")');
+          return replayed.getAttribute('data-outcome');
+        },
+        { timeout: 20_000 },
+      )
+      .toBe('delivered');
+    expect(await page.locator('[role=status]', { hasText: 'Replay of' }).count()).toBe(1);
     await audit('channel');
     await screenshots(page, 'channel', 'textarea[name=template]');
   }, 180_000);

@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { sqlDateTime, sqlNumber, sqlString, type AnalyticsStore } from '#analytics';
 import { ValidationError } from '#core';
+import { assertionOutcomeSchema, type AssertionOutcomeRecord } from '#domain';
 
 /** One stored run as the console's run table and drawer show it. */
 export interface RunRow {
@@ -27,6 +29,8 @@ export interface RunRow {
     consoleErrors: number;
     networkErrors: number;
   }[];
+  /** One run only (not lists): each assertion's stored outcome; null when the run stored none. */
+  assertions?: AssertionOutcomeRecord[] | null;
 }
 
 export interface RunsFilter {
@@ -130,9 +134,22 @@ export async function readRun(
   const id = idExpr(store);
   const where = [...whereClause(store, scope), `${id} = ${sqlString(scope.resultId, store.dialect)}`];
   const rows = await store.query(
-    `SELECT ${id} AS rid, ${COLUMNS.join(', ')} FROM ${store.source} WHERE ${where.join(' AND ')} LIMIT 1`,
+    `SELECT ${id} AS rid, ${COLUMNS.join(', ')}, assertions FROM ${store.source} WHERE ${where.join(' AND ')} LIMIT 1`,
   );
-  return rows[0] ? toRun(rows[0]) : null;
+  return rows[0] ? { ...toRun(rows[0]), assertions: storedAssertions(rows[0].assertions) } : null;
+}
+
+const storedOutcomes = z.array(assertionOutcomeSchema);
+
+/** The stored JSON, validated like every read-back: a row that does not parse shows no outcomes, not a 500. */
+function storedAssertions(value: unknown): AssertionOutcomeRecord[] | null {
+  if (typeof value !== 'string' || value === '') return null;
+  try {
+    const parsed = storedOutcomes.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

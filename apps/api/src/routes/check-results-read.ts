@@ -35,6 +35,21 @@ export const runJsonSchema = z
         networkErrors: z.number(),
       }),
     ),
+    assertions: z
+      .array(
+        z.object({
+          source: z.string(),
+          property: z.string(),
+          comparison: z.string(),
+          target: z.string(),
+          passed: z.boolean(),
+          actual: z.string(),
+          message: z.string().optional(),
+        }),
+      )
+      .nullable()
+      .optional()
+      .describe("One run only: each assertion's outcome as the run judged it; null when the run stored none"),
   })
   .meta({ id: 'CheckRunResult' });
 
@@ -99,7 +114,7 @@ export function checkResultReadRoutes(
     config: { access: { minRole: 'READ_ONLY' } },
     schema: {
       tags: ['check results'],
-      summary: 'One run of a check: timings, error, SSL and pages',
+      summary: "One run of a check: timings, each assertion's outcome, error, SSL and pages",
       params: z.object({ checkId: z.string().max(64), resultId: z.string().max(64) }),
       response: { 200: runJsonSchema, ...errorResponses(400, 401, 403, 404, 429) },
     },

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { call } from '../api.ts';
-import type { Check } from '../api.gen.ts';
+import type { Check, CheckRunResult } from '../api.gen.ts';
 import { useAsync } from '../hooks.ts';
 
 const PHASES = [
@@ -14,6 +14,10 @@ const PHASES = [
 ] as const;
 
 type Assertion = { source: string; property?: string; comparison: string; target?: string };
+type Outcome = NonNullable<CheckRunResult['assertions']>[number];
+
+const describe = (a: Assertion) =>
+  `${a.source}${a.property ? ` ${a.property}` : ''} ${a.comparison}${a.target ? ` ${a.target}` : ''}`;
 
 function assertionsOf(check: Check): Assertion[] {
   const request = (check as { request?: { assertions?: Assertion[] } }).request;
@@ -48,7 +52,6 @@ export function RunDrawer(props: { check: Check; runId: string; onClose: () => v
       )
     : 1;
   let offset = 0;
-  const assertions = assertionsOf(props.check);
   return (
     <aside class="drawer" role="complementary" aria-labelledby="run-title">
       <div class="row">
@@ -105,27 +108,7 @@ export function RunDrawer(props: { check: Check; runId: string; onClose: () => v
           </div>
           <div>
             <h3>Assertions</h3>
-            {assertions.length === 0 ? (
-              <p class="muted">
-                {props.check.checkType === 'URL' ? 'Any 2xx status passes.' : 'No assertions defined.'}
-              </p>
-            ) : (
-              <ul>
-                {assertions.map((a, i) => {
-                  const text = `${a.source}${a.property ? ` ${a.property}` : ''} ${a.comparison}${a.target !== undefined ? ` ${a.target}` : ''}`;
-                  // The run reports failed assertions in its error message; the others passed.
-                  const failed = r.hasFailures && (r.errorMessage ?? '').includes(a.source);
-                  return (
-                    <li key={i} data-outcome={failed ? 'failed' : 'passed'}>
-                      <span class={`status-text ${failed ? 'failing' : 'passing'}`}>
-                        {failed ? '✗ failed' : '✓ passed'}
-                      </span>{' '}
-                      <code>{text}</code>
-                    </li>
-                  );
-                })}
-              </ul>
-            )}
+            <Assertions check={props.check} stored={r.assertions ?? null} />
           </div>
           <div>
             <h3>SSL</h3>
@@ -171,5 +154,44 @@ export function RunDrawer(props: { check: Check; runId: string; onClose: () => v
         </div>
       )}
     </aside>
+  );
+}
+
+/**
+ * Each assertion's outcome as the run stored it (actual value and message included). A run that
+ * stored none (an external producer's, or one from before outcomes were kept) lists the check's
+ * assertions without a verdict rather than guessing one.
+ */
+function Assertions(props: { check: Check; stored: Outcome[] | null }) {
+  if (props.stored && props.stored.length > 0)
+    return (
+      <ul class="assertions">
+        {props.stored.map((a, i) => (
+          <li key={i} data-outcome={a.passed ? 'passed' : 'failed'}>
+            <span class={`status-text ${a.passed ? 'passing' : 'failing'}`}>{a.passed ? '✓ passed' : '✗ failed'}</span>{' '}
+            <code>{describe(a)}</code>
+            <span class="muted">
+              {' '}
+              · actual <code>{a.actual === '' ? '(empty)' : a.actual}</code>
+              {a.message && ` · ${a.message}`}
+            </span>
+          </li>
+        ))}
+      </ul>
+    );
+  const defined = assertionsOf(props.check);
+  if (defined.length === 0)
+    return <p class="muted">{props.check.checkType === 'URL' ? 'Any 2xx status passes.' : 'No assertions defined.'}</p>;
+  return (
+    <>
+      <p class="muted">This run did not record assertion outcomes.</p>
+      <ul class="assertions">
+        {defined.map((a, i) => (
+          <li key={i} data-outcome="unknown">
+            <code>{describe(a)}</code>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }

@@ -297,7 +297,12 @@ function Deliveries({ channelId, refresh }: { channelId: string; refresh: unknow
           </thead>
           <tbody>
             {(log.data ?? []).map((d) => (
-              <tr key={`${d.deliveryId}-${d.attempt}`} data-outcome={d.outcome}>
+              <tr
+                key={`${d.deliveryId}-${d.attempt}`}
+                data-outcome={d.outcome}
+                data-delivery-id={d.deliveryId}
+                data-attempt={d.attempt}
+              >
                 <td>{new Date(d.at).toLocaleString()}</td>
                 <td>
                   {d.alertType}
@@ -310,14 +315,21 @@ function Deliveries({ channelId, refresh }: { channelId: string; refresh: unknow
                   <code>{d.responseBody.slice(0, 120)}</code>
                 </td>
                 <td>
-                  {canWrite(session()) && (
+                  {/* A test send is not an alert: the API replays alert deliveries only. */}
+                  {canWrite(session()) && !d.test && (
                     <button
+                      aria-label={`Replay delivery ${d.deliveryId.slice(0, 8)}`}
                       onClick={async () => {
-                        const out = await call('POST /v1/alert-channels/{id}/deliveries/{deliveryId}/retry', {
-                          params: { id: channelId, deliveryId: d.deliveryId },
-                        });
-                        setReplayed(`Replay of ${out.id.slice(0, 8)}: ${out.status}`);
-                        setTimeout(() => setTick((t) => t + 1), 500);
+                        try {
+                          const out = await call('POST /v1/alert-channels/{id}/deliveries/{deliveryId}/retry', {
+                            params: { id: channelId, deliveryId: d.deliveryId },
+                          });
+                          setReplayed(`Replay of ${out.id.slice(0, 8)}: ${out.status}`);
+                        } catch (e) {
+                          setReplayed(`Replay failed: ${(e as Error).message}`);
+                        }
+                        // The dispatcher sends the replay within a moment; the log then shows the new attempt.
+                        for (const ms of [500, 1500, 4000]) setTimeout(() => setTick((t) => t + 1), ms);
                       }}
                     >
                       Replay
