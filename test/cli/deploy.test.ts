@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { startVigil, type TestVigil } from '#test-vigil';
 import { ownerEnv, tempDir, vigil } from './run.ts';
@@ -12,6 +12,8 @@ import { ownerEnv, tempDir, vigil } from './run.ts';
  * here and a real HTTP target on loopback (the runner may reach it: VIGIL_RUNNER_ALLOW_PRIVATE).
  */
 let server: TestVigil;
+// Each test runs the real binary a dozen times; on a loaded machine that outlasts the default 60 s.
+vi.setConfig({ testTimeout: 240_000 });
 let target: Server;
 let base: string;
 
@@ -159,7 +161,7 @@ describe('vigil deploy', () => {
     expect(pruned.stdout).toContain(`✓ deleted check orders: ${orders.id}`);
     expect(await checkNames()).toEqual(['By hand', 'Homepage']);
     expect((await run('deploy', '--preview')).stdout).toContain('Nothing to change');
-  }, 300_000);
+  });
 
   it('refuses a project file that does not hold together, naming the field, before any request', async () => {
     const { env } = await ownerEnv(server);

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { startVigil, type TestVigil } from '#test-vigil';
 import { ownerEnv as baseOwnerEnv, storedResults, tempDir, vigil } from './run.ts';
 
 /** `vigil results send`, `vigil analytics` and `vigil metrics`: the real binary against a Vigil started in this process. */
 let server: TestVigil;
+// Each test runs the real binary a dozen times; on a loaded machine that outlasts the default 60 s.
+vi.setConfig({ testTimeout: 240_000 });
 
 beforeAll(async () => {
   server = await startVigil();
@@ -223,6 +225,52 @@ describe.concurrent('analytics', () => {
     expect(badMetric.stdout).toBe('');
     expect(wrongType.code).toBe(1);
     expect(wrongType.stderr).toContain(`Check ${checkId} has type API, not BROWSER`);
+  });
+
+  it('hides empty buckets unless --fill; rounds to the catalogue precision (responseTime: 2 decimals)', async ({
+    expect,
+  }) => {
+    const { account, env } = await ownerEnv();
+    const checkId = await createCheck(account.owner, 'API');
+    const from = new Date(Math.floor(Date.now() / minutes(60)) * minutes(60) - minutes(180));
+    const to = new Date(from.getTime() + minutes(120));
+    const at = (offset: number) => new Date(from.getTime() + minutes(offset));
+    // Runs in the first and third half hour only; 100, 101, 101 average 100.666…
+    const input = [
+      apiResult(account.accountId, checkId, { at: at(5), ms: 100 }),
+      apiResult(account.accountId, checkId, { at: at(6), ms: 101 }),
+      apiResult(account.accountId, checkId, { at: at(7), ms: 101 }),
+      apiResult(account.accountId, checkId, { at: at(65), ms: 200.123456 }),
+    ].join('\n');
+    expect((await vigil(['results', 'send', '-'], { env, input })).code).toBe(0);
+    const args = ['analytics', 'api', checkId, '--metrics', 'responseTime_avg,responseTime_max', '--interval', '30'];
+    const window = ['--from', from.toISOString(), '--to', to.toISOString()];
+    const [csv, filled, table, json] = await Promise.all([
+      vigil([...args, ...window, '--csv'], { env }),
+      vigil([...args, ...window, '--csv', '--fill'], { env }),
+      vigil([...args, ...window], { env }),
+      vigil([...args, ...window, '--json'], { env }),
+    ]);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout).toBe(
+      'timestamp,responseTime_avg,responseTime_max\n' +
+        `${from.toISOString()},100.67,101\n${at(60).toISOString()},200.12,200.12\n`,
+    );
+    expect(csv.stderr).toBe('(2 empty buckets hidden; --fill shows them)\n');
+    expect(filled.stdout.trimEnd().split('\n')).toEqual([
+      'timestamp,responseTime_avg,responseTime_max',
+      `${from.toISOString()},100.67,101`,
+      `${at(30).toISOString()},,`,
+      `${at(60).toISOString()},200.12,200.12`,
+      `${at(90).toISOString()},,`,
+    ]);
+    expect(filled.stderr).toBe('');
+    expect(table.stdout).toMatch(/\s100\.67\s+101\n/);
+    expect(table.stdout.trimEnd().split('\n')).toHaveLength(4);
+    // --json is the API's answer, untouched: every bucket, every digit.
+    const points = JSON.parse(json.stdout).series[0].data;
+    expect(points).toHaveLength(4);
+    expect(points[0].responseTime_avg).toBeCloseTo(100.6667, 3);
   });
 
   it('usage errors: an unknown check type, --csv with --json, a bad --interval, no --metrics', async ({ expect }) => {

@@ -5,7 +5,8 @@ import { UsageError } from '../errors.ts';
 import { collect, integer } from '../input.ts';
 import { example } from '../kit.ts';
 import { csvLine } from '../output.ts';
-import { analyticsSchema, type Analytics } from '../schemas.ts';
+import type { ApiClient } from '../http.ts';
+import { analyticsSchema, metricsCatalogueSchema, type Analytics } from '../schemas.ts';
 
 const RANGES = ['last24Hours', 'last7Days', 'last30Days', 'thisWeek', 'thisMonth', 'lastWeek', 'lastMonth'];
 // Per-run fields of raw queries and the bucket start of interval queries come before the metrics.
@@ -22,6 +23,7 @@ interface AnalyticsOptions {
   limit?: number;
   page?: number;
   csv?: boolean;
+  fill?: boolean;
 }
 
 export function registerAnalytics(program: Command): void {
@@ -46,10 +48,13 @@ export function registerAnalytics(program: Command): void {
     .option('--limit <n>', 'series entries, or raw runs, per page (1-100)', integer(1, 100))
     .option('--page <n>', 'page, from 1', integer(1, 1_000_000))
     .option('--csv', 'print CSV: one line per row of the table')
+    .option('--fill', 'also print the time buckets that hold no runs (hidden by default)')
     .action(async (kind: string, checkId: string, options: AnalyticsOptions, command: Command) => {
       const ctx = contextOf(command);
       if (options.csv && ctx.out.json) throw new UsageError('Choose one of --csv and --json');
-      const result = await ctx.client().get(analyticsSchema, `/v1/analytics/${kind}/${encodeURIComponent(checkId)}`, {
+      const client = ctx.client();
+      const precisions = catalogPrecisions(client, kind);
+      const result = await client.get(analyticsSchema, `/v1/analytics/${kind}/${encodeURIComponent(checkId)}`, {
         metrics: options.metrics.join(','),
         quickRange: options.range,
         from: options.from,
@@ -60,10 +65,17 @@ export function registerAnalytics(program: Command): void {
         limit: options.limit,
         page: options.page,
       });
-      const { columns, rows } = flatten(result);
+      const { columns, rows: all } = flatten(result);
+      const metrics = Object.keys(result.metadata);
+      const rows = options.fill ? all : all.filter((row) => metrics.some((metric) => row[metric] != null));
+      const round = rounding(await precisions);
+      const value = (row: Record<string, unknown>, column: string) => round(column, row[column]);
+      const hidden = all.length - rows.length;
+      if (hidden > 0 && !ctx.out.json)
+        ctx.out.info(`(${hidden} empty bucket${hidden === 1 ? '' : 's'} hidden; --fill shows them)`);
       if (options.csv) {
         ctx.out.print(
-          [csvLine(columns), ...rows.map((row) => csvLine(columns.map((column) => row[column])))].join('\n'),
+          [csvLine(columns), ...rows.map((row) => csvLine(columns.map((column) => value(row, column))))].join('\n'),
         );
         return;
       }
@@ -73,7 +85,7 @@ export function registerAnalytics(program: Command): void {
           rows,
           columns.map((column) => ({
             header: header(column, result),
-            value: (row: Record<string, unknown>) => display(row[column]),
+            value: (row: Record<string, unknown>) => value(row, column),
           })),
         );
       });
@@ -117,6 +129,41 @@ function header(column: string, result: Analytics): string {
   return unit ? `${column} (${unit})` : column;
 }
 
-function display(value: unknown): unknown {
-  return typeof value === 'number' && !Number.isInteger(value) ? Number(value.toFixed(3)) : value;
+// When the catalogue does not name a metric: three decimals, as before the catalogue was asked.
+const DEFAULT_PRECISION = 3;
+
+/**
+ * Decimals per analytics metric, from the metrics catalogue (its `analyticsMetric` and
+ * `precision`). The catalogue names one aggregate of a family (responseTime_avg); the others
+ * (responseTime_p95, LCP_max) share its precision. A catalogue that cannot be read only costs
+ * the rounding, never the command.
+ */
+async function catalogPrecisions(client: ApiClient, kind: string): Promise<Map<string, number>> {
+  const short = kind.replace(/-(checks|monitors)$/, '');
+  try {
+    const catalogue = await client.get(metricsCatalogueSchema, `/v1/analytics/metrics/${short}`, {
+      includeThresholds: false,
+    });
+    const precisions = new Map<string, number>();
+    for (const metric of Object.values(catalogue.data).flat()) {
+      const name = (metric as { analyticsMetric?: unknown }).analyticsMetric;
+      const precision = (metric as { precision?: unknown }).precision;
+      if (typeof name === 'string' && typeof precision === 'number') {
+        precisions.set(name, precision);
+        const family = `${name.split('_')[0]}_*`;
+        if (!precisions.has(family)) precisions.set(family, precision);
+      }
+    }
+    return precisions;
+  } catch {
+    return new Map();
+  }
+}
+
+export function rounding(precisions: Map<string, number>) {
+  return (column: string, value: unknown): unknown => {
+    if (typeof value !== 'number' || Number.isInteger(value)) return value;
+    const digits = precisions.get(column) ?? precisions.get(`${column.split('_')[0]}_*`) ?? DEFAULT_PRECISION;
+    return Number(value.toFixed(digits));
+  };
 }
