@@ -163,6 +163,7 @@ async function readerSql(
   const recorder = {
     dialect: store.dialect,
     source: store.source,
+    rollups: { source: store.rollups.source },
     query: async (sql: string) => {
       sqls.push(sql);
       return [];

@@ -49,8 +49,13 @@ function withQuerySettings<P extends { query: string; clickhouse_settings?: Reco
 }
 
 /** The ClickHouse adapter, unchanged, on ClickHouse 26.x in process. */
-export function createChdbAnalyticsStore(options: { database: string; log: Logger }): AnalyticsStore {
+export function createChdbAnalyticsStore(options: {
+  database: string;
+  log: Logger;
+  clock?: () => number;
+}): AnalyticsStore {
   return createClickHouseAnalyticsStore({
+    ...(options.clock ? { clock: options.clock } : {}),
     url: 'http://chdb.invalid:8123',
     database: options.database,
     log: options.log,

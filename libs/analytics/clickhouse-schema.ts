@@ -72,10 +72,45 @@ export const clickHouseMigrations: readonly Migration[] = [
     ],
   },
   {
+    // Hourly rollups (see rollup/sql.ts). ReplacingMergeTree keeps, per key, the row with the most
+    // runs: raw rows only grow, so the roll that saw more of them is the newer one, whatever the
+    // clocks of the processes that rolled. Readers select FROM check_rollups FINAL.
+    version: 2,
+    name: 'create check_rollups and rollup_watermarks',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS check_rollups (
+        account_id UUID,
+        check_id UUID,
+        metric String,
+        hour DateTime('UTC'),
+        run_location String,
+        has_failures UInt8,
+        runs UInt64,
+        retries UInt64,
+        total Float64,
+        minimum Float64,
+        maximum Float64,
+        squares Float64,
+        sketch_keys Array(Int32),
+        sketch_counts Array(UInt64)
+      )
+      ENGINE = ReplacingMergeTree(runs)
+      PARTITION BY toYYYYMM(hour)
+      ORDER BY (account_id, check_id, metric, hour, run_location, has_failures)`,
+      `CREATE TABLE IF NOT EXISTS rollup_watermarks (
+        name String,
+        value_ms UInt64,
+        set_ms UInt64
+      )
+      ENGINE = MergeTree()
+      ORDER BY (name, set_ms)`,
+    ],
+  },
+  {
     // Per-assertion outcomes of a run, as JSON (the run view reads them back through zod). 18.16
     // has no ADD COLUMN IF NOT EXISTS: the adapter treats "already exists" here as done, for two
     // processes migrating at once.
-    version: 2,
+    version: 3,
     name: 'add check_results.assertions',
     statements: [`ALTER TABLE check_results ADD COLUMN assertions Nullable(String)`],
   },

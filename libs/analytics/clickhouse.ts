@@ -3,6 +3,8 @@ import { ConfigError, InternalError, UnavailableError, isAppError, type AppError
 import type { CheckResult } from '#domain';
 import { CLICKHOUSE_MIGRATIONS_TABLE, clickHouseMigrations } from './clickhouse-schema.ts';
 import { runMigrations, type Migration } from './migrations.ts';
+import { createRollupMaintainer, type RollupExecutor } from './rollup/maintain.ts';
+import { ROLLUP_TABLE } from './rollup/sql.ts';
 import type { AnalyticsStore, ResultFilter } from './port.ts';
 import { resultFilterSql } from './filter.ts';
 import { RESULTS_TABLE, assertStorable, toResultRow, uniqueById } from './row.ts';
@@ -20,6 +22,8 @@ export interface ClickHouseAnalyticsOptions {
    * process this way (chdb), through this same adapter code.
    */
   connection?: (database: string | undefined) => ClickHouseConnection;
+  /** Epoch ms, for which hours are closed; tests move it. */
+  clock?: () => number;
 }
 
 export type ClickHouseConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
@@ -96,6 +100,15 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
     });
   }
 
+  const rollups: RollupExecutor = {
+    dialect: 'clickhouse',
+    source: `${RESULTS_TABLE} FINAL`,
+    run: (sql) => exec(sql),
+    rows: (sql) => select(sql),
+    atomic: (work) => work(),
+  };
+  const maintainer = createRollupMaintainer(options.clock);
+
   const migrationTarget = {
     async applied(): Promise<number[]> {
       await exec(CLICKHOUSE_MIGRATIONS_TABLE);
@@ -133,6 +146,7 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
         return { ...row, started_at: formatDateTime(row.started_at) };
       });
       await run('insert', () => client.insert({ table: RESULTS_TABLE, values: rows, format: 'JSONEachRow' }));
+      await maintainer.afterInsert(rollups, rows);
       log.debug({ rows: rows.length, received: results.length }, 'analytics rows inserted');
     },
 
@@ -144,6 +158,13 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
     },
 
     query: select,
+
+    rollups: {
+      source: `${ROLLUP_TABLE} FINAL`,
+      watermarks: () => maintainer.watermarks(rollups),
+      advance: () => maintainer.advance(rollups),
+      rebuild: () => maintainer.rebuild(rollups),
+    },
 
     async ping() {
       const result = await server.ping();

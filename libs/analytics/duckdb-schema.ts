@@ -54,8 +54,37 @@ export const duckDbMigrations: readonly Migration[] = [
     ],
   },
   {
-    // Per-assertion outcomes of a run, as JSON (the run view reads them back through zod).
+    // Hourly rollups (see rollup/sql.ts); a re-roll deletes a key's rows and inserts them again in
+    // one transaction, so no primary key (it would slow every insert).
     version: 2,
+    name: 'create check_rollups and rollup_watermarks',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS check_rollups (
+        account_id UUID NOT NULL,
+        check_id UUID NOT NULL,
+        metric VARCHAR NOT NULL,
+        hour TIMESTAMP NOT NULL,
+        run_location VARCHAR NOT NULL,
+        has_failures UTINYINT NOT NULL,
+        runs UBIGINT NOT NULL,
+        retries UBIGINT NOT NULL,
+        total DOUBLE NOT NULL,
+        minimum DOUBLE NOT NULL,
+        maximum DOUBLE NOT NULL,
+        squares DOUBLE NOT NULL,
+        sketch_keys INTEGER[] NOT NULL,
+        sketch_counts UBIGINT[] NOT NULL
+      )`,
+      `CREATE TABLE IF NOT EXISTS rollup_watermarks (
+        name VARCHAR NOT NULL,
+        value_ms BIGINT NOT NULL,
+        set_ms BIGINT NOT NULL
+      )`,
+    ],
+  },
+  {
+    // Per-assertion outcomes of a run, as JSON (the run view reads them back through zod).
+    version: 3,
     name: 'add check_results.assertions',
     statements: [`ALTER TABLE check_results ADD COLUMN IF NOT EXISTS assertions VARCHAR`],
   },

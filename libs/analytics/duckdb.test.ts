@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '#core';
 import { analyticsStoreContract } from './contract.ts';
+import { duckDbMigrations } from './duckdb-schema.ts';
 import { createAnalyticsStore, createDuckDbAnalyticsStore, sampleCheckResult } from './index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-analytics-'));
@@ -37,7 +38,9 @@ describe('duckdb analytics store', () => {
     await store.migrate();
     await store.close();
     const reopened = createDuckDbAnalyticsStore({ path: join(dataDir, 'analytics.duckdb'), log });
-    expect(await reopened.query('SELECT version FROM schema_migrations')).toEqual([{ version: 1 }]);
+    expect(await reopened.query('SELECT version FROM schema_migrations ORDER BY version')).toEqual(
+      duckDbMigrations.map((migration) => ({ version: migration.version })),
+    );
     await reopened.close();
   });
 

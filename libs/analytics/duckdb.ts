@@ -12,6 +12,8 @@ import type { CheckResult } from '#domain';
 import { DUCKDB_MIGRATIONS_TABLE, duckDbMigrations } from './duckdb-schema.ts';
 import { resultFilterSql } from './filter.ts';
 import { runMigrations, type Migration } from './migrations.ts';
+import { createRollupMaintainer, type RollupExecutor } from './rollup/maintain.ts';
+import { ROLLUP_TABLE } from './rollup/sql.ts';
 import type { AnalyticsStore, ResultFilter } from './port.ts';
 import { RESULTS_TABLE, RESULT_COLUMNS, assertStorable, toResultRow, uniqueById, type ResultRow } from './row.ts';
 import { formatDateTime, sqlNumber, sqlString } from './sql.ts';
@@ -20,6 +22,8 @@ export interface DuckDbAnalyticsOptions {
   /** A file path, or ':memory:'. */
   path: string;
   log: Logger;
+  /** Epoch ms, for which hours are closed; tests move it. */
+  clock?: () => number;
 }
 
 const STAGING = 'check_results_staging';
@@ -79,6 +83,28 @@ export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): Ana
     return reader.getRowObjectsJS().map((row) => plain(row) as T);
   }
 
+  const maintainer = createRollupMaintainer(options.clock);
+  /** Rollup statements on the connection the caller holds (inside serial). */
+  const rollupsOn = (connection: DuckDBConnection): RollupExecutor => ({
+    dialect: 'duckdb',
+    source: RESULTS_TABLE,
+    run: async (sql) => {
+      await connection.run(sql);
+    },
+    rows: (sql) => rows(connection, sql),
+    async atomic(work) {
+      await connection.run('BEGIN TRANSACTION');
+      try {
+        const result = await work();
+        await connection.run('COMMIT');
+        return result;
+      } catch (error) {
+        await connection.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    },
+  });
+
   const migrationTarget = (connection: DuckDBConnection) => ({
     async applied(): Promise<number[]> {
       await connection.run(DUCKDB_MIGRATIONS_TABLE);
@@ -125,6 +151,7 @@ export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): Ana
         await appendRows(connection, staging.columns, batch);
         await connection.run(`INSERT OR IGNORE INTO ${RESULTS_TABLE} SELECT * FROM ${staging.table}`);
         await connection.run(`DELETE FROM ${staging.table}`);
+        await maintainer.afterInsert(rollupsOn(connection), batch);
         log.debug({ rows: batch.length, received: results.length }, 'analytics rows inserted');
       });
     },
@@ -139,6 +166,13 @@ export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): Ana
 
     query<T>(sql: string) {
       return serial('query', (connection) => rows<T>(connection, sql));
+    },
+
+    rollups: {
+      source: ROLLUP_TABLE,
+      watermarks: () => serial('rollup', (connection) => maintainer.watermarks(rollupsOn(connection))),
+      advance: () => serial('rollup', (connection) => maintainer.advance(rollupsOn(connection))),
+      rebuild: () => serial('rollup', (connection) => maintainer.rebuild(rollupsOn(connection))),
     },
 
     ping() {

@@ -1,4 +1,6 @@
 export type { AnalyticsStore, ResultFilter } from './port.ts';
+export type { Watermarks } from './rollup/maintain.ts';
+export { SKETCH_ALPHA } from './rollup/sketch.ts';
 export {
   createClickHouseAnalyticsStore,
   type ClickHouseAnalyticsOptions,
@@ -12,6 +14,7 @@ export { sampleCheckResult } from './fixtures.ts';
 export {
   createAnalyticsReader,
   type AnalyticsReader,
+  type AnalyticsReaderOptions,
   type AnalyticsAnswer,
   type SeriesEntry,
   type DataPoint,

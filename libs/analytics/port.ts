@@ -1,4 +1,5 @@
 import type { CheckResult } from '#domain';
+import type { Watermarks } from './rollup/maintain.ts';
 import type { SqlDialect } from './sql.ts';
 
 export interface ResultFilter {
@@ -22,6 +23,20 @@ export interface AnalyticsStore {
    * DuckDB (the primary key refuses them). Readers must select from this, never the bare table.
    */
   readonly source: string;
+
+  /**
+   * Hourly rollups of the raw results (rollup/sql.ts), kept up to date by insert: closed hours are
+   * rolled on the first insert after they close, and an insert into a closed hour re-rolls it.
+   */
+  readonly rollups: {
+    /** FROM clause under which each rollup key appears once (`check_rollups FINAL` on ClickHouse). */
+    readonly source: string;
+    watermarks(): Promise<Watermarks>;
+    /** Rolls every hour that closed since the last roll; safe to repeat. */
+    advance(): Promise<Watermarks>;
+    /** Drops every rollup and rolls every closed hour again from the raw results; idempotent. */
+    rebuild(): Promise<Watermarks>;
+  };
 
   /** Creates the database and tables; numbered, recorded in schema_migrations, safe to repeat. */
   migrate(): Promise<void>;

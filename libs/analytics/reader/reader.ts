@@ -10,6 +10,7 @@ import {
 } from './build.ts';
 import { metricMetadata, type BaseMetric, type MetricMetadata, type RequestedMetric } from './metrics.ts';
 import type { AnalyticsQuery } from './params.ts';
+import { readFromRollups, rollupEligible } from './rollup-read.ts';
 import { bucketStarts } from './window.ts';
 
 export type MetricValue = number | null;
@@ -43,7 +44,14 @@ interface Planned {
  * grouped by pageIndex, the pages with that index. Run metrics (responseTime, availability,
  * retries) are per run; grouped by pageIndex they cover the runs that loaded that page.
  */
-export function createAnalyticsReader(store: AnalyticsStore): AnalyticsReader {
+export interface AnalyticsReaderOptions {
+  /** Default true; false reads every aggregate from the raw rows (the exact path). */
+  rollups?: boolean;
+  /** Cells with more samples than this take percentiles from the rollup sketch (default SKETCH_ABOVE). */
+  sketchAbove?: number;
+}
+
+export function createAnalyticsReader(store: AnalyticsStore, options: AnalyticsReaderOptions = {}): AnalyticsReader {
   return {
     async read(query) {
       const metadata = Object.fromEntries(query.metrics.map((metric) => [metric.name, metricMetadata(metric)]));
@@ -53,7 +61,7 @@ export function createAnalyticsReader(store: AnalyticsStore): AnalyticsReader {
         pagination: { page: query.page, limit: query.limit },
         metadata,
       };
-      const series = query.raw ? await readRaw(store, query) : await readAggregated(store, query);
+      const series = query.raw ? await readRaw(store, query) : await readAggregated(store, query, options);
       return { ...common, series };
     },
   };
@@ -89,7 +97,11 @@ async function readRaw(store: AnalyticsStore, query: AnalyticsQuery): Promise<Se
   return [{ data }];
 }
 
-async function readAggregated(store: AnalyticsStore, query: AnalyticsQuery): Promise<SeriesEntry[]> {
+async function readAggregated(
+  store: AnalyticsStore,
+  query: AnalyticsQuery,
+  options: AnalyticsReaderOptions,
+): Promise<SeriesEntry[]> {
   const bases = new Map<string, { base: BaseMetric; stats: Set<StatColumn> }>();
   for (const metric of query.metrics) {
     if (metric.kind !== 'aggregate') continue;
@@ -111,9 +123,17 @@ async function readAggregated(store: AnalyticsStore, query: AnalyticsQuery): Pro
   const pageValues = all.filter((value) => value.base.source.level === 'page');
   if (query.groupBy !== 'pageIndex' && pageValues.length > 0) plans.push(planned('page', pageValues));
 
-  const results = await Promise.all(
-    plans.map(({ plan }) => store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan))),
-  );
+  const only = plans.length === 1 ? plans[0]!.plan : undefined;
+  const rolled =
+    options.rollups !== false && only !== undefined && rollupEligible(query, only)
+      ? await readFromRollups(store, query, only, options.sketchAbove)
+      : undefined;
+  const results =
+    rolled !== undefined
+      ? [rolled]
+      : await Promise.all(
+          plans.map(({ plan }) => store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan))),
+        );
   const counts = results[0] ?? [];
   const rowsByPlan = results.map((rows) => new Map(rows.map((row) => [cell(row.g, row.b), row])));
 

@@ -1,0 +1,197 @@
+import type { AnalyticsStore } from '../port.ts';
+import { addToSketch, sketchQuantile, type Sketch } from '../rollup/sketch.ts';
+import { HOUR_MS, ROLLED_METRICS, RUNS_METRIC, completedSql, hourMsSql, rollSelectSql } from '../rollup/sql.ts';
+import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
+import { valueAlias, whereSql, type AggregatePlan, type AggregateRow, type StatColumn } from './build.ts';
+import type { AnalyticsQuery } from './params.ts';
+
+/**
+ * Aggregates from the hourly rollups: closed, rolled hours come from check_rollups, the rest of
+ * the window (the partial hours at its edges and the hours not rolled yet) is rolled on the fly
+ * from the raw rows by the same SQL, and both merge per group and bucket. count, sum, min, max,
+ * avg and stddev (from the sum of squares) are exact up to floating-point rounding; percentiles
+ * come from the merged sketch (within 1% relative, see rollup/sketch.ts) when a cell holds more
+ * than `sketchAbove` samples, and from the exact path (readAggregated's SQL) otherwise.
+ */
+
+/** Percentiles of cells with at most this many samples are computed exactly from the raw rows. */
+export const SKETCH_ABOVE = 2_000;
+
+const PERCENTILE_LEVELS: Partial<Record<StatColumn, number>> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
+
+/** Whether rollups can answer the query: run metrics, grouped by nothing or location, whole-hour buckets. */
+export function rollupEligible(query: AnalyticsQuery, plan: AggregatePlan): boolean {
+  if (query.raw || plan.level !== 'run') return false;
+  if (query.groupBy !== null && query.groupBy !== 'runLocation') return false;
+  if (query.statuses.some((status) => status !== 'success' && status !== 'failure')) return false;
+  if (query.intervalMinutes !== null && query.intervalMinutes % 60 !== 0) return false;
+  return plan.values.every(
+    ({ base }) => base.source.level === 'run' && ROLLED_METRICS.get(base.name) === base.source.sql,
+  );
+}
+
+interface Merged {
+  n: number;
+  failures: number;
+  retries: number;
+  total: number;
+  minimum: number;
+  maximum: number;
+  squares: number;
+  sketch: Sketch;
+}
+
+/** The plan's aggregate rows from rollups, or undefined when a percentile must come from the exact path. */
+export async function readFromRollups(
+  store: AnalyticsStore,
+  query: AnalyticsQuery,
+  plan: AggregatePlan,
+  sketchAbove = SKETCH_ABOVE,
+): Promise<AggregateRow[] | undefined> {
+  const sketched = new Set(
+    plan.values
+      .filter((value) => [...value.stats].some((stat) => PERCENTILE_LEVELS[stat] !== undefined))
+      .map((value) => value.base.name),
+  );
+  const sql = rollupReadSql(
+    query,
+    store.dialect,
+    store.source,
+    store.rollups.source,
+    plan.values.map((value) => value.base.name),
+    sketched,
+  );
+  const rows = await store.query<Record<string, unknown>>(sql);
+  const cells = new Map<string, { g: unknown; b: unknown; metrics: Map<string, Merged> }>();
+  for (const row of rows) {
+    const key = JSON.stringify([row.g, Number(row.b)]);
+    const cell = cells.get(key) ?? { g: row.g, b: Number(row.b), metrics: new Map<string, Merged>() };
+    cells.set(key, cell);
+    const sketch: Sketch = new Map();
+    if (store.dialect === 'clickhouse' && Array.isArray(row.sk)) addToSketch(sketch, row.sk[0], row.sk[1]);
+    if (store.dialect === 'duckdb' && Array.isArray(row.sk))
+      for (const entry of row.sk as { k: number; c: number }[]) addToSketch(sketch, [entry.k], [entry.c]);
+    cell.metrics.set(String(row.metric), {
+      n: Number(row.n),
+      failures: Number(row.failure_sum),
+      retries: Number(row.retry_sum),
+      total: Number(row.s_total),
+      minimum: Number(row.s_min),
+      maximum: Number(row.s_max),
+      squares: Number(row.s_squares),
+      sketch,
+    });
+  }
+
+  const out: AggregateRow[] = [];
+  for (const { g, b, metrics } of cells.values()) {
+    const runs = metrics.get(RUNS_METRIC);
+    if (runs === undefined || runs.n === 0) continue;
+    const row: AggregateRow = { g, b, n: runs.n, failures: runs.failures, retries: runs.retries };
+    for (const [i, value] of plan.values.entries()) {
+      const merged = metrics.get(value.base.name);
+      for (const stat of value.stats) {
+        if (merged === undefined || merged.n === 0) {
+          row[valueAlias(i, stat)] = null;
+          continue;
+        }
+        const level = PERCENTILE_LEVELS[stat];
+        if (level !== undefined && merged.n <= sketchAbove) return undefined;
+        row[valueAlias(i, stat)] = statValue(stat, merged, level);
+      }
+    }
+    out.push(row);
+  }
+  return out;
+}
+
+function statValue(stat: StatColumn, m: Merged, level: number | undefined): number | null {
+  if (level !== undefined) return sketchQuantile(m.sketch, level, { min: m.minimum, max: m.maximum });
+  const mean = m.total / m.n;
+  switch (stat) {
+    case 'avg':
+      return mean;
+    case 'sum':
+      return m.total;
+    case 'min':
+      return m.minimum;
+    case 'max':
+      return m.maximum;
+    case 'stddev':
+      return Math.sqrt(Math.max(0, m.squares / m.n - mean * mean));
+    default:
+      return null;
+  }
+}
+
+/**
+ * One statement: stored rollups for the rolled whole hours of the window, the raw rows of the
+ * rest rolled on the fly, merged per group (g), bucket (b) and metric. The watermark is read in
+ * the same statement, so the two parts never overlap or leave a gap.
+ */
+export function rollupReadSql(
+  query: AnalyticsQuery,
+  dialect: SqlDialect,
+  rawSource: string,
+  rollupSource: string,
+  metricNames: readonly string[],
+  sketched: ReadonlySet<string>,
+): string {
+  const from = query.window.from.getTime();
+  const to = query.window.to.getTime();
+  const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
+  const endHour = Math.max(firstHour, Math.floor(to / HOUR_MS) * HOUR_MS);
+  const completed = completedSql(dialect);
+  const metrics = [RUNS_METRIC, ...new Set(metricNames)];
+  const metricList = metrics.map((name) => sqlString(name, dialect)).join(', ');
+  const ids = `account_id = ${sqlString(query.accountId, dialect)} AND check_id = ${sqlString(query.checkId, dialect)}`;
+  const runStatuses = query.statuses.filter((status) => status === 'success' || status === 'failure');
+  const status = runStatuses.length === 1 ? ` AND has_failures = ${runStatuses[0] === 'failure' ? 1 : 0}` : '';
+
+  const columns =
+    'metric, hour, run_location, has_failures, runs, retries, total, minimum, maximum, squares, sketch_keys, sketch_counts';
+  const rolledEnd =
+    dialect === 'clickhouse' ? `hour < toDateTime(intDiv(${completed}, 1000))` : `epoch_ms(hour) < ${completed}`;
+  const rolled =
+    `SELECT ${columns} FROM ${rollupSource} WHERE ${ids} AND metric IN (${metricList}) ` +
+    `AND hour >= ${sqlDateTime(new Date(firstHour))} AND hour < ${sqlDateTime(new Date(endHour))} AND ${rolledEnd}${status}`;
+  // The raw rows outside [firstHour, min(endHour, completed)): the window's edges and the unrolled tail.
+  const tailStart = `greatest(${sqlNumber(firstHour)}, least(${sqlNumber(endHour)}, ${completed}))`;
+  let edges = `(started_ms < ${sqlNumber(firstHour)} OR started_ms >= ${tailStart})`;
+  if (dialect === 'clickhouse')
+    edges += ` AND (started_at < ${sqlDateTime(new Date(firstHour))} OR started_at >= toDateTime(intDiv(${tailStart}, 1000)))`;
+  const raw = `SELECT ${columns} FROM (${rollSelectSql(dialect, rawSource, `${whereSql(query, dialect)} AND ${edges}`, metrics)}) AS edge`;
+
+  const group = query.groupBy === 'runLocation' ? 'run_location' : '0';
+  const hourMs = hourMsSql(dialect);
+  const size = query.intervalMinutes === null ? null : sqlNumber(query.intervalMinutes * 60_000);
+  const bucket =
+    size === null
+      ? '0'
+      : dialect === 'clickhouse'
+        ? `intDiv(${hourMs}, ${size}) * ${size}`
+        : `(${hourMs} // ${size}) * ${size}`;
+  const sums =
+    'sum(runs) AS n, sum(has_failures * runs) AS failure_sum, sum(retries) AS retry_sum, sum(total) AS s_total, ' +
+    'min(minimum) AS s_min, max(maximum) AS s_max, sum(squares) AS s_squares';
+  const sketchList = [...sketched].map((name) => sqlString(name, dialect)).join(', ');
+  const parts = `SELECT ${group} AS g, ${bucket} AS b, ${columns} FROM (${rolled} UNION ALL ${raw}) AS parts`;
+
+  if (dialect === 'clickhouse') {
+    const sketch =
+      sketched.size === 0
+        ? ''
+        : `, sumMap(if(metric IN (${sketchList}), sketch_keys, emptyArrayInt32()), if(metric IN (${sketchList}), sketch_counts, emptyArrayUInt64())) AS sk`;
+    return `SELECT g, b, metric, ${sums}${sketch} FROM (${parts}) GROUP BY g, b, metric`;
+  }
+  const stats = `SELECT g, b, metric, ${sums} FROM cells GROUP BY g, b, metric`;
+  if (sketched.size === 0) return `WITH cells AS (${parts}) ${stats}`;
+  const keyed =
+    `SELECT g, b, metric, k, sum(c) AS c FROM (SELECT g, b, metric, unnest(sketch_keys) AS k, unnest(sketch_counts) AS c ` +
+    `FROM cells WHERE metric IN (${sketchList})) AS flat GROUP BY g, b, metric, k`;
+  const lists = `SELECT g, b, metric, list({'k': k, 'c': c}) AS sk FROM keyed GROUP BY g, b, metric`;
+  return (
+    `WITH cells AS (${parts}), stats AS (${stats}), keyed AS (${keyed}), lists AS (${lists}) ` +
+    `SELECT stats.*, lists.sk FROM stats LEFT JOIN lists ON stats.g = lists.g AND stats.b = lists.b AND stats.metric = lists.metric`
+  );
+}

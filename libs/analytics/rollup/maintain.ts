@@ -1,0 +1,168 @@
+import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
+import { HOUR_MS, ROLLUP_TABLE, WATERMARK_TABLE, rollSelectSql } from './sql.ts';
+
+/** What the maintainer needs from an adapter: its dialect, the deduplicated raw source and two ways to run SQL. */
+export interface RollupExecutor {
+  dialect: SqlDialect;
+  source: string;
+  run(sql: string): Promise<void>;
+  rows<T>(sql: string): Promise<T[]>;
+  /** Runs work so that readers see all of it or none (a transaction on DuckDB; ClickHouse has none). */
+  atomic<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** A raw row as the maintainer needs it: which check and which hour it lands in. */
+export interface RolledRow {
+  account_id: string;
+  check_id: string;
+  started_ms: number;
+}
+
+export interface Watermarks {
+  /** Hours before this are being rolled or rolled: an insert into them re-rolls its hour. */
+  announced: number;
+  /** Hours before this are rolled: readers take them from the rollups. */
+  completed: number;
+}
+
+/**
+ * A clock more than this far apart between two writers could let a late result slip between a
+ * roll and its watermark; inserts within this long after the hour turned always check.
+ */
+const SKEW_MS = 60_000;
+
+/**
+ * Keeps the hourly rollups in step with the raw table. Guarantees:
+ * - duplicates: every roll reads the deduplicated raw rows, so a redelivered result counts once;
+ * - late results: an insert re-rolls each closed hour its rows land in (after the raw insert is
+ *   acknowledged, against the `announced` watermark a roll sets before it reads the raw rows, so a
+ *   result is either seen by the roll or re-rolled by its own insert);
+ * - the roll of an hour is a pure function of the raw rows, so rolling again (or rebuild) is idempotent.
+ */
+export interface RollupMaintainer {
+  /** Call after raw rows are stored: rolls hours that closed since the last roll and re-rolls late ones. */
+  afterInsert(x: RollupExecutor, rows: readonly RolledRow[]): Promise<void>;
+  /** Rolls every hour that closed since the last roll. */
+  advance(x: RollupExecutor): Promise<Watermarks>;
+  /** Drops every rollup and rolls every closed hour again from the raw rows. */
+  rebuild(x: RollupExecutor): Promise<Watermarks>;
+  watermarks(x: RollupExecutor): Promise<Watermarks>;
+}
+
+export function createRollupMaintainer(clock: () => number = Date.now): RollupMaintainer {
+  let knownCompleted = -1;
+  let lastSet = 0;
+
+  async function watermarks(x: RollupExecutor): Promise<Watermarks> {
+    const latest = x.dialect === 'clickhouse' ? 'argMax(value_ms, set_ms)' : 'arg_max(value_ms, set_ms)';
+    const rows = await x.rows<{ name: string; v: number }>(
+      `SELECT name, ${latest} AS v FROM ${WATERMARK_TABLE} GROUP BY name`,
+    );
+    const value = (name: string) => Number(rows.find((row) => row.name === name)?.v ?? 0);
+    return { announced: value('announced'), completed: value('completed') };
+  }
+
+  async function mark(x: RollupExecutor, name: 'announced' | 'completed', value: number): Promise<void> {
+    lastSet = Math.max(clock(), lastSet + 1);
+    await x.run(
+      `INSERT INTO ${WATERMARK_TABLE} (name, value_ms, set_ms) VALUES (${sqlString(name, x.dialect)}, ${sqlNumber(value)}, ${sqlNumber(lastSet)})`,
+    );
+  }
+
+  /** Replaces the rollups of the hours in [from, to) for every check. */
+  async function rollRange(x: RollupExecutor, from: number, to: number): Promise<void> {
+    const where = `started_at >= ${sqlDateTime(new Date(from))} AND started_at < ${sqlDateTime(new Date(to))}`;
+    if (x.dialect === 'duckdb')
+      await x.run(
+        `DELETE FROM ${ROLLUP_TABLE} WHERE epoch_ms(hour) >= ${sqlNumber(from)} AND epoch_ms(hour) < ${sqlNumber(to)}`,
+      );
+    await x.run(`INSERT INTO ${ROLLUP_TABLE} ${rollSelectSql(x.dialect, x.source, where)}`);
+  }
+
+  /** Replaces the rollups of the given hours of the given checks. */
+  async function reroll(x: RollupExecutor, rows: readonly RolledRow[]): Promise<void> {
+    const byCheck = new Map<string, { account: string; check: string; hours: Set<number> }>();
+    for (const row of rows) {
+      const key = `${row.account_id}/${row.check_id}`;
+      const entry = byCheck.get(key) ?? { account: row.account_id, check: row.check_id, hours: new Set<number>() };
+      entry.hours.add(Math.floor(row.started_ms / HOUR_MS) * HOUR_MS);
+      byCheck.set(key, entry);
+    }
+    const hourOf =
+      x.dialect === 'clickhouse'
+        ? `intDiv(started_ms, ${HOUR_MS}) * ${HOUR_MS}`
+        : `(started_ms // ${HOUR_MS}) * ${HOUR_MS}`;
+    const raw: string[] = [];
+    const rolled: string[] = [];
+    for (const { account, check, hours } of byCheck.values()) {
+      const list = [...hours].sort((a, b) => a - b);
+      const ids = `account_id = ${sqlString(account, x.dialect)} AND check_id = ${sqlString(check, x.dialect)}`;
+      const span = `started_at >= ${sqlDateTime(new Date(list[0]!))} AND started_at < ${sqlDateTime(new Date(list.at(-1)! + HOUR_MS))}`;
+      raw.push(`(${ids} AND ${span} AND ${hourOf} IN (${list.map(sqlNumber).join(', ')}))`);
+      rolled.push(`(${ids} AND epoch_ms(hour) IN (${list.map(sqlNumber).join(', ')}))`);
+    }
+    await x.atomic(async () => {
+      if (x.dialect === 'duckdb') await x.run(`DELETE FROM ${ROLLUP_TABLE} WHERE ${rolled.join(' OR ')}`);
+      await x.run(`INSERT INTO ${ROLLUP_TABLE} ${rollSelectSql(x.dialect, x.source, raw.join(' OR '))}`);
+    });
+  }
+
+  async function advance(x: RollupExecutor): Promise<Watermarks> {
+    const closed = Math.floor(clock() / HOUR_MS) * HOUR_MS;
+    const state = await watermarks(x);
+    if (state.completed >= closed) {
+      knownCompleted = state.completed;
+      return state;
+    }
+    // Announce before reading raw rows: an insert that lands after this re-rolls its own hour.
+    if (state.announced < closed) await mark(x, 'announced', closed);
+    await x.atomic(async () => {
+      await rollRange(x, state.completed, closed);
+      await mark(x, 'completed', closed);
+    });
+    knownCompleted = closed;
+    return { announced: Math.max(state.announced, closed), completed: closed };
+  }
+
+  return {
+    watermarks,
+    advance,
+
+    async afterInsert(x, rows) {
+      if (rows.length === 0) return;
+      const now = clock();
+      const current = Math.floor(now / HOUR_MS) * HOUR_MS;
+      let state: Watermarks | undefined;
+      if (knownCompleted < current) state = await advance(x);
+      const maybeLate = now - current < SKEW_MS || rows.some((row) => row.started_ms < current);
+      if (!maybeLate) return;
+      state ??= await watermarks(x);
+      const announced = state.announced;
+      const late = rows.filter((row) => row.started_ms < announced);
+      if (late.length > 0) await reroll(x, late);
+    },
+
+    async rebuild(x) {
+      const closed = Math.floor(clock() / HOUR_MS) * HOUR_MS;
+      // Readers go to the raw rows (exact, slower) until the new rollups are complete.
+      await mark(x, 'completed', 0);
+      await mark(x, 'announced', closed);
+      await x.atomic(async () => {
+        if (x.dialect === 'duckdb') await x.run(`DELETE FROM ${ROLLUP_TABLE}`);
+        else {
+          const parts = await x.rows<{ partition: string }>(
+            `SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = '${ROLLUP_TABLE}' AND active`,
+          );
+          for (const { partition } of parts) {
+            if (!/^\d+$/.test(partition)) throw new Error(`unexpected rollup partition ${partition}`);
+            await x.run(`ALTER TABLE ${ROLLUP_TABLE} DROP PARTITION ${partition}`);
+          }
+        }
+        await rollRange(x, 0, closed);
+        await mark(x, 'completed', closed);
+      });
+      knownCompleted = closed;
+      return { announced: closed, completed: closed };
+    },
+  };
+}

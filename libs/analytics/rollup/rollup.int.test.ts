@@ -1,0 +1,249 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '#core';
+import { checkResultSchema, type CheckResult } from '#domain';
+import { services, uniqueSuffix } from '#test-support';
+import { createChdbAnalyticsStore } from '../chdb-engine.ts';
+import { createClickHouseAnalyticsStore } from '../clickhouse.ts';
+import { createDuckDbAnalyticsStore } from '../duckdb.ts';
+import type { AnalyticsStore } from '../port.ts';
+import { createAnalyticsReader, type AnalyticsAnswer } from '../reader/reader.ts';
+import { parseAnalyticsParams } from '../reader/params.ts';
+import { SKETCH_ALPHA } from './sketch.ts';
+import { HOUR_MS, ROLLUP_TABLE } from './sql.ts';
+
+/**
+ * Rollups on every engine: answers through rollups equal the exact path (percentiles within the
+ * sketch's 1%), a redelivered result never counts twice, a late result lands in its hour, and a
+ * rebuild gives the same rollups again.
+ */
+const log = createLogger({ level: 'silent' });
+const database = `vigil_test_rollups_${uniqueSuffix()}`;
+const dir = mkdtempSync(join(tmpdir(), 'vigil-rollups-'));
+const DAY = 24 * HOUR_MS;
+// The stores' clock: the data's last hour (before NOW) is closed, so it is rolled.
+const NOW = Date.parse('2024-03-01T00:30:00Z');
+const START = NOW - 10 * DAY;
+const RUNS = 30_000;
+const LOCATIONS = ['eu-west-1', 'us-east-1', 'ap-south-1', 'sa-east-1'];
+
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function results(accountId: string, checkId: string, count: number, from: number, span: number): CheckResult[] {
+  const rand = random(7);
+  return Array.from({ length: count }, (_, i) => {
+    const failed = rand() < 0.05;
+    return checkResultSchema.parse({
+      id: randomUUID(),
+      accountId,
+      checkId,
+      checkType: 'API',
+      startedAt: new Date(from + Math.floor((i * span) / count)).toISOString(),
+      runLocation: LOCATIONS[i % LOCATIONS.length],
+      hasFailures: failed,
+      responseTime: Math.round((20 + -Math.log(1 - rand()) * 180) * 10) / 10,
+      attempts: failed ? 2 : 1,
+      statusCode: failed ? 500 : 200,
+      // dns is missing on some runs: NULL samples must not count.
+      timings: rand() < 0.8 ? { dns: rand() * 40, firstByte: rand() * 300 } : { firstByte: rand() * 300 },
+    });
+  });
+}
+
+const engines = [
+  {
+    name: 'duckdb',
+    open: () => createDuckDbAnalyticsStore({ path: join(dir, 'rollups.duckdb'), log, clock: () => NOW }),
+  },
+  {
+    name: 'clickhouse 18.16',
+    open: () => createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database, log, clock: () => NOW }),
+  },
+  { name: 'clickhouse 26 (chdb)', open: () => createChdbAnalyticsStore({ database, log, clock: () => NOW }) },
+];
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await fetch(services().CLICKHOUSE_URL, { method: 'POST', body: `DROP DATABASE IF EXISTS ${database}` }).catch(
+    () => undefined,
+  );
+});
+
+const PERCENTILE = /_(p50|p90|p95|p99|median)$/;
+const METRICS = [
+  'responseTime_avg',
+  'responseTime_min',
+  'responseTime_max',
+  'responseTime_sum',
+  'responseTime_stddev',
+  'responseTime_median',
+  'responseTime_p90',
+  'responseTime_p95',
+  'responseTime_p99',
+  'dns_avg',
+  'dns_p95',
+  'firstByte_max',
+  'availability',
+  'retries',
+].join(',');
+
+/** Every value that differs beyond tolerance: percentiles by the sketch's bound, the rest by rounding. */
+function differences(actual: AnalyticsAnswer, exact: AnalyticsAnswer): string[] {
+  const out: string[] = [];
+  expect(actual.series.length).toBe(exact.series.length);
+  exact.series.forEach((entry, s) => {
+    entry.data.forEach((point, p) => {
+      for (const [name, want] of Object.entries(point)) {
+        const got = actual.series[s]!.data[p]![name];
+        if (typeof want !== 'number' || typeof got !== 'number') {
+          if (got !== want) out.push(`${s}/${p}/${name}: ${String(got)} ≠ ${String(want)}`);
+          continue;
+        }
+        const bound = PERCENTILE.test(name) ? SKETCH_ALPHA : 1e-9;
+        if (Math.abs(got - want) > bound * Math.max(Math.abs(want), 1e-9))
+          out.push(`${s}/${p}/${name}: ${got} vs ${want}`);
+      }
+    });
+  });
+  return out;
+}
+
+describe.each(engines)('rollups on $name', ({ open }) => {
+  let store: AnalyticsStore;
+  const accountId = randomUUID();
+  const checkId = randomUUID();
+  const data = results(accountId, checkId, RUNS, START, 10 * DAY);
+
+  const ask = (params: Record<string, string>, options: Parameters<typeof createAnalyticsReader>[1] = {}) => {
+    const request = parseAnalyticsParams({ metrics: METRICS, ...params }, { checkType: 'API', now: new Date(NOW) });
+    return createAnalyticsReader(store, options).read({ ...request, accountId, checkId, checkType: 'API' });
+  };
+  // Sums come back in whatever order the engine added them: compare to 12 significant digits, sketches by key.
+  const dump = async () =>
+    (await rawDump()).map((row) => {
+      const keys = (row.sketch_keys as number[]).map(Number);
+      const counts = (row.sketch_counts as number[]).map(Number);
+      const order = keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]!);
+      return {
+        ...row,
+        metric: String(row.metric),
+        runs: Number(row.runs),
+        total: Number(Number(row.total).toPrecision(12)),
+        squares: Number(Number(row.squares).toPrecision(12)),
+        sketch_keys: order.map((i) => keys[i]),
+        sketch_counts: order.map((i) => counts[i]),
+      };
+    });
+  const rawDump = () =>
+    store.query<Record<string, unknown>>(
+      `SELECT metric, ${store.dialect === 'clickhouse' ? 'toUInt32(hour)' : 'epoch(hour)'} AS h, run_location, has_failures, runs, retries, total, minimum, maximum, squares, sketch_keys, sketch_counts FROM ${store.rollups.source} WHERE check_id = '${checkId}' ORDER BY metric, h, run_location, has_failures`,
+    );
+  const runsIn = async (hour: number) => {
+    const rows = await store.query<{ n: number }>(
+      `SELECT sum(runs) AS n FROM ${store.rollups.source} WHERE check_id = '${checkId}' AND metric = '' AND hour = '${new Date(hour).toISOString().slice(0, 19).replace('T', ' ')}'`,
+    );
+    return Number(rows[0]?.n ?? 0);
+  };
+
+  beforeAll(async () => {
+    store = open();
+    await store.migrate();
+    // In time order, as a live ingestor would: each batch's closed hours are rolled as they close.
+    for (let i = 0; i < data.length; i += 10_000) await store.insert(data.slice(i, i + 10_000));
+  }, 120_000);
+  afterAll(async () => store?.close());
+
+  it('rolls every closed hour and records how far', async () => {
+    const marks = await store.rollups.watermarks();
+    expect(marks.completed).toBe(Math.floor(NOW / HOUR_MS) * HOUR_MS);
+    const rows = await dump();
+    const total = rows.filter((row) => row.metric === '').reduce((sum, row) => sum + Number(row.runs), 0);
+    // The runs of the open hour (NOW's) wait for it to close.
+    expect(total).toBe(data.filter((result) => Date.parse(result.startedAt) < marks.completed).length);
+    expect(total).toBeGreaterThan(RUNS - 200);
+  });
+
+  const windows: Record<string, string>[] = [
+    // Window edges inside hours: the partial hours come from the raw rows.
+    { from: String((START + 17 * 60_000) / 1000), to: String((NOW - 7 * 60_000) / 1000) },
+    {
+      from: String((START + 2 * DAY + 5 * 60_000) / 1000),
+      to: String((START + 5 * DAY) / 1000),
+      aggregationInterval: '1440',
+      groupBy: 'runLocation',
+    },
+    { from: String(START / 1000), to: String(NOW / 1000), aggregationInterval: '120', filterByStatus: 'failure' },
+  ];
+
+  it.each(windows)('agrees with the exact path: %o', async (params) => {
+    const exact = await ask(params, { rollups: false });
+    // Every cell from the sketch, however small, to hold the sketch to its bound.
+    const sketched = await ask(params, { sketchAbove: 0 });
+    expect(differences(sketched, exact)).toEqual([]);
+    // The default: cells of at most SKETCH_ABOVE samples are exact, the rest within the bound.
+    expect(differences(await ask(params), exact)).toEqual([]);
+    expect(exact.series.flatMap((entry) => entry.data).some((point) => point.responseTime_p99 !== null)).toBe(true);
+  });
+
+  it('reads percentiles from the sketch (not silently from the exact path)', async () => {
+    const params = { from: String(START / 1000), to: String(NOW / 1000) };
+    const exact = await ask(params, { rollups: false });
+    const sketched = await ask(params, { sketchAbove: 0 });
+    const [e, s] = [exact.series[0]!.data[0]!, sketched.series[0]!.data[0]!];
+    expect(['responseTime_p90', 'responseTime_p95', 'responseTime_p99'].some((name) => s[name] !== e[name])).toBe(true);
+  });
+
+  it('never counts a redelivered result twice, in the same hour, a closed hour or a later batch', async () => {
+    const before = await dump();
+    await store.insert(data.slice(0, 500));
+    await store.insert([data[100]!, data[100]!, data[20_000]!]);
+    expect(await dump()).toEqual(before);
+    const answer = await ask({ from: String(START / 1000), to: String(NOW / 1000) });
+    expect(answer.series[0]!.data[0]!.responseTime_sum).toBeCloseTo(
+      data.reduce((sum, result) => sum + result.responseTime, 0),
+      3,
+    );
+  });
+
+  it('lands a late result in its closed hour, once', async () => {
+    const hour = Math.floor((START + 3 * DAY) / HOUR_MS) * HOUR_MS;
+    const runsBefore = await runsIn(hour);
+    const [late] = results(accountId, checkId, 1, hour + 1234, 1).map((result) => ({
+      ...result,
+      id: randomUUID(),
+      responseTime: 99_999,
+    }));
+    await store.insert([late!]);
+    await store.insert([late!]);
+    expect(await runsIn(hour)).toBe(runsBefore + 1);
+    const params = { from: String(hour / 1000), to: String((hour + HOUR_MS) / 1000) };
+    const answer = await ask(params);
+    expect(answer.series[0]!.data[0]!.responseTime_max).toBe(99_999);
+    expect(differences(answer, await ask(params, { rollups: false }))).toEqual([]);
+  });
+
+  it('rebuilds from the raw rows, idempotently', async () => {
+    const before = await dump();
+    await store.rollups.rebuild();
+    const once = await dump();
+    await store.rollups.rebuild();
+    expect(await dump()).toEqual(once);
+    expect(once).toEqual(before);
+    const marks = await store.rollups.watermarks();
+    expect(marks.completed).toBe(Math.floor(NOW / HOUR_MS) * HOUR_MS);
+    expect(once.length).toBeGreaterThan(0);
+    expect(ROLLUP_TABLE).toBe('check_rollups');
+  });
+});
