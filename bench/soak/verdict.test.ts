@@ -41,6 +41,16 @@ describe('the soak verdict', () => {
     expect(ingestor).toMatchObject({ baselineMiB: 95, endMiB: 95, growthPct: null });
   });
 
+  it('reports the RSS trend after the baseline in MiB per minute, through the saw-tooth of GC', () => {
+    const saw = [0, 1, 2, 3, 4, 5].map((minute) =>
+      at('alerter', 180 + minute * 60, 200 + minute * 2 + (minute % 2 ? 8 : -8)),
+    );
+    const [alerter] = growthOf(saw, 180);
+    expect(alerter!.trendMiBPerMin).toBeGreaterThan(1);
+    expect(alerter!.trendMiBPerMin).toBeLessThan(5);
+    expect(growthOf([at('x', 180, 100), at('x', 600, 100)], 180)[0]!.trendMiBPerMin).toBeNull();
+  });
+
   it('passes a flat, lossless run and fails each kind of loss or growth, naming it', () => {
     const samples = flat.filter((s) => s.app === 'api');
     expect(decide({ samples, baselineSecond: 180, maxGrowthPct: 10, loss: clean, counts: {} })).toMatchObject({

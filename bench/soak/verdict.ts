@@ -9,6 +9,11 @@ export interface Growth {
   endMiB: number | null;
   growthPct: number | null;
   maxAfterBaselineMiB: number | null;
+  /**
+   * Least-squares slope of RSS over the samples after the baseline, in MiB per minute: GC makes
+   * single samples saw-tooth, a leak shows as a trend. Reported beside the verdict, not in it.
+   */
+  trendMiBPerMin: number | null;
   /** Over the samples: the highest per-interval p99, and the median of them. */
   loopP99MaxMs: number | null;
   loopP99MedianMs: number | null;
@@ -40,6 +45,16 @@ function median(values: number[]): number | null {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+function slopePerMinute(points: Array<[seconds: number, value: number]>): number | null {
+  if (points.length < 3) return null;
+  const n = points.length;
+  const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const my = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  const sxx = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
+  const sxy = points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0);
+  return sxx === 0 ? null : Math.round((sxy / sxx) * 60 * 100) / 100;
+}
+
 /** RSS from the baseline sample to the last one, per process. */
 export function growthOf(samples: readonly Sample[], baselineSecond: number): Growth[] {
   const apps = [...new Set(samples.map((s) => s.app))];
@@ -47,7 +62,8 @@ export function growthOf(samples: readonly Sample[], baselineSecond: number): Gr
     const mine = samples.filter((s) => s.app === app).sort((a, b) => a.t - b.t);
     const baseline = mine.find((s) => s.t >= baselineSecond && s.rssMiB !== null);
     const end = [...mine].reverse().find((s) => s.rssMiB !== null);
-    const after = mine.filter((s) => s.t >= baselineSecond && s.rssMiB !== null).map((s) => s.rssMiB!);
+    const afterSamples = mine.filter((s) => s.t >= baselineSecond && s.rssMiB !== null);
+    const after = afterSamples.map((s) => s.rssMiB!);
     const loops = mine.map((s) => s.loopP99Ms).filter((v): v is number => v !== null);
     const growthPct =
       baseline?.rssMiB && end?.rssMiB !== null && end && end.t > baseline.t
@@ -60,6 +76,7 @@ export function growthOf(samples: readonly Sample[], baselineSecond: number): Gr
       endMiB: end?.rssMiB ?? null,
       growthPct,
       maxAfterBaselineMiB: after.length ? Math.max(...after) : null,
+      trendMiBPerMin: slopePerMinute(afterSamples.map((s) => [s.t, s.rssMiB!])),
       loopP99MaxMs: loops.length ? Math.max(...loops) : null,
       loopP99MedianMs: median(loops),
     };
