@@ -138,22 +138,35 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
 
   let closed = false;
   let healthy = true;
+  let everReady = false;
   let lastError = 'not connected';
-  // Without a listener ioredis prints every failed reconnect; log each outage once instead.
-  client.on('error', (error: Error) => {
-    lastError = error.message;
-    if (healthy) log.warn({ err: error }, 'redis state store connection failed');
+  let downSince = 0;
+  function lost(reason: string, error?: Error): void {
+    lastError = reason;
+    if (!healthy) return;
     healthy = false;
+    downSince = Date.now();
+    // Without a listener ioredis prints every failed reconnect; log each outage once instead.
+    log.warn({ err: error, reason }, 'redis state store connection failed');
+  }
+  client.on('error', (error: Error) => lost(error.message, error));
+  // A server shutting down closes the connection without an error; later reconnects then fail.
+  client.on('close', () => {
+    if (everReady && !closed) lost('the connection to Redis was closed');
   });
   client.on('ready', () => {
-    if (!healthy) log.info('redis state store connection restored');
+    if (!healthy && everReady) log.info({ downForMs: Date.now() - downSince }, 'redis state store connection restored');
     healthy = true;
+    everReady = true;
   });
 
   async function run<T>(what: string, command: () => Promise<T>): Promise<T> {
     if (closed) throw new UnavailableError('The state store is closed');
     const status = client.status;
-    if (status === 'reconnecting' || status === 'close' || status === 'end') {
+    // Once a connection was lost, a command must not wait in the offline queue for a reconnect
+    // (several seconds of backoff): it fails at once, so a request answers 503 within its deadline.
+    // Before the first connection the queue is kept, so start-up does not race the connect.
+    if (status === 'reconnecting' || status === 'close' || status === 'end' || (everReady && !healthy)) {
       throw new UnavailableError(`Redis is unavailable (${what}): ${lastError}`);
     }
     try {

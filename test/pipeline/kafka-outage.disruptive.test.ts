@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servicesScript, startDistributed, type DistributedFixture } from '#test-distributed';
 import { eventually, spawnApp, type AppProcess } from '#test-processes';
+import { services } from '#test-support';
 import { sampleResult } from '../fixtures/results.ts';
+import { watchPort } from '../support/outage.ts';
 
 type Phase = 'before' | 'stopping' | 'down' | 'starting' | 'after';
 interface Sent {
@@ -9,6 +11,8 @@ interface Sent {
   status: number;
   ms: number;
   ids: string[];
+  start: number;
+  end: number;
 }
 
 const OUTAGE_MS = 20_000;
@@ -45,6 +49,7 @@ describe('ingestion on Kafka survives Kafka going away for 20 s', () => {
         sampleResult({ accountId: fx.account.accountId, checkId: fx.checkIds[i % fx.checkIds.length]! }),
       );
       const at = phase;
+      const start = Date.now();
       const started = performance.now();
       let status: number;
       try {
@@ -59,7 +64,14 @@ describe('ingestion on Kafka survives Kafka going away for 20 s', () => {
       } catch {
         status = -1; // no answer within 30 s: counted as a hang
       }
-      sent.push({ phase: at, status, ms: performance.now() - started, ids: results.map((r) => String(r.id)) });
+      sent.push({
+        phase: at,
+        status,
+        ms: performance.now() - started,
+        ids: results.map((r) => String(r.id)),
+        start,
+        end: Date.now(),
+      });
     }
     // The ingestor process is consuming (it may take seconds to start) before Kafka goes away.
     await postOnce();
@@ -67,6 +79,8 @@ describe('ingestion on Kafka survives Kafka going away for 20 s', () => {
     expect(warmUp.status).toBe(202);
     await eventually(storedIds, (rows) => rows.length === warmUp.ids.length, 90_000, 500);
 
+    const [kafkaHost, kafkaPort] = services().KAFKA_BROKERS.split(',')[0]!.split(':');
+    const watcher = watchPort(kafkaHost!, Number(kafkaPort));
     // Two clients posting with a pause, through the whole outage: about 4 requests a second, well
     // under the ingest key's rate limit (600 a minute) even when every answer is a fast 503.
     const posters = Array.from({ length: 2 }, async () => {
@@ -110,10 +124,12 @@ describe('ingestion on Kafka survives Kafka going away for 20 s', () => {
     } finally {
       posting = false;
       await Promise.all(posters);
+      await watcher.stop();
     }
 
     const byPhase = (p: Phase) => sent.filter((s) => s.phase === p);
-    const down = byPhase('down');
+    // Another suite's `services.sh up` may start Kafka early: what counts is whether it was down.
+    const down = sent.filter((s) => watcher.closedThroughout(s.start, s.end));
     const maxOutageMs = Math.max(...[...byPhase('stopping'), ...down, ...byPhase('starting')].map((s) => s.ms));
     const acknowledged = new Set(sent.filter((s) => s.status >= 200 && s.status < 300).flatMap((s) => s.ids));
     const summary = (p: Phase) => {
@@ -124,7 +140,8 @@ describe('ingestion on Kafka survives Kafka going away for 20 s', () => {
     };
     console.log(
       `[kafka outage] requests ${sent.length}; ${(['before', 'stopping', 'down', 'starting', 'after'] as Phase[]).map(summary).join('; ')}; ` +
-        `max latency while Kafka was stopping/down/starting ${Math.round(maxOutageMs)} ms; results acknowledged ${acknowledged.size}`,
+        `max latency while Kafka was stopping/down/starting ${Math.round(maxOutageMs)} ms; ` +
+        `Kafka port closed for ${watcher.longestClosedMs()} ms, ${down.length} requests made meanwhile; results acknowledged ${acknowledged.size}`,
     );
 
     expect(byPhase('before').every((s) => s.status === 202)).toBe(true);
