@@ -82,11 +82,14 @@ export async function screenshots(page: Page, name: string, ready: string): Prom
   for (const theme of ['light', 'dark'] as const) {
     const url = new URL(original);
     url.searchParams.set('theme', theme);
+    // The public status page has no theme switch: it follows the system setting, emulated here.
+    await page.emulateMedia({ colorScheme: theme });
     await page.goto(url.toString());
     await page.locator(ready).first().waitFor();
     await page.waitForTimeout(300);
     await page.screenshot({ path: `${SCREENSHOTS}/${name}-${theme}.png`, fullPage: true });
   }
+  await page.emulateMedia({ colorScheme: null });
   await page.goto(original);
   await page.locator(ready).first().waitFor();
 }

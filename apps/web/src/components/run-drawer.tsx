@@ -173,7 +173,8 @@ function Assertions(props: { check: Check; stored: Outcome[] | null }) {
             <span class="muted">
               {' '}
               · actual <code>{a.actual === '' ? '(empty)' : a.actual}</code>
-              {a.message && ` · ${a.message}`}
+              {/* A failed comparison's message only repeats the actual value; an error says something new. */}
+              {a.message && a.message !== `actual ${a.actual}` && ` · ${a.message}`}
             </span>
           </li>
         ))}
