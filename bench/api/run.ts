@@ -7,9 +7,12 @@
  * The issue's ratio is against bare fastify (the framework Vigil runs on); node:http is shown too.
  * Beside req/s, the server's CPU time per request (from /proc) and its ratio to bare fastify's:
  * on a machine shared with other work that ratio holds where req/s swings with the neighbours.
- * --connections takes a list (10,50,200) for the "how cost grows" table: one row per count.
+ * The main thread's CPU per request is shown apart: it is what bounds req/s (one event loop),
+ * while the process total adds the GC and libuv threads.
+ * --connections takes a list for the "how cost grows" table: req/s, the ratio to bare fastify at
+ * the same count, and p99, per count. --store runs the state store(s) named: sqlite, redis or both.
  *
- *   npm run bench -- api [--duration 20] [--connections 50] [--redis] [--cpu-prof]
+ *   npm run bench -- api [--duration 10] [--connections 10,50,200] [--store sqlite|redis|both] [--cpu-prof]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,11 +37,13 @@ interface Row {
   errors: number;
   /** Server CPU (user + system) per answered request, in µs: contention moves it far less than req/s. */
   cpuUsPerReq: number;
+  /** The same for the main thread alone (the event loop that serves every request). */
+  mainUsPerReq: number;
 }
 
-/** CPU seconds a process has used so far (utime + stime from /proc, in clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU seconds used so far (utime + stime from /proc, in clock ticks of 10 ms): the process, or one thread. */
+function cpuSeconds(pid: number, thread?: number): number {
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -53,10 +58,14 @@ async function cannon(
 ): Promise<Row> {
   log(`autocannon ${target}: ${connections} connections, ${duration} s`);
   const cpuBefore = cpuSeconds(pid);
+  const mainBefore = cpuSeconds(pid, pid);
   const result = await autocannon({ url, headers, duration, connections });
   const cpu = cpuSeconds(pid) - cpuBefore;
+  const main = cpuSeconds(pid, pid) - mainBefore;
+  const answered = Math.max(1, result['2xx'] + result.non2xx);
   return {
-    cpuUsPerReq: Math.round((cpu * 1e6) / Math.max(1, result['2xx'] + result.non2xx)),
+    cpuUsPerReq: Math.round((cpu * 1e6) / answered),
+    mainUsPerReq: Math.round((main * 1e6) / answered),
     target,
     reqPerSec: Math.round(result['2xx'] / result.duration),
     p50: result.latency.p50,
@@ -87,80 +96,113 @@ async function baseline(kind: 'http' | 'fastify', duration: number, connections:
   }
 }
 
+type Store = 'sqlite' | 'redis';
+type Measured = Row & { connections: number; store: Store };
+
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      duration: { type: 'string', default: '20' },
-      connections: { type: 'string', default: '50' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '10,50,200' },
+      store: { type: 'string', default: 'sqlite' },
+      /** Kept for older notes: the same as --store redis. */
       redis: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
     },
   });
   const duration = Number(values.duration);
   const counts = values.connections.split(',').map(Number);
+  if (counts.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--connections: a list of positive integers');
+  const storeArg = values.redis ? 'redis' : values.store;
+  if (!['sqlite', 'redis', 'both'].includes(storeArg)) throw new Error('--store: sqlite, redis or both');
+  const stores: Store[] = storeArg === 'both' ? ['sqlite', 'redis'] : [storeArg as Store];
   printMachine();
-  const all: (Row & { connections: number })[] = [];
-  for (const connections of counts) {
-    const rows = await measure(values.redis, values['cpu-prof'], duration, connections);
-    const bare = rows[0]!.reqPerSec;
-    const fastify = rows[1]!.reqPerSec;
-    printTable(
-      `api: ${connections} connections × ${duration} s, state store ${values.redis ? 'Redis' : 'SQLite (embedded)'}`,
-      [
-        'target',
-        'req/s (2xx)',
-        'vs fastify',
-        'vs node:http',
-        'CPU µs/req',
-        'vs fastify (CPU)',
-        'p50 ms',
-        'p90 ms',
-        'p99 ms',
-        'max ms',
-        'non-2xx',
-        'errors',
-      ],
-      rows.map((r) => [
-        r.target,
-        r.reqPerSec,
-        ratio(r.reqPerSec, fastify),
-        ratio(r.reqPerSec, bare),
-        r.cpuUsPerReq,
-        ratio(rows[1]!.cpuUsPerReq, r.cpuUsPerReq),
-        r.p50,
-        r.p90,
-        r.p99,
-        r.max,
-        r.non2xx,
-        r.errors,
-      ]),
-    );
-    all.push(
-      ...rows.map((r) => ({
-        ...r,
-        connections,
-        vsFastify: round(r.reqPerSec / fastify, 3),
-        cpuVsFastify: round(rows[1]!.cpuUsPerReq / r.cpuUsPerReq, 3),
-      })),
-    );
-  }
-  if (counts.length > 1) {
-    const targets = [...new Set(all.map((r) => r.target))];
-    printTable(
-      'api: req/s against connections (how cost grows)',
-      ['target', ...counts.map((c) => `${c} conn`), ...counts.map((c) => `p99 @${c}`)],
-      targets.map((target) => [
-        target,
-        ...counts.map((c) => all.find((r) => r.target === target && r.connections === c)?.reqPerSec ?? ''),
-        ...counts.map((c) => all.find((r) => r.target === target && r.connections === c)?.p99 ?? ''),
-      ]),
-    );
+  const all: Measured[] = [];
+  for (const store of stores) {
+    for (const connections of counts) {
+      const rows = await measure(store === 'redis', values['cpu-prof'], duration, connections);
+      printRun(rows, `api: ${connections} connections × ${duration} s, state store ${storeName(store)}`);
+      all.push(...rows.map((r) => ({ ...r, connections, store })));
+    }
+    if (counts.length > 1)
+      printGrowth(
+        all.filter((r) => r.store === store),
+        counts,
+        store,
+      );
   }
   writeResults('api', {
-    options: { duration, connections: counts, stateStore: values.redis ? 'redis' : 'sqlite' },
-    rows: all,
+    options: { duration, connections: counts, stores },
+    rows: all.map((r) => {
+      const fastify = all.find((b) => b.store === r.store && b.connections === r.connections && isFastify(b))!;
+      return {
+        ...r,
+        vsFastify: round(r.reqPerSec / fastify.reqPerSec, 3),
+        cpuVsFastify: round(fastify.cpuUsPerReq / r.cpuUsPerReq, 3),
+        mainCpuVsFastify: round(fastify.mainUsPerReq / r.mainUsPerReq, 3),
+      };
+    }),
   });
+}
+
+const storeName = (store: Store) => (store === 'redis' ? 'Redis' : 'SQLite (embedded)');
+const isFastify = (row: Row) => row.target.startsWith('baseline: bare fastify');
+
+function printRun(rows: Row[], title: string): void {
+  const bare = rows.find((r) => r.target.startsWith('baseline: bare node:http'))!;
+  const fastify = rows.find(isFastify)!;
+  printTable(
+    title,
+    [
+      'target',
+      'req/s (2xx)',
+      'vs fastify',
+      'vs node:http',
+      'CPU µs/req',
+      'vs fastify (CPU)',
+      'main thread µs/req',
+      'vs fastify (main)',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'non-2xx',
+      'errors',
+    ],
+    rows.map((r) => [
+      r.target,
+      r.reqPerSec,
+      ratio(r.reqPerSec, fastify.reqPerSec),
+      ratio(r.reqPerSec, bare.reqPerSec),
+      r.cpuUsPerReq,
+      ratio(fastify.cpuUsPerReq, r.cpuUsPerReq),
+      r.mainUsPerReq,
+      ratio(fastify.mainUsPerReq, r.mainUsPerReq),
+      r.p50,
+      r.p99,
+      r.max,
+      r.non2xx,
+      r.errors,
+    ]),
+  );
+}
+
+/** How cost grows: per connection count, req/s with its ratio to bare fastify at that count, and p99. */
+function printGrowth(rows: Measured[], counts: number[], store: Store): void {
+  const targets = [...new Set(rows.map((r) => r.target))];
+  const at = (target: string, c: number) => rows.find((r) => r.target === target && r.connections === c);
+  printTable(
+    `api: req/s against connections, state store ${storeName(store)} (ratio to bare fastify at the same count; p99 ms)`,
+    ['target', ...counts.map((c) => `${c} connections`)],
+    targets.map((target) => [
+      target,
+      ...counts.map((c) => {
+        const row = at(target, c);
+        const fastify = rows.find((r) => r.connections === c && isFastify(r));
+        return row && fastify ? `${row.reqPerSec} (${ratio(row.reqPerSec, fastify.reqPerSec)}); p99 ${row.p99}` : '';
+      }),
+    ]),
+  );
 }
 
 /** Both baselines and both Vigil routes, each in its own process, at one connection count. */
