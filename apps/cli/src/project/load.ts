@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.ts';
 import { projectFileSchema, type ProjectFile } from './schema.ts';
 
@@ -46,7 +45,10 @@ async function readRaw(path: string): Promise<unknown> {
     throw new UsageError(`Cannot read ${path}: ${(error as Error).message}`);
   }
   try {
-    return extension === '.json' ? JSON.parse(text) : parseYaml(text);
+    if (extension === '.json') return JSON.parse(text);
+    // Loaded here, not at start-up: every other command starts without it.
+    const { parse } = await import('yaml');
+    return parse(text);
   } catch (error) {
     throw new UsageError(`${basename(path)} does not parse: ${(error as Error).message}`);
   }
