@@ -1,7 +1,7 @@
 import { parseEnv } from 'node:util';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { flatten } from '../../apps/cli/src/commands/analytics.ts';
+import { flatten, rounding } from '../../apps/cli/src/commands/analytics.ts';
 import { analyticsKind, shortCheckType } from '../../apps/cli/src/check-types.ts';
 import { dotenvLine } from '../../apps/cli/src/dotenv.ts';
 import { csvLine } from '../../apps/cli/src/output.ts';
@@ -63,6 +63,8 @@ describe('help', () => {
       'simulate',
       'admin create-account',
       'api',
+      'deploy',
+      'test',
     ]) {
       expect(names).toContain(expected);
     }
@@ -140,5 +142,27 @@ describe('analytics rows', () => {
 
   it('CSV quotes what needs quoting', () => {
     expect(csvLine(['a', 'b,c', 'say "x"', null, 1.5, 'l1\nl2'])).toBe('a,"b,c","say ""x""",,1.5,"l1\nl2"');
+  });
+});
+
+describe('analytics rounding', () => {
+  it("rounds to the catalogue's precision, a family sharing it, three decimals when the catalogue is silent", () => {
+    const round = rounding(
+      new Map([
+        ['responseTime_avg', 2],
+        ['responseTime_*', 2],
+        ['CLS_avg', 3],
+        ['CLS_*', 3],
+        ['availability', 0],
+      ]),
+    );
+    expect(round('responseTime_avg', 100.666666)).toBe(100.67);
+    expect(round('responseTime_p95', 99.994)).toBe(99.99);
+    expect(round('CLS_p75', 0.12345)).toBe(0.123);
+    expect(round('availability', 99.6)).toBe(100);
+    expect(round('unknown_metric', 1.23456)).toBe(1.235);
+    expect(round('responseTime_avg', 275)).toBe(275);
+    expect(round('runLocation', 'eu-west-1')).toBe('eu-west-1');
+    expect(round('responseTime_avg', null)).toBe(null);
   });
 });
