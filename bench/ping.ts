@@ -10,6 +10,8 @@
  * --cpu-prof writes the Vigil process's V8 profile under bench/results/profiles/ (summarise it
  * with `npm run bench -- profile <file>`).
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -27,6 +29,16 @@ interface Row {
   ok: number;
   non2xx: number;
   errors: number;
+  /** CPU time of the serving process (user + system, all its threads) per 2xx answer. */
+  cpuMsPer: number;
+}
+
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** user + system CPU of a process so far, in ms (from /proc: the machine is shared, wall time is not). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
 }
 
 async function cannon(
@@ -35,9 +47,12 @@ async function cannon(
   requests: autocannon.Request[],
   duration: number,
   connections: number,
+  pid: number,
 ): Promise<Row> {
   log(`autocannon ${target}: ${connections} connections, ${duration} s`);
+  const cpuBefore = cpuMs(pid);
   const result = await autocannon({ url, requests, duration, connections });
+  const cpu = cpuMs(pid) - cpuBefore;
   return {
     target,
     perSec: Math.round(result['2xx'] / result.duration),
@@ -46,6 +61,7 @@ async function cannon(
     ok: result['2xx'],
     non2xx: result.non2xx,
     errors: result.errors,
+    cpuMsPer: Math.round((1000 * cpu) / Math.max(1, result['2xx'])) / 1000,
   };
 }
 
@@ -76,6 +92,7 @@ export async function run(argv: string[]): Promise<void> {
       [{ path: '/hello' }],
       duration,
       connections,
+      bare.pid,
     );
   } finally {
     await bare.stop();
@@ -116,6 +133,7 @@ export async function run(argv: string[]): Promise<void> {
       tokens.map((token) => ({ method: 'POST', path: `/ping/${token}` })),
       duration,
       connections,
+      vigil.process.pid,
     );
   } finally {
     await vigil.stop();
@@ -124,8 +142,17 @@ export async function run(argv: string[]): Promise<void> {
   const rows = [baseline, pings];
   printTable(
     `ping: ${connections} connections × ${duration} s (target ≥ 5,000 pings/s)`,
-    ['target', 'per s (2xx)', 'vs fastify', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
-    rows.map((r) => [r.target, r.perSec, ratio(r.perSec, baseline.perSec), r.p50, r.p99, r.non2xx, r.errors]),
+    ['target', 'per s (2xx)', 'vs fastify', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'CPU ms / 2xx'],
+    rows.map((r) => [
+      r.target,
+      r.perSec,
+      ratio(r.perSec, baseline.perSec),
+      r.p50,
+      r.p99,
+      r.non2xx,
+      r.errors,
+      r.cpuMsPer,
+    ]),
   );
   const file = writeResults('ping', { duration, connections, rows });
   log(`results: ${file}`);

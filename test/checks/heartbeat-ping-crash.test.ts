@@ -114,5 +114,5 @@ describe('heartbeat pings survive kill -9 (embedded)', () => {
     const next = await client(url, null).post(`/ping/${checks[0]!.token}`);
     expect(next.status).toBe(200);
     expect(next.body.status).toBe('EARLY');
-  });
+  }, 240_000);
 });

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import {
@@ -25,7 +26,7 @@ import { loadRuntimes, RuntimeCatalogue } from './runtimes/catalogue.ts';
 import { ChannelService } from './services/channels.ts';
 import { CheckRunService } from './services/check-runs.ts';
 import { HeartbeatService } from './services/heartbeats.ts';
-import { createPingSink, PING_DRAIN_GROUP, startPingDrain } from './services/ping-log.ts';
+import { openPingJournal } from './services/ping-journal.ts';
 import { createServices } from './services/index.ts';
 import { version } from './version.ts';
 
@@ -97,23 +98,25 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     const topic = platform.topics.checkResults;
     const sink =
       platform.adapters.messageBus === 'kafka' ? createBusSink(bus, topic) : createDirectSink(analytics, bus, topic);
-    // Pings are durable once on the bus; embedded, a drain inserts them into DuckDB afterwards.
-    const embeddedBus = platform.adapters.messageBus !== 'kafka';
-    if (embeddedBus) {
-      const drain = await startPingDrain({
-        bus,
+    // Distributed, a ping is durable once Kafka has it. Embedded, once its journal commits; the
+    // journal hands it on to DuckDB and the bus afterwards.
+    let pingSink = sink;
+    if (platform.adapters.messageBus !== 'kafka') {
+      const journal = openPingJournal({
+        path: join(config.DATA_DIR, 'pings.sqlite'),
         analytics,
+        bus,
         topic,
         dlqTopic: platform.topics.checkResultsDlq,
-        groupId: platform.group(PING_DRAIN_GROUP),
         log,
       });
-      lifecycle.add('ping drain', () => drain.stop());
+      lifecycle.add('ping journal', () => journal.close());
+      pingSink = journal.sink;
     }
     const heartbeats = new HeartbeatService({
       readModels,
       stateStore: platform.stateStore,
-      sink: createPingSink(bus, topic, embeddedBus),
+      sink: pingSink,
       location: config.VIGIL_RUNNER_DEFAULT_LOCATION,
       perTokenPerMinute: config.VIGIL_PING_RATE_PER_MINUTE,
     });
