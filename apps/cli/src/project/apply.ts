@@ -64,9 +64,9 @@ export async function applyPlan(
   report: (applied: Applied) => void,
 ): Promise<Applied[]> {
   const ids = {
-    'check-group': new Map(remote.groups.map((g) => [g.logicalId, g.id])),
-    check: new Map(remote.checks.map((c) => [c.logicalId, c.id])),
-    'alert-channel': new Map(remote.channels.map((c) => [c.logicalId, c.id])),
+    'check-group': firstIds(remote.groups),
+    check: firstIds(remote.checks),
+    'alert-channel': firstIds(remote.channels),
   };
   const body = bodies(project, ids['check-group']);
   const done: Applied[] = [];
@@ -87,6 +87,13 @@ export async function applyPlan(
     report(applied);
   }
   return done;
+}
+
+/** logicalId → id, the first holder winning, as in the plan (a later duplicate is deleted). */
+function firstIds(items: ReadonlyArray<{ logicalId: string; id: string }>): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const item of items) if (!ids.has(item.logicalId)) ids.set(item.logicalId, item.id);
+  return ids;
 }
 
 async function applyStep(

@@ -146,6 +146,15 @@ describe('planDeploy', () => {
     ]);
   });
 
+  it('deletes a later duplicate of a logical id and keeps the first', () => {
+    const state = remote();
+    const copy = { ...state.checks[0]!, id: HAND_CHECK_ID, raw: { ...state.checks[0]!.raw, id: HAND_CHECK_ID } };
+    const steps = planDeploy(file(), { ...state, checks: [...state.checks, copy] });
+    expect(steps.map((s) => `${s.action} ${s.kind} ${s.logicalId} ${s.id}`)).toEqual([
+      `delete check c ${HAND_CHECK_ID}`,
+    ]);
+  });
+
   it('leaves a subscription to a hand-made check alone', () => {
     const subscriptions = [
       { checkId: CHECK_ID, activated: true },

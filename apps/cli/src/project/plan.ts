@@ -105,7 +105,10 @@ function reconcile<D extends { logicalId: string; name: string }>(
   remote: readonly Managed[],
   compare: (declared: D, current: Managed) => FieldChange[],
 ): { upserts: Step[]; deletes: Step[] } {
-  const byLogical = new Map(remote.map((item) => [item.logicalId, item]));
+  // The first (oldest) holder of a logical id is the resource; a later duplicate (two deploys racing)
+  // is deleted like anything else the file does not declare.
+  const byLogical = new Map<string, Managed>();
+  for (const item of remote) if (!byLogical.has(item.logicalId)) byLogical.set(item.logicalId, item);
   const upserts: Step[] = [];
   for (const item of declared) {
     const current = byLogical.get(item.logicalId);
@@ -121,7 +124,7 @@ function reconcile<D extends { logicalId: string; name: string }>(
   }
   const wanted = new Set(declared.map((item) => item.logicalId));
   const deletes = remote
-    .filter((item) => !wanted.has(item.logicalId))
+    .filter((item) => !wanted.has(item.logicalId) || byLogical.get(item.logicalId) !== item)
     .map((item): Step => ({
       action: 'delete',
       kind,
