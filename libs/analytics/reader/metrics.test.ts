@@ -30,9 +30,16 @@ describe('metrics per check type', () => {
     });
   });
 
-  it('give every base ten suffixes, plus availability and retries', () => {
-    expect(allowedMetricNames('BROWSER')).toHaveLength(2 + 10 + 10 * AGGREGATIONS.length);
-    expect(allowedMetricNames('HEARTBEAT')).toEqual(['availability', 'retries']);
+  it('give every base ten suffixes, plus availability, retries and the run counts', () => {
+    expect(allowedMetricNames('BROWSER')).toHaveLength(6 + 10 + 10 * AGGREGATIONS.length);
+    expect(allowedMetricNames('HEARTBEAT')).toEqual([
+      'availability',
+      'retries',
+      'totalRequests',
+      'successfulRequests',
+      'failedRequests',
+      'errorRate',
+    ]);
     for (const type of resultCheckTypes) {
       const bases = new Set(baseMetrics[type].map((base) => base.name));
       const aggregated = allowedMetricNames(type).filter((name) => !bases.has(name));

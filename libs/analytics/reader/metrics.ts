@@ -91,7 +91,21 @@ export type RequestedMetric =
   | { name: string; kind: 'aggregate'; base: BaseMetric; aggregation: Aggregation }
   | { name: string; kind: 'raw'; base: BaseMetric }
   | { name: string; kind: 'availability' }
-  | { name: string; kind: 'retries' };
+  | { name: string; kind: 'retries' }
+  | { name: string; kind: 'runCount'; count: RunCount };
+
+/**
+ * Run counts the metric catalogue lists (volume and success rate), for every check type:
+ * totalRequests (runs), successfulRequests, failedRequests, and errorRate (100 − availability).
+ */
+export const RUN_COUNTS = {
+  totalRequests: 'total',
+  successfulRequests: 'successful',
+  failedRequests: 'failed',
+  errorRate: 'errorRate',
+} as const;
+export type RunCount = (typeof RUN_COUNTS)[keyof typeof RUN_COUNTS];
+const RUN_COUNT_NAMES = Object.keys(RUN_COUNTS) as (keyof typeof RUN_COUNTS)[];
 
 export interface MetricMetadata {
   unit: MetricUnit;
@@ -118,6 +132,7 @@ export function allowedMetricNames(checkType: ResultCheckType): string[] {
   return [
     'availability',
     'retries',
+    ...RUN_COUNT_NAMES,
     ...bases.map((base) => base.name),
     ...bases.flatMap((base) => AGGREGATIONS.map((agg) => `${base.name}_${agg}`)),
   ];
@@ -126,9 +141,10 @@ export function allowedMetricNames(checkType: ResultCheckType): string[] {
 /** One line that lists what a type allows without spelling out all 100+ names. */
 export function describeAllowedMetrics(checkType: ResultCheckType): string {
   const bases = baseMetrics[checkType].map((base) => base.name);
-  if (bases.length === 0) return `${checkType} checks allow availability, retries`;
+  const always = ['availability', 'retries', ...RUN_COUNT_NAMES].join(', ');
+  if (bases.length === 0) return `${checkType} checks allow ${always}`;
   return (
-    `${checkType} checks allow availability, retries, <base>_<suffix> with base in ${bases.join(', ')} ` +
+    `${checkType} checks allow ${always}, <base>_<suffix> with base in ${bases.join(', ')} ` +
     `and suffix in ${AGGREGATIONS.join(', ')}, or a base alone for raw runs`
   );
 }
@@ -161,6 +177,7 @@ export function parseMetrics(names: readonly string[], checkType: ResultCheckTyp
 
 function parseOne(name: string, bases: Map<string, BaseMetric>): RequestedMetric | undefined {
   if (name === 'availability' || name === 'retries') return { name, kind: name };
+  if (name in RUN_COUNTS) return { name, kind: 'runCount', count: RUN_COUNTS[name as keyof typeof RUN_COUNTS] };
   const plain = bases.get(name);
   if (plain) return { name, kind: 'raw', base: plain };
   const cut = name.lastIndexOf('_');
@@ -177,6 +194,8 @@ export function metricMetadata(metric: RequestedMetric): MetricMetadata {
       return { unit: 'percentage', label: 'Availability (passing runs / runs)', aggregation: 'ratio' };
     case 'retries':
       return { unit: 'count', label: 'Retries', aggregation: 'sum' };
+    case 'runCount':
+      return runCountMetadata[metric.count];
     case 'raw':
       return { unit: metric.base.unit, label: metric.base.label, aggregation: 'none' };
     case 'aggregate': {
@@ -189,3 +208,10 @@ export function metricMetadata(metric: RequestedMetric): MetricMetadata {
     }
   }
 }
+
+const runCountMetadata: Record<RunCount, MetricMetadata> = {
+  total: { unit: 'count', label: 'Total requests (runs)', aggregation: 'count' },
+  successful: { unit: 'count', label: 'Successful requests (passing runs)', aggregation: 'count' },
+  failed: { unit: 'count', label: 'Failed requests (failing runs)', aggregation: 'count' },
+  errorRate: { unit: 'percentage', label: 'Error rate (failing runs / runs)', aggregation: 'ratio' },
+};

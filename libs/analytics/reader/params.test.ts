@@ -61,7 +61,12 @@ describe('parseAnalyticsParams', () => {
       /"LCP_avg" is not a metric of API checks; API checks allow availability, retries, .*responseTime, wait, dns, tcp, firstByte, download.*avg, max, median/,
     );
     rejects({ metrics: 'responseTime_p75' }, 'metrics', /not a metric/);
-    rejects({ metrics: 'responseTime_avg' }, 'metrics', /HEARTBEAT checks allow availability, retries$/, 'HEARTBEAT');
+    rejects(
+      { metrics: 'responseTime_avg' },
+      'metrics',
+      /HEARTBEAT checks allow availability, retries, totalRequests, successfulRequests, failedRequests, errorRate$/,
+      'HEARTBEAT',
+    );
     rejects({ metrics: 'total_avg' }, 'metrics', /not a metric of BROWSER/, 'BROWSER');
   });
 

@@ -76,6 +76,46 @@ describe('analytics reader (DuckDB)', () => {
     });
   });
 
+  it('counts runs: the catalogue volume metrics and the error rate, null in an empty bucket', async () => {
+    const answer = await read({ metrics: 'totalRequests,successfulRequests,failedRequests,errorRate,availability' });
+    expect(answer.series[0]!.data[0]).toEqual({
+      totalRequests: 4,
+      successfulRequests: 3,
+      failedRequests: 1,
+      errorRate: 25,
+      availability: 75,
+    });
+    expect(answer.metadata.errorRate).toEqual({
+      unit: 'percentage',
+      label: 'Error rate (failing runs / runs)',
+      aggregation: 'ratio',
+    });
+    const buckets = await read({ metrics: 'totalRequests,failedRequests', aggregationInterval: '30' });
+    expect(buckets.series[0]!.data.map((point) => [point.totalRequests, point.failedRequests])).toEqual([
+      [3, 1],
+      [null, null],
+      [1, 0],
+      [null, null],
+    ]);
+    // The same from the exact path: rollups and raw rows agree on counts.
+    const request = parseAnalyticsParams(
+      {
+        from: '2024-01-01T22:00:00Z',
+        to: '2024-01-02T00:00:00Z',
+        metrics: 'totalRequests,failedRequests',
+        aggregationInterval: '30',
+      },
+      { checkType: 'BROWSER', now },
+    );
+    const exact = await createAnalyticsReader(store, { rollups: false }).read({
+      ...request,
+      accountId,
+      checkId,
+      checkType: 'BROWSER',
+    });
+    expect(exact.series).toEqual(buckets.series);
+  });
+
   it('aggregates page metrics over every page of every run when not grouped by page', async () => {
     const answer = await read({ metrics: 'LCP_avg,LCP_max,CLS_avg,availability' });
     expect(answer.series[0]!.data[0]).toEqual({ LCP_avg: 1400 / 3, LCP_max: 1000, CLS_avg: 0.5, availability: 75 });

@@ -177,6 +177,15 @@ function value(
     return Math.round((10_000 * (n - Number(runs!.failures))) / n) / 100;
   }
   if (metric.kind === 'retries') return n === 0 ? null : Number(runs!.retries);
+  if (metric.kind === 'runCount') {
+    if (n === 0) return null;
+    const failed = Number(runs!.failures);
+    if (metric.count === 'total') return n;
+    if (metric.count === 'failed') return failed;
+    if (metric.count === 'successful') return n - failed;
+    // Two decimals, as availability; the two add up to 100.
+    return Math.round((10_000 * failed) / n) / 100;
+  }
   for (const [p, { index }] of plans.entries()) {
     const i = index.get(metric.base.name);
     if (i === undefined) continue;

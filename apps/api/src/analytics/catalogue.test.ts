@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseMetrics } from '#analytics';
 import { ValidationError } from '#core';
+import type { ResultCheckType } from '#domain';
 import { catalogueFor, parseCatalogueOptions, parseCheckType } from './catalogue-query.ts';
 import { catalogueCheckTypes } from './catalogue.ts';
 
@@ -112,6 +114,29 @@ describe('metrics catalogue', () => {
       example: { value: 245.67, formatted: '245.67 ms' },
       calculation: { method: 'arithmetic_mean', formula: 'sum(responseTime) / runs' },
     });
+  });
+
+  it('lists only analytics metrics the endpoint answers, volume and error rate on every type', () => {
+    const types: Record<(typeof catalogueCheckTypes)[number], ResultCheckType> = {
+      api: 'API',
+      url: 'URL',
+      tcp: 'TCP',
+      browser: 'BROWSER',
+      heartbeat: 'HEARTBEAT',
+      multistep: 'MULTI_STEP',
+      dns: 'DNS',
+      playwright: 'PLAYWRIGHT',
+    };
+    for (const type of catalogueCheckTypes) {
+      const answer = catalogueFor(type, detailed);
+      const listed = Object.values(answer.data)
+        .flat()
+        .flatMap((entry) => (entry.analyticsMetric === undefined ? [] : [entry.analyticsMetric]));
+      for (const name of listed) expect(() => parseMetrics([name], types[type]), `${type}: ${name}`).not.toThrow();
+      expect(listed).toEqual(
+        expect.arrayContaining(['totalRequests', 'successfulRequests', 'failedRequests', 'errorRate', 'availability']),
+      );
+    }
   });
 
   it('refuses unknown values, naming the parameter', () => {

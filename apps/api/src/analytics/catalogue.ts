@@ -210,7 +210,7 @@ const successMetrics: MetricEntry[] = [
     'errorRate',
     'Error rate',
     'Share of runs that failed, from 0 to 100 (100 − successRate).',
-    undefined,
+    'errorRate',
     0.48,
     '100 × failing runs / runs',
   ),
@@ -233,6 +233,8 @@ const count = (
   precision: 0,
   range: { min: 0 },
   category: 'volume',
+  // The analytics endpoint answers each volume metric under its own name, for every check type.
+  analytics: () => name,
   example,
   formula,
 });
