@@ -90,6 +90,12 @@ describe('console API: statuses, alerts, runs, events, status pages', () => {
     expect(statuses.body[0].p95Sparkline).toHaveLength(24);
     // Another account sees none of it.
     expect((await b.owner.get('/v1/check-statuses')).body).toEqual([]);
+    // One check's status alone (the check page's read); a check without runs, or another account's, has none.
+    const one = await a.owner.get(`/v1/check-statuses?checkId=${checkId.toUpperCase()}`);
+    expect(one.body.map((s: { checkId: string }) => s.checkId)).toEqual([checkId]);
+    expect((await a.owner.get(`/v1/check-statuses?checkId=${hiddenId}`)).body).toEqual([]);
+    expect((await b.owner.get(`/v1/check-statuses?checkId=${checkId}`)).body).toEqual([]);
+    expect((await a.owner.get('/v1/check-statuses?checkId=nope')).body.message).toMatch(/^checkId/);
   });
 
   it('keeps alert history newest first, per account and per check; foreign ids are 404', async () => {

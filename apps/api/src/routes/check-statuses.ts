@@ -75,6 +75,7 @@ export function checkStatusRoutes(app: FastifyInstance, deps: ConsoleReadDeps): 
           .enum(['summary24h'])
           .optional()
           .describe('summary24h adds 24 h availability and an hourly p95 sparkline (one analytics query, cached 30 s)'),
+        checkId: z.uuid().optional().describe("Only this check's status (an empty list if it has none or is unknown)"),
       }),
       response: { 200: z.array(checkStatusJsonSchema), ...errorResponses(400, 401, 403, 429) },
     },
@@ -85,7 +86,9 @@ export function checkStatusRoutes(app: FastifyInstance, deps: ConsoleReadDeps): 
         statuses.statuses(accountId),
         request.query.with === 'summary24h' ? summaries(accountId) : Promise.resolve(null),
       ]);
+      const only = request.query.checkId?.toLowerCase();
       return checks.flatMap(({ check }) => {
+        if (only !== undefined && check.id !== only) return [];
         const status = byCheck.get(check.id);
         if (!status) return [];
         const extra = summary ? (summary.get(check.id) ?? { availability24h: null, p95Sparkline: [] }) : {};
