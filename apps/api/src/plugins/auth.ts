@@ -1,13 +1,6 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  constantTimeEqual,
-  ForbiddenError,
-  RateLimitedError,
-  sha256Hex,
-  UnauthorizedError,
-  ValidationError,
-  API_KEY_PREFIX,
-} from '#core';
+import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError, API_KEY_PREFIX } from '#core';
 import { roleAtLeast, type Role } from '#domain';
 import type { AccountView, ReadModels } from '#readmodels';
 import type { Access, Principal, RouteAccess } from '../access.ts';
@@ -32,13 +25,14 @@ export interface AuthDeps {
  * then counts the request against the account's rate limit.
  */
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
+  const platformKeys = createPlatformKeys(deps);
   app.decorateRequest('access', null);
   app.decorateRequest('principal', null);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const required: RouteAccess | undefined = request.routeOptions.config?.access;
     if (required === undefined || required === 'public') return;
-    const principal = await authenticate(request, deps);
+    const principal = await authenticate(request, deps, platformKeys);
     request.principal = principal;
 
     if ('platform' in required && required.orMinRole && (principal.kind === 'user' || principal.kind === 'service')) {
@@ -76,16 +70,41 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   });
 }
 
-async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Principal> {
+/**
+ * The platform keys' digests as bytes, compared in constant time with the caller's digest: one
+ * hash per request and no per-request conversions (the admin hash may appear later, when stored).
+ */
+function createPlatformKeys(deps: AuthDeps) {
+  const ingest = deps.ingestKeyHash ? Buffer.from(deps.ingestKeyHash, 'hex') : null;
+  let admin: { hex: string; bytes: Buffer } | null = null;
+  const same = (digest: Buffer, bytes: Buffer | null) =>
+    bytes !== null && bytes.length === digest.length && timingSafeEqual(digest, bytes);
+  return {
+    async kind(digest: Buffer): Promise<'platform-admin' | 'ingest' | null> {
+      const adminHex = await deps.adminKeyHash();
+      if (adminHex !== admin?.hex)
+        admin = adminHex === null ? null : { hex: adminHex, bytes: Buffer.from(adminHex, 'hex') };
+      if (same(digest, admin?.bytes ?? null)) return 'platform-admin';
+      if (same(digest, ingest)) return 'ingest';
+      return null;
+    },
+  };
+}
+
+async function authenticate(
+  request: FastifyRequest,
+  deps: AuthDeps,
+  platformKeys: ReturnType<typeof createPlatformKeys>,
+): Promise<Principal> {
   const header = request.headers.authorization;
   if (!header) throw new UnauthorizedError('Missing Authorization header; send "Authorization: Bearer <API key>"');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw new UnauthorizedError('Authorization header must be "Bearer <API key>"');
-  const hash = sha256Hex(match[1]);
+  const digest = createHash('sha256').update(match[1]).digest();
+  const hash = digest.toString('hex');
 
-  const adminHash = await deps.adminKeyHash();
-  if (adminHash && constantTimeEqual(hash, adminHash)) return { kind: 'platform-admin' };
-  if (deps.ingestKeyHash && constantTimeEqual(hash, deps.ingestKeyHash)) return { kind: 'ingest' };
+  const platform = await platformKeys.kind(digest);
+  if (platform !== null) return { kind: platform };
   if (!match[1].startsWith(API_KEY_PREFIX)) throw new UnauthorizedError('Unknown API key');
 
   // The look-up is by hash, so the key itself is never compared byte by byte against stored data.
