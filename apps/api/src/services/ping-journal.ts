@@ -35,6 +35,7 @@ parentPort.on('message', (first) => {
 });
 `;
 
+const DRAIN_DELAY_MS = 200;
 const SCHEMA = 'CREATE TABLE IF NOT EXISTS pings (seq INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL)';
 
 export interface PingJournalOptions {
@@ -94,7 +95,8 @@ export function openPingJournal(options: PingJournalOptions): PingJournal {
     waiting.delete(id);
     if (error) entry?.reject(new UnavailableError(`The ping journal cannot append: ${error}`));
     else entry?.resolve();
-    schedule(20);
+    // Every analytics insert has a fixed cost, so the drain waits to take a few hundred ms of pings at once.
+    schedule(DRAIN_DELAY_MS);
   });
   const fail = (error: Error) => {
     broken = error;
