@@ -96,6 +96,10 @@ describe('vigil deploy', () => {
     expect(deployed.stdout).toMatch(/✓ created check homepage: [0-9a-f-]{36}/);
     expect(deployed.stdout).toContain('Deployed: 6 created, 0 updated, 0 deleted');
     expect(await checkNames()).toEqual(['By hand', 'Homepage', 'Orders API']);
+    // One page of a list says where it is, from X-Total-Count (on stderr: stdout stays the list).
+    const page = await run('checks', 'ls', '--limit', '2', '--page', '1');
+    expect(page.stderr).toBe('1-2 of 3, next: --page 2\n');
+    expect(page.stdout.trimEnd().split('\n')).toHaveLength(3);
 
     // The server holds what the file says, with the markers deploy matches on.
     const checks = JSON.parse((await run('checks', 'ls', '--json')).stdout) as Array<Record<string, unknown>>;
