@@ -7,6 +7,7 @@ export type {
   ConsumeOptions,
   Consumer,
   MessageBus,
+  PublishOptions,
 } from './port.ts';
 export { topics } from './topics.ts';
 export { partitionFor } from './common.ts';

@@ -32,6 +32,18 @@ describe('Kafka bus without a reachable broker', () => {
   });
 });
 
+describe('Kafka bus during an outage', () => {
+  it('after a publish finds Kafka unavailable, publishes and pings fail at once, naming the outage', async () => {
+    const bus = createKafkaBus({ brokers: ['127.0.0.1:1'], clientId: 'vigil-test', log, publishTimeoutMs: 1_000 });
+    const message = [{ key: 'k', value: 'v' }];
+    await expect(bus.publish('vigil.test', message)).rejects.toBeInstanceOf(UnavailableError);
+    await expect(bus.publish('vigil.test', message)).rejects.toThrow(/^Kafka is unavailable \(since /);
+    await expect(bus.publish('vigil.test', message, { timeoutMs: 50 })).rejects.toBeInstanceOf(UnavailableError);
+    await expect(bus.ping()).rejects.toThrow(/^Kafka is unavailable \(since /);
+    await bus.close();
+  });
+});
+
 describe('Kafka error translation', () => {
   it('finds protocol error types through retry and aggregate wrappers', () => {
     const protocol = Object.assign(new Error('too big'), { type: 'MESSAGE_TOO_LARGE' });

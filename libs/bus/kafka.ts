@@ -15,12 +15,12 @@ export interface KafkaBusOptions extends Partial<KafkaConsumerTimings> {
   /** Replicas of topics created by ensureTopics; -1 (default) takes the broker's default.replication.factor. */
   replicationFactor?: number;
   connectionTimeoutMs?: number;
-  /** How long ping waits before reporting Kafka unavailable (default 1 s). */
+  /** How long ping waits before reporting Kafka unavailable (default 1.5 s, under /ready's own 2 s). */
   pingTimeoutMs?: number;
   /**
    * A publish fails with UnavailableError when its producer has had no acknowledgement for this
-   * long (default 1 s), so an HTTP ingest answers 503 within its deadline instead of hanging while
-   * Kafka is down. Publishes then fail at once until a probe finds the cluster again.
+   * long (default 10 s; a publish may ask for less, as the HTTP ingest does, to answer 503 within
+   * its deadline). Publishes then fail at once until a probe finds the cluster again.
    */
   publishTimeoutMs?: number;
   /** Pause between probes while Kafka is unavailable (default 500 ms). */
@@ -151,8 +151,8 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
     }
   }
 
-  const pingTimeoutMs = options.pingTimeoutMs ?? 1_000;
-  const publishTimeoutMs = options.publishTimeoutMs ?? 1_000;
+  const pingTimeoutMs = options.pingTimeoutMs ?? 1_500;
+  const publishTimeoutMs = options.publishTimeoutMs ?? 10_000;
   async function describeCluster(what: string): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -200,7 +200,7 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
       });
     },
 
-    async publish(topic, messages) {
+    async publish(topic, messages, publishOptions) {
       ensureOpen();
       checkMessages(topic, messages);
       outage.check();
@@ -211,7 +211,7 @@ export function createKafkaBus(options: KafkaBusOptions): MessageBus {
           entry.producer.send({ topic, acks: -1, messages: chunk.map(toKafkaMessage) }),
         );
         try {
-          await untilAcknowledged(sending, () => entry.lastAckAt, publishTimeoutMs);
+          await untilAcknowledged(sending, () => entry.lastAckAt, publishOptions?.timeoutMs ?? publishTimeoutMs);
           entry.lastAckAt = Date.now();
         } catch (error) {
           // Retiring disconnects the producer, which also ends a send still waiting on the broker.

@@ -78,6 +78,15 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
+export interface PublishOptions {
+  /**
+   * Kafka: fail with UnavailableError once the broker has acknowledged nothing of this publish's
+   * producer for this long (default 10 s; the HTTP ingest passes its own short deadline). The
+   * embedded bus writes a local file and ignores it.
+   */
+  timeoutMs?: number;
+}
+
 export interface MessageBus {
   /** Creates missing topics; an existing topic keeps its partition count. Idempotent. */
   ensureTopics(topics: TopicSpec[]): Promise<void>;
@@ -86,7 +95,7 @@ export interface MessageBus {
    * in-sync replicas). Messages of one call keep their order per key. Rejects with
    * UnavailableError when the bus cannot be reached; the caller may retry (at-least-once).
    */
-  publish(topic: string, messages: BusMessage[]): Promise<void>;
+  publish(topic: string, messages: BusMessage[], options?: PublishOptions): Promise<void>;
   /** Joins the group and resolves once the consumer is running. */
   consume(options: ConsumeOptions): Promise<Consumer>;
   /** Resolves when the bus answers; rejects with UnavailableError otherwise. */

@@ -1,10 +1,11 @@
 import type { AnalyticsStore } from '#analytics';
-import type { MessageBus } from '#bus';
+import type { MessageBus, PublishOptions } from '#bus';
 import type { CheckResult } from '#domain';
 
 /** Where accepted results go; it resolves only once they are durable. */
 export interface ResultSink {
-  accept(results: CheckResult[]): Promise<void>;
+  /** options.timeoutMs bounds the wait for the bus (see PublishOptions): the HTTP ingest's deadline. */
+  accept(results: CheckResult[], options?: PublishOptions): Promise<void>;
 }
 
 export function toMessages(results: CheckResult[]) {
@@ -16,7 +17,7 @@ export function toMessages(results: CheckResult[]) {
  * writes them to ClickHouse and the alerter reads them with its own consumer group.
  */
 export function createBusSink(bus: MessageBus, topic: string): ResultSink {
-  return { accept: (results) => bus.publish(topic, toMessages(results)) };
+  return { accept: (results, options) => bus.publish(topic, toMessages(results), options) };
 }
 
 /**

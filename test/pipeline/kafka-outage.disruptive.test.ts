@@ -10,6 +10,7 @@ interface Sent {
   phase: Phase;
   status: number;
   ms: number;
+  retryAfter: string | null;
   ids: string[];
   start: number;
   end: number;
@@ -52,6 +53,7 @@ describe('ingestion on Kafka survives Kafka going away for 20 s', () => {
       const start = Date.now();
       const started = performance.now();
       let status: number;
+      let retryAfter: string | null = null;
       try {
         const response = await fetch(`${fx.vigil.url}/v1/check-results`, {
           method: 'POST',
@@ -60,6 +62,7 @@ describe('ingestion on Kafka survives Kafka going away for 20 s', () => {
           signal: AbortSignal.timeout(30_000),
         });
         status = response.status;
+        retryAfter = response.headers.get('retry-after');
         await response.text();
       } catch {
         status = -1; // no answer within 30 s: counted as a hang
@@ -68,6 +71,7 @@ describe('ingestion on Kafka survives Kafka going away for 20 s', () => {
         phase: at,
         status,
         ms: performance.now() - started,
+        retryAfter,
         ids: results.map((r) => String(r.id)),
         start,
         end: Date.now(),
@@ -148,6 +152,7 @@ describe('ingestion on Kafka survives Kafka going away for 20 s', () => {
     // While Kafka is down every ingest answers 503 (retryable), none hangs and none is another error.
     expect(down.length).toBeGreaterThan(10);
     expect(down.map((s) => s.status).filter((status) => status !== 503)).toEqual([]);
+    expect(down.filter((s) => s.retryAfter !== '1')).toEqual([]);
     expect(sent.map((s) => s.status).filter((status) => status !== 202 && status !== 503)).toEqual([]);
     expect(maxOutageMs).toBeLessThan(LATENCY_BOUND_MS);
     expect(byPhase('after').some((s) => s.status === 202)).toBe(true);

@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { PayloadTooLargeError } from '#core';
+import { PayloadTooLargeError, UnavailableError } from '#core';
 import { errorResponses, zodRoutes } from '#http';
 import { classifyResults, parseJson, ParseFailure, type CheckLookup, type ResultSink } from '#pipeline';
 
 export const MAX_RESULTS_PER_REQUEST = 10_000;
 export const MAX_INGEST_BYTES = 16 * 1024 * 1024;
+/**
+ * How long an ingest waits without any acknowledgement from Kafka before it answers 503: a
+ * request never hangs on a broker that is down, and the client (or runner) sends it again.
+ */
+export const INGEST_PUBLISH_DEADLINE_MS = 1_000;
 
 const responseSchema = z
   .object({ accepted: z.number().int(), rejected: z.array(z.object({ index: z.number().int(), message: z.string() })) })
@@ -56,7 +61,16 @@ export function checkResultRoutes(app: FastifyInstance, deps: { lookup: CheckLoo
               return foreign ? { ...rejection, message: `checkId: unknown check ${foreign[1]}` } : rejection;
             })
           : classified.rejected;
-        if (accepted.length > 0) await deps.sink.accept(accepted);
+        if (accepted.length > 0) {
+          try {
+            await deps.sink.accept(accepted, { timeoutMs: INGEST_PUBLISH_DEADLINE_MS });
+          } catch (error) {
+            // Nothing of the request is acknowledged; sending it again is safe (results are
+            // stored once per id), so tell the client when.
+            if (error instanceof UnavailableError) void reply.header('retry-after', '1');
+            throw error;
+          }
+        }
         return reply.code(202).send({ accepted: accepted.length, rejected });
       },
     });
