@@ -12,7 +12,10 @@
  * --connections takes a list for the "how cost grows" table: req/s, the ratio to bare fastify at
  * the same count, and p99, per count. --store runs the state store(s) named: sqlite, redis or both.
  *
- *   npm run bench -- api [--duration 10] [--connections 10,50,200] [--store sqlite|redis|both] [--cpu-prof]
+ * --compare-cache adds each route with the read cache off (the path before it), in the same run.
+ *
+ *   npm run bench -- api [--duration 10] [--connections 10,50,200] [--store sqlite|redis|both] [--compare-cache]
+ *                        [--cpu-prof]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -108,6 +111,8 @@ export async function run(argv: string[]): Promise<void> {
       store: { type: 'string', default: 'sqlite' },
       /** Kept for older notes: the same as --store redis. */
       redis: { type: 'boolean', default: false },
+      /** Also measures each route with the read cache off (VIGIL_READ_CACHE_TTL_MS=0), in the same run. */
+      'compare-cache': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
     },
   });
@@ -121,7 +126,7 @@ export async function run(argv: string[]): Promise<void> {
   const all: Measured[] = [];
   for (const store of stores) {
     for (const connections of counts) {
-      const rows = await measure(store === 'redis', values['cpu-prof'], duration, connections);
+      const rows = await measure(store === 'redis', values['cpu-prof'], duration, connections, values['compare-cache']);
       printRun(rows, `api: ${connections} connections × ${duration} s, state store ${storeName(store)}`);
       all.push(...rows.map((r) => ({ ...r, connections, store })));
     }
@@ -133,7 +138,7 @@ export async function run(argv: string[]): Promise<void> {
       );
   }
   writeResults('api', {
-    options: { duration, connections: counts, stores },
+    options: { duration, connections: counts, stores, compareCache: values['compare-cache'] },
     rows: all.map((r) => {
       const fastify = all.find((b) => b.store === r.store && b.connections === r.connections && isFastify(b))!;
       return {
@@ -206,11 +211,32 @@ function printGrowth(rows: Measured[], counts: number[], store: Store): void {
 }
 
 /** Both baselines and both Vigil routes, each in its own process, at one connection count. */
-async function measure(redis: boolean, cpuProf: boolean, duration: number, connections: number): Promise<Row[]> {
+async function measure(
+  redis: boolean,
+  cpuProf: boolean,
+  duration: number,
+  connections: number,
+  compareCache: boolean,
+): Promise<Row[]> {
   const rows: Row[] = [await baseline('http', duration, connections), await baseline('fastify', duration, connections)];
+  rows.push(...(await measureVigil(redis, cpuProf, duration, connections, true)));
+  if (compareCache) rows.push(...(await measureVigil(redis, false, duration, connections, false)));
+  return rows;
+}
+
+/** Both Vigil routes on one fresh standalone process; with the read cache off when asked (the path before it). */
+async function measureVigil(
+  redis: boolean,
+  cpuProf: boolean,
+  duration: number,
+  connections: number,
+  readCache: boolean,
+): Promise<Row[]> {
+  const rows: Row[] = [];
   const suffix = runSuffix();
   const redisPrefix = `vigil-bench-${suffix}:`;
   const env: Record<string, string> = redis ? { REDIS_URL: benchConfig.redisUrl, REDIS_KEY_PREFIX: redisPrefix } : {};
+  if (!readCache) env.VIGIL_READ_CACHE_TTL_MS = '0';
   const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles')}`] : [];
   const vigil = await spawnVigil({ ...env, VIGIL_STANDALONE_APPS: 'api,projector' }, nodeArgs);
   try {
@@ -224,7 +250,8 @@ async function measure(redis: boolean, cpuProf: boolean, duration: number, conne
     for (const path of ['/v1/variables/BENCH_VARIABLE', '/v1/accounts/me']) {
       const check = await account.owner.request('GET', path);
       if (check.status !== 200) throw new Error(`${path}: ${check.status} ${JSON.stringify(check.body)}`);
-      rows.push(await cannon(`Vigil GET ${path}`, vigil.url + path, headers, duration, connections, vigil.process.pid));
+      const target = `Vigil GET ${path}${readCache ? '' : ' (read cache off)'}`;
+      rows.push(await cannon(target, vigil.url + path, headers, duration, connections, vigil.process.pid));
     }
   } finally {
     await vigil.stop();
