@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,28 @@ describe('Redis state store across a lost connection', () => {
         expect((error as Error).message).not.toMatch(/max retries/i);
       }
       await expect(store.ping()).rejects.toThrow(/Redis/);
+
+      // Something accepts connections on the port but never answers (as a server still loading its
+      // data keeps a client from being ready): commands must not wait in the queue for it.
+      const held: Socket[] = [];
+      const blackHole = createServer((socket) => held.push(socket));
+      await new Promise<void>((resolve) => blackHole.listen(port, '127.0.0.1', resolve));
+      await until(async () => held.length > 0, 'the client to reconnect to the silent port');
+      const stalled = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store.get(`s${i}`).then(
+            () => null,
+            (error: unknown) => error,
+          ),
+        ),
+      );
+      for (const error of stalled) {
+        expect(error).toBeInstanceOf(UnavailableError);
+        expect((error as Error).message).toMatch(/^Redis is unavailable \(get\): /);
+        expect((error as Error).message).not.toMatch(/timed out|max retries/i);
+      }
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => blackHole.close(resolve));
 
       start(port);
       await until(() => answers(store), 'the client to reconnect by itself');
