@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger, createSecretBox, generateApiKey, parseEncryptionKey } from '#core';
-import { checkContext, DeliveryStore, Dispatcher, sampleAlert } from '#notify';
+import { checkContext, DeliveryStore, Dispatcher, sampleAlert, templateVariablesFor } from '#notify';
+import { renderTemplates } from '#webhooks';
 import { ReadModels } from '#readmodels';
 import { loadStandaloneConfig, startStandalone } from '../../apps/standalone/index.ts';
 import { benchConfig } from '../config.ts';
@@ -45,6 +46,8 @@ interface Row {
   attempts: number;
   seconds: number;
   perSecond: number;
+  /** CPU of this process (user + system) per delivery: less distorted by a busy machine than the rate. */
+  cpuUs: number;
   exact: boolean | '';
 }
 
@@ -159,6 +162,7 @@ export async function run(argv: string[]): Promise<void> {
       await reset();
       log(`${label}: ${events} alert events × ${channels} channels`);
       const started = performance.now();
+      const cpu = process.cpuUsage();
       for (let i = 0; i < alerts.length; i += 500) await dispatcher.handleAlerts(alerts.slice(i, i + 500));
       let seen = await stats();
       const deadline = Date.now() + 600_000;
@@ -167,6 +171,7 @@ export async function run(argv: string[]): Promise<void> {
         seen = await stats();
       }
       const seconds = (performance.now() - started) / 1000;
+      const cpuUs = cpuPer(cpu, expected);
       await sleep(retryMs * 3 + 1000); // anything late or doubled would show now
       seen = await stats();
       let logged = 0;
@@ -176,7 +181,6 @@ export async function run(argv: string[]): Promise<void> {
       console.log(
         `${label}: receiver got ${seen.ok} deliveries (${seen.distinct} distinct ids, ${seen.duplicates} duplicates) and ${seen.failed} failed first attempts; Vigil's delivery log shows ${logged} delivered; expected ${expected}: ${exact ? 'EXACT' : 'MISMATCH'}`,
       );
-      bodyBytes = Math.round(seen.bytes / Math.max(1, seen.received));
       return {
         run: label,
         expected,
@@ -184,10 +188,46 @@ export async function run(argv: string[]): Promise<void> {
         attempts: seen.received,
         seconds: round(seconds, 2),
         perSecond: Math.round(expected / seconds),
+        cpuUs,
         exact,
       };
     };
     let bodyBytes = 1000;
+    // The ceiling runs before and after Vigil's, and the ratio takes their mean: the load of a
+    // shared machine drifts over the minutes a run takes.
+    const plain = async (when: string): Promise<Row> => {
+      await reset();
+      const label = `baseline: plain POSTs, keep-alive (as Vigil), ${when}`;
+      log(`${label}: ${expected} × ${bodyBytes} bytes, ${concurrency} at once`);
+      const cpu = process.cpuUsage();
+      const seconds = await plainPosts(`${base}/ok/plain`, expected, concurrency, bodyBytes, true);
+      const cpuUs = cpuPer(cpu, expected);
+      const seen = await stats();
+      return {
+        run: label,
+        expected,
+        delivered: seen.ok,
+        attempts: seen.received,
+        seconds: round(seconds, 2),
+        perSecond: Math.round(expected / seconds),
+        cpuUs,
+        exact: '',
+      };
+    };
+    // Sized like the bodies Vigil sends for this channel config.
+    bodyBytes = Buffer.byteLength(
+      renderTemplates(
+        costView.channel.config,
+        await templateVariablesFor(
+          readModels,
+          sampleAlert(account.accountId, costContext, 'ALERT_FAILURE'),
+          costContext,
+          'http://localhost:3000',
+        ),
+        { region: 'local' },
+      ).body,
+    );
+    rows.push(await plain('before'));
     rows.push(await fanOut('Vigil Dispatcher, all endpoints answer', checkA!));
     rows.push(
       await fanOut(
@@ -197,22 +237,7 @@ export async function run(argv: string[]): Promise<void> {
     );
     await dispatcher.stop();
 
-    {
-      await reset();
-      const label = 'baseline: plain POSTs, keep-alive (as Vigil)';
-      log(`${label}: ${expected} × ${bodyBytes} bytes, ${concurrency} at once`);
-      const seconds = await plainPosts(`${base}/ok/plain`, expected, concurrency, bodyBytes, true);
-      const seen = await stats();
-      rows.push({
-        run: label,
-        expected,
-        delivered: seen.ok,
-        attempts: seen.received,
-        seconds: round(seconds, 2),
-        perSecond: Math.round(expected / seconds),
-        exact: '',
-      });
-    }
+    rows.push(await plain('after'));
   } finally {
     await running.stop();
     await receiver.stop();
@@ -220,7 +245,9 @@ export async function run(argv: string[]): Promise<void> {
     if (values.redis) await cleanUp({ redisPrefix });
   }
 
-  const baseline = rows.find((r) => r.run.includes('as Vigil'))!.perSecond;
+  const plains = rows.filter((r) => r.run.includes('as Vigil'));
+  const baseline = Math.round(plains.reduce((sum, r) => sum + r.perSecond, 0) / plains.length);
+  const baselineCpu = round(plains.reduce((sum, r) => sum + r.cpuUs, 0) / plains.length, 1);
   costs ??= [];
   const overhead = costs.reduce((sum, row) => sum + row.usPerDelivery, 0);
   printTable(
@@ -238,7 +265,18 @@ export async function run(argv: string[]): Promise<void> {
   );
   printTable(
     `webhooks: ${events} events × ${channels} channels, ${concurrency} in flight to the receiver, state store ${values.redis ? 'Redis' : 'SQLite (embedded)'}`,
-    ['run', 'expected', 'delivered (2xx)', 'HTTP requests', 'seconds', 'deliveries/s', 'vs plain POSTs', 'exact'],
+    [
+      'run',
+      'expected',
+      'delivered (2xx)',
+      'HTTP requests',
+      'seconds',
+      'deliveries/s',
+      'vs plain POSTs (mean)',
+      'CPU µs/delivery',
+      'CPU vs plain',
+      'exact',
+    ],
     rows.map((r) => [
       r.run,
       r.expected,
@@ -247,10 +285,13 @@ export async function run(argv: string[]): Promise<void> {
       r.seconds,
       r.perSecond,
       ratio(r.perSecond, baseline),
+      r.cpuUs,
+      ratio(baselineCpu, r.cpuUs),
       r.exact === '' ? '' : r.exact ? 'yes' : 'NO',
     ]),
   );
   writeResults('webhooks', {
+    baseline: { perSecond: baseline, cpuUs: baselineCpu },
     options: {
       events,
       channels,
@@ -262,6 +303,11 @@ export async function run(argv: string[]): Promise<void> {
     costs,
     rows,
   });
+}
+
+function cpuPer(since: NodeJS.CpuUsage, count: number): number {
+  const used = process.cpuUsage(since);
+  return round((used.user + used.system) / count, 1);
 }
 
 /** `count` POSTs of `bytes` bytes with `concurrency` in flight, from a tight loop; returns seconds. */

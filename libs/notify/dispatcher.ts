@@ -56,8 +56,14 @@ export class Dispatcher {
   private readonly leaseMs: number;
   private abort = new AbortController();
   private loop: Promise<void> | undefined;
-  /** Ends the retry loop's current sleep: a retry was just scheduled, maybe sooner than it planned. */
-  private wake: () => void = () => undefined;
+  /** Ends the retry loop's current sleep. */
+  private wakeSleep: () => void = () => undefined;
+  /** When the retry loop's sleep ends; Infinity while it is awake (so a wake is never lost). */
+  private sleepingUntil = Infinity;
+  /** The retry loop sleeps because its slots are taken: a finished retry wakes it. */
+  private sleepingForSlots = false;
+  /** A wake that came while the loop was not asleep: the loop looks again instead of sleeping. */
+  private woken = false;
   private readonly attemptsCounter: Counter | undefined;
   /** Retries in flight; the loop claims more only as slots free up. */
   private readonly retrying = new Set<Promise<void>>();
@@ -81,6 +87,7 @@ export class Dispatcher {
   async handleAlerts(events: AlertEvent[]): Promise<void> {
     // One look-up per check and per account for the whole batch, not one per delivery.
     const contexts = new Map<string, Promise<CheckContext | null>>();
+    const subscribed = new Map<string, Promise<AlertChannelView[]>>();
     const variables = new Map<string, Promise<TemplateVariables>>();
     const candidates: { delivery: Delivery; view: AlertChannelView; context: CheckContext; event: AlertEvent }[] = [];
     for (const event of events) {
@@ -88,7 +95,9 @@ export class Dispatcher {
         contexts.set(event.checkId, checkContext(this.options.readModels, event.checkId));
       const context = await contexts.get(event.checkId)!;
       if (!context) continue;
-      const channels = (await this.options.readModels.channelsFor(event.checkId, context.check.groupId)).filter(
+      if (!subscribed.has(event.checkId))
+        subscribed.set(event.checkId, this.options.readModels.channelsFor(event.checkId, context.check.groupId));
+      const channels = (await subscribed.get(event.checkId)!).filter(
         (view) => view.channel.accountId === event.accountId && channelWants(view, event),
       );
       for (const view of channels) {
@@ -244,7 +253,8 @@ export class Dispatcher {
       nextAttemptAt: retryAt?.toISOString() ?? null,
     };
     await this.options.store.recordAttempt(next, attempt, finished, queued);
-    if (status === 'pending') this.wake();
+    // A retry due sooner than the loop means to look again.
+    if (status === 'pending' && next.nextAttemptAt! < this.sleepingUntil) this.wake();
     this.attemptsCounter?.inc({ outcome: result.outcome });
     const entry = {
       deliveryId: delivery.id,
@@ -296,6 +306,7 @@ export class Dispatcher {
     const idleMs = this.options.idleMs ?? 1000;
     const limit = this.options.concurrency ?? 32;
     while (!signal.aborted) {
+      this.woken = false;
       try {
         const free = limit - this.retrying.size;
         if (free >= Math.ceil(limit / 2)) {
@@ -308,9 +319,15 @@ export class Dispatcher {
         }
         const due = free >= Math.ceil(limit / 2) ? await this.options.store.nextDue() : null;
         const wait = due === null ? idleMs : Math.min(idleMs, Math.max(5, due - Date.now()));
+        if (this.woken) continue;
         const woken = new AbortController();
-        this.wake = () => woken.abort();
+        this.wakeSleep = () => woken.abort();
+        this.sleepingUntil = Date.now() + wait;
+        this.sleepingForSlots = free < Math.ceil(limit / 2);
         await sleep(wait, AbortSignal.any([signal, woken.signal]));
+        this.sleepingUntil = Infinity;
+        this.sleepingForSlots = false;
+        this.wakeSleep = () => undefined;
       } catch (error) {
         this.log.error({ err: error }, 'retry loop failed; trying again');
         await sleep(idleMs, signal);
@@ -319,13 +336,20 @@ export class Dispatcher {
     await Promise.allSettled([...this.retrying]);
   }
 
+  /** Ends the retry loop's sleep, or its next one: a retry was scheduled, or slots came free. */
+  private wake(): void {
+    this.woken = true;
+    this.wakeSleep();
+  }
+
   private track(work: Promise<void>): void {
     const limit = this.options.concurrency ?? 32;
     const settled = work
       .catch((error: unknown) => this.log.error({ err: error }, 'retry attempt failed; the lease brings it back'))
       .finally(() => {
         this.retrying.delete(settled);
-        if (limit - this.retrying.size >= Math.ceil(limit / 2)) this.wake();
+        const awake = this.sleepingUntil === Infinity;
+        if ((awake || this.sleepingForSlots) && limit - this.retrying.size >= Math.ceil(limit / 2)) this.wake();
       });
     this.retrying.add(settled);
   }
