@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
+import { eventually } from '#test-processes';
 import { startVigil, type TestVigil } from '#test-vigil';
 import { ownerEnv as baseOwnerEnv, vigil } from './run.ts';
 
@@ -9,6 +10,8 @@ import { ownerEnv as baseOwnerEnv, vigil } from './run.ts';
  * a receiver on the loopback interface (which Vigil refuses unless VIGIL_WEBHOOK_ALLOW_PRIVATE).
  */
 let server: TestVigil;
+// Each test runs the real binary many times; on a loaded machine that outlasts the default 60 s.
+vi.setConfig({ testTimeout: 240_000 });
 let receiver: Server;
 let receiverUrl: string;
 
@@ -200,11 +203,11 @@ describe.concurrent('alert-channels', () => {
       vigil(['alert-channels', 'deliveries', badId, '--outcome', 'delivered'], { env }),
     ]);
     const lines = log.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^AT\s+DELIVERY\s+ALERT\s+ATTEMPT\s+OUTCOME\s+STATUS\s+MS\s+ERROR$/);
+    expect(lines[0]).toMatch(/^AT\s+DELIVERY\s+ALERT\s+ATTEMPT\s+OUTCOME\s+STATUS\s+MS\s+RETRY\s+ERROR$/);
     expect(lines).toHaveLength(3);
     for (const line of lines.slice(1))
       expect(line).toMatch(
-        /^\d{4}-\d\d-\d\dT\S+Z\s+[0-9a-f-]{36}\s+ALERT_FAILURE \(test\)\s+1\s+delivered\s+200\s+\d+\s+-$/,
+        /^\d{4}-\d\d-\d\dT\S+Z\s+[0-9a-f-]{36}\s+ALERT_FAILURE \(test\)\s+1\s+delivered\s+200\s+\d+\s+-\s+-$/,
       );
 
     const [latest] = JSON.parse(logJson.stdout);
@@ -218,6 +221,9 @@ describe.concurrent('alert-channels', () => {
       error: null,
       responseBody: 'thanks',
       test: true,
+      // A test message is one attempt, never retried.
+      willRetry: false,
+      nextAttemptAt: null,
     });
     expect(Object.keys(latest).sort()).toEqual([
       'alertType',
@@ -228,10 +234,12 @@ describe.concurrent('alert-channels', () => {
       'deliveryId',
       'durationMs',
       'error',
+      'nextAttemptAt',
       'outcome',
       'responseBody',
       'statusCode',
       'test',
+      'willRetry',
     ]);
 
     const failures = JSON.parse(failedOnly.stdout);
@@ -246,6 +254,39 @@ describe.concurrent('alert-channels', () => {
     expect(deliveredOnly.code).toBe(0);
     expect(deliveredOnly.stdout).toBe('');
     expect(deliveredOnly.stderr).toContain('(none)');
+  });
+
+  it('a real alert that the receiver refuses: the log says it will be retried, and when', async ({ expect }) => {
+    const { env } = await ownerEnv();
+    const check = await vigil(['checks', 'create', '--name', 'Flaky', '--type', 'API', '--get', 'id'], { env });
+    const channel = await vigil(
+      ['alert-channels', 'create', '--name', 'Down', '--url', `${receiverUrl}/fail-real`, '--get', 'id'],
+      { env },
+    );
+    const [checkId, channelId] = [check.stdout.trim(), channel.stdout.trim()];
+    expect((await vigil(['alert-channels', 'subscribe', channelId, '--check', checkId], { env })).code).toBe(0);
+    const result = { checkId, checkType: 'API', runLocation: 'eu-west-1', hasFailures: true, responseTime: 100 };
+    const sent = await vigil(['results', 'send', '-'], { env, input: JSON.stringify(result) + '\n' });
+    expect(sent.code, sent.stderr).toBe(0);
+
+    // The first attempt fails (503); the dispatcher schedules another (20 s later by default), and
+    // that first entry keeps saying so after the retry is made.
+    const log = await eventually(
+      () => vigil(['alert-channels', 'deliveries', channelId], { env }),
+      (run) => /\sfailed\s/.test(run.stdout),
+      60_000,
+      500,
+    );
+    const first = log.stdout.trimEnd().split('\n').at(-1)!;
+    expect(first).toMatch(
+      /^\S+Z\s+[0-9a-f-]{36}\s+ALERT_FAILURE\s+1\s+failed\s+503\s+\d+\s+yes, \d{4}-\d\d-\d\dT\S+Z(\s|$)/,
+    );
+    const [entry] = JSON.parse(
+      (await vigil(['alert-channels', 'deliveries', channelId, '--json'], { env })).stdout,
+    ).slice(-1);
+    expect(entry).toMatchObject({ attempt: 1, outcome: 'failed', willRetry: true });
+    expect(first).toContain(`yes, ${entry.nextAttemptAt}`);
+    expect(Date.parse(entry.nextAttemptAt)).toBeGreaterThan(Date.parse(entry.at));
   });
 
   it('usage and API errors: no --url, a bad --outcome, an unknown channel, a URL that is not http', async ({

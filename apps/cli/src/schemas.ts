@@ -76,6 +76,9 @@ export const deliverySchema = z.looseObject({
   error: z.string().nullable(),
   responseBody: z.string(),
   test: z.boolean(),
+  // Optional: servers from before the delivery log said whether a retry follows have neither.
+  willRetry: z.boolean().optional(),
+  nextAttemptAt: z.string().nullable().optional(),
 });
 export type Delivery = z.infer<typeof deliverySchema>;
 

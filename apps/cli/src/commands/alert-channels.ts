@@ -164,7 +164,9 @@ export function registerAlertChannels(program: Command): void {
   const deliveries = pageOptions(
     channels
       .command('deliveries')
-      .description('the delivery log of a channel, newest first: one line per attempt (default: the last 20)')
+      .description(
+        'the delivery log of a channel, newest first: one line per attempt, and whether (and when) a failed one is retried (default: the last 20)',
+      )
       .argument('<channelId>', 'channel id')
       .addOption(new Option('--outcome <outcome>', 'only attempts with this outcome').choices(DELIVERY_OUTCOMES)),
   ).action(async (id: string, options: PageOptions & { outcome?: string }, command: Command) => {
@@ -183,6 +185,7 @@ export function registerAlertChannels(program: Command): void {
         { header: 'OUTCOME', value: (d) => d.outcome },
         { header: 'STATUS', value: (d) => d.statusCode },
         { header: 'MS', value: (d) => d.durationMs },
+        { header: 'RETRY', value: retry },
         { header: 'ERROR', value: (d) => d.error },
       ]),
     );
@@ -193,6 +196,13 @@ export function registerAlertChannels(program: Command): void {
     'vigil alert-channels deliveries 7e2f… --outcome failed --json',
   );
   registerChannelManagement(channels);
+}
+
+/** Whether another attempt follows a failed one, and when it is (or was) due. */
+export function retry(delivery: Delivery): string | null {
+  if (delivery.outcome === 'delivered' || delivery.willRetry === undefined) return null;
+  if (!delivery.willRetry) return 'no';
+  return delivery.nextAttemptAt ? `yes, ${delivery.nextAttemptAt}` : 'yes';
 }
 
 function sends(channel: Channel): string {
