@@ -27,6 +27,8 @@ export interface CostRow {
   stage: string;
   usPerDelivery: number;
   note: string;
+  /** Paid once per channel, not per delivery: left out of the per-delivery sum. */
+  once?: boolean;
 }
 
 export interface CostInput {
@@ -102,7 +104,8 @@ export async function measureCosts(input: CostInput): Promise<CostRow[]> {
     usPerDelivery: config.webhookSecretEncrypted
       ? await perItem(n, () => input.box.decrypt(config.webhookSecretEncrypted!))
       : 0,
-    note: 'AES-256-GCM',
+    note: 'AES-256-GCM; the dispatcher keeps it per channel, so it is paid once',
+    once: true,
   });
   rows.push({
     stage: 'sign and build headers',
