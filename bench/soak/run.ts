@@ -24,6 +24,7 @@ import { startDeployment, type Deployment } from './deployment.ts';
 import { plot } from './plot.ts';
 import { sample, type Sample } from './sampler.ts';
 import { controlPlane, incidents, ingest, setUp, type IngestState, type OpCounts } from './traffic.ts';
+import { watchServices } from './watch.ts';
 import { decide } from './verdict.ts';
 import { deliveries, drainConsumers, storedResults } from './verify.ts';
 
@@ -86,6 +87,7 @@ try {
     `account ${s.accountId}: ${s.ingestChecks.length} ingested checks (${s.alertingChecks.length} alerting to 2 channels), ${s.runnerChecks.length} runner checks`,
   );
 
+  const watcher = watchServices();
   const durationMs = o.minutes * 60_000;
   const started = performance.now();
   const until = () => performance.now() - started >= durationMs;
@@ -129,18 +131,20 @@ try {
   log(`checking webhook ids at the receiver`);
   const webhooks = await deliveries(d, s, 120_000);
 
+  await watcher.stop();
   const counts: OpCounts = { ...ingestState.counts, ...apiCounts };
   const verdict = decide({
     samples,
     baselineSecond: o.baselineMinute * 60,
     maxGrowthPct: o.maxGrowth,
-    counts,
+    incidents,
+    outages: watcher.outages,
     exited,
     loss: {
       acknowledged: results.acknowledged,
-      storedFinal: results.storedFinal,
-      distinctIds: results.distinctIds,
       missing: results.missing,
+      rowsFinal: results.rowsFinal,
+      distinctIds: results.distinctIds,
       expectedWebhooks: webhooks.expected,
       deliveredWebhooks: webhooks.delivered,
     },
@@ -188,11 +192,10 @@ try {
       ['results sent / acknowledged', `${ingestState.sent} / ${results.acknowledged}`],
       ['results per second (sent)', round(ingestState.sent / (durationMs / 1000))],
       ['API operations per second (done)', round(apiLatencies.length / (durationMs / 1000))],
-      [
-        'results stored (FINAL) / distinct ids / missing',
-        `${results.storedFinal} / ${results.distinctIds} / ${results.missing}`,
-      ],
-      ['rows before merge (redeliveries)', results.storedRaw],
+      ['acknowledged results missing in ClickHouse', results.missing],
+      ['unacknowledged results stored all the same', results.storedUnacknowledged],
+      ['distinct ids stored / rows after de-duplication (FINAL)', `${results.distinctIds} / ${results.rowsFinal}`],
+      ['rows before merge (redeliveries)', results.rowsRaw],
       ['results rejected by the API', ingestState.rejected],
       ['runner results stored', results.runnerResults],
       ['alert events on the topic (messages)', `${webhooks.alertEvents} (${webhooks.alertMessages})`],
@@ -226,7 +229,12 @@ try {
     api: { latencyMs: apiLatency },
     counts,
     consumerLagAfterDrain: lag,
-    incidents,
+    outages: watcher.outages.map((o) => ({
+      ...o,
+      from: new Date(o.from).toISOString(),
+      to: new Date(o.to).toISOString(),
+    })),
+    incidents: incidents.slice(0, 2000).map((i) => ({ ...i, at: new Date(i.at).toISOString() })),
     samples,
   });
   const png = file.replace(/\.json$/, '.png');
@@ -237,12 +245,10 @@ try {
     png,
   );
   console.log(`wrote ${png}`);
-  console.log(`\nverdict: ${verdict.pass ? 'PASS' : 'FAIL'}`);
+  const disturbed = watcher.outages.length > 0 ? ' (disturbed: a backing service was stopped during the run)' : '';
+  console.log(`\nverdict: ${verdict.pass ? 'PASS' : 'FAIL'}${disturbed}`);
   for (const reason of verdict.reasons) console.log(`  - ${reason}`);
-  if (incidents.length > 0)
-    console.log(
-      `  5xx and failed connections from ${incidents[0]!.at} to ${incidents.at(-1)!.at} (details in the JSON)`,
-    );
+  for (const note of verdict.notes) console.log(`  note: ${note}`);
 } catch (error) {
   console.error(error);
 } finally {

@@ -89,16 +89,24 @@ export async function setUp(
   return { accountId: account.accountId, owner, ingestChecks, alertingChecks, channelIds, runnerChecks, shape };
 }
 
-/**
- * When each 5xx or failed connection happened (the first 500), so a failure can be set beside what
- * else ran on the shared servers at that time (another suite stopping Kafka, say).
- */
-export const incidents: Array<{ at: string; op: string; status: number | 'error' }> = [];
+/** A 5xx answer or a failed connection, with when it happened (ms since the epoch). */
+export interface Incident {
+  at: number;
+  op: string;
+  status: number | 'error';
+  message: string;
+}
 
-function count(counts: OpCounts, op: string, status: number | 'error') {
+/**
+ * Every 5xx and failed connection, so each can be set beside what else happened on the shared
+ * servers at that time (another suite stopping Redis, say).
+ */
+export const incidents: Incident[] = [];
+
+function count(counts: OpCounts, op: string, status: number | 'error', message = '') {
   const key = status === 'error' ? 'error' : `${Math.floor(status / 100)}xx`;
-  if ((status === 'error' || status >= 500) && incidents.length < 500)
-    incidents.push({ at: new Date().toISOString(), op, status });
+  if (status === 'error' || status >= 500)
+    incidents.push({ at: Date.now(), op, status, message: message.slice(0, 200) });
   const row = (counts[op] ??= {});
   row[key] = (row[key] ?? 0) + 1;
 }
@@ -141,15 +149,15 @@ export async function ingest(
       body,
     })
       .then(async (response) => {
-        const answer = (await response.json()) as { accepted?: number; rejected?: unknown[] };
-        count(state.counts, 'POST /v1/check-results', response.status);
+        const answer = (await response.json()) as { accepted?: number; rejected?: unknown[]; message?: string };
+        count(state.counts, 'POST /v1/check-results', response.status, answer.message);
         state.latenciesMs.push(performance.now() - sentAt);
         state.rejected += answer.rejected?.length ?? 0;
         if (response.status === 202 && answer.accepted === perTick) state.acknowledged += perTick;
         else state.unacknowledged.push([from, perTick]);
       })
-      .catch(() => {
-        count(state.counts, 'POST /v1/check-results', 'error');
+      .catch((error: unknown) => {
+        count(state.counts, 'POST /v1/check-results', 'error', String(error));
         state.unacknowledged.push([from, perTick]);
       })
       .finally(() => inFlight.delete(request));
@@ -178,12 +186,12 @@ export async function controlPlane(
   const call = async (op: string, method: string, path: string, body?: unknown) => {
     const started = performance.now();
     try {
-      const answer = await s.owner.request<{ id?: string }>(method, path, body);
-      count(counts, op, answer.status);
+      const answer = await s.owner.request<{ id?: string; message?: string }>(method, path, body);
+      count(counts, op, answer.status, answer.body?.message);
       latenciesMs.push(performance.now() - started);
       return answer;
-    } catch {
-      count(counts, op, 'error');
+    } catch (error) {
+      count(counts, op, 'error', String(error));
       return null;
     }
   };

@@ -13,9 +13,9 @@ const at = (app: string, t: number, rssMiB: number | null, loopP99Ms: number | n
 
 const clean: Loss = {
   acknowledged: 1000,
-  storedFinal: 1000,
-  distinctIds: 1000,
   missing: 0,
+  rowsFinal: 1000,
+  distinctIds: 1000,
   expectedWebhooks: 40,
   deliveredWebhooks: 40,
 };
@@ -53,45 +53,76 @@ describe('the soak verdict', () => {
 
   it('passes a flat, lossless run and fails each kind of loss or growth, naming it', () => {
     const samples = flat.filter((s) => s.app === 'api');
-    expect(decide({ samples, baselineSecond: 180, maxGrowthPct: 10, loss: clean, counts: {} })).toMatchObject({
+    expect(decide({ samples, baselineSecond: 180, maxGrowthPct: 10, loss: clean, incidents: [] })).toMatchObject({
       pass: true,
       reasons: [],
     });
     const grown = [...samples.slice(0, 2), at('api', 600, 221)];
-    expect(decide({ samples: grown, baselineSecond: 180, maxGrowthPct: 10, loss: clean, counts: {} }).reasons).toEqual([
-      'api: RSS grew 10.5% (200 → 221 MiB) after second 180',
-    ]);
+    expect(
+      decide({ samples: grown, baselineSecond: 180, maxGrowthPct: 10, loss: clean, incidents: [] }).reasons,
+    ).toEqual(['api: RSS grew 10.5% (200 → 221 MiB) after second 180']);
     const cases: Array<[Partial<Loss>, RegExp]> = [
-      [{ missing: 3, storedFinal: 997, distinctIds: 997 }, /3 acknowledged results are not in ClickHouse/],
-      [{ storedFinal: 1001, distinctIds: 1001 }, /holds 1001 rows/],
+      [{ missing: 3, rowsFinal: 997, distinctIds: 997 }, /3 acknowledged results are not in ClickHouse/],
+      [{ rowsFinal: 1001 }, /holds 1001 rows after de-duplication for 1000 distinct results/],
       [{ deliveredWebhooks: 39 }, /1 of 40 webhook ids never arrived/],
       [{ expectedWebhooks: 0, deliveredWebhooks: 0 }, /did not exercise alerting/],
     ];
+    expect(
+      decide({
+        samples,
+        baselineSecond: 180,
+        maxGrowthPct: 10,
+        loss: { ...clean, rowsFinal: 1200, distinctIds: 1200 },
+        incidents: [],
+      }).pass,
+    ).toBe(true);
     for (const [change, reason] of cases) {
       const verdict = decide({
         samples,
         baselineSecond: 180,
         maxGrowthPct: 10,
         loss: { ...clean, ...change },
-        counts: {},
+        incidents: [],
       });
       expect(verdict.pass).toBe(false);
       expect(verdict.reasons.join('\n')).toMatch(reason);
     }
+    const incident = (at: number, op: string, status: number | 'error') => ({ at, op, status, message: '' });
     const errors = decide({
       samples,
       baselineSecond: 180,
       maxGrowthPct: 10,
       loss: clean,
-      counts: { 'GET /v1/checks': { '2xx': 5, '5xx': 2 }, 'POST /v1/check-results': { error: 1, '4xx': 3 } },
+      incidents: [
+        incident(1_000, 'GET /v1/checks', 503),
+        incident(2_000, 'GET /v1/checks', 500),
+        incident(3_000, 'POST /v1/check-results', 'error'),
+      ],
       exited: ['alerter (1)'],
     });
-    expect(errors).toMatchObject({ pass: false, serverErrors: 2, networkErrors: 1 });
+    expect(errors).toMatchObject({ pass: false, serverErrors: 2, networkErrors: 1, duringOutages: 0 });
     expect(errors.reasons).toEqual([
       'alerter (1) exited during the soak',
       '2 × 5xx on GET /v1/checks',
       '1 failed connections on POST /v1/check-results',
     ]);
+  });
+
+  it('puts 5xx during an outage of a backing service down to the outage, and only those', () => {
+    const samples = flat.filter((s) => s.app === 'api');
+    const outage = { service: 'redis', from: 100_000, to: 120_000 };
+    const at503 = (at: number) => ({ at, op: 'GET /v1/checks', status: 503, message: 'Redis is unavailable' });
+    const verdict = decide({
+      samples,
+      baselineSecond: 180,
+      maxGrowthPct: 10,
+      loss: clean,
+      incidents: [at503(95_000), at503(110_000), at503(125_000), at503(200_000)],
+      outages: [outage],
+    });
+    expect(verdict).toMatchObject({ pass: false, duringOutages: 3, serverErrors: 4 });
+    expect(verdict.reasons).toEqual(['1 × 5xx on GET /v1/checks']);
+    expect(verdict.notes.join('\n')).toMatch(/redis refused connections from .*\n3 5xx answers/);
   });
 
   it('fails a process with no samples after the baseline instead of passing it unseen', () => {
@@ -100,7 +131,7 @@ describe('the soak verdict', () => {
       baselineSecond: 180,
       maxGrowthPct: 10,
       loss: clean,
-      counts: {},
+      incidents: [],
     });
     expect(verdict.reasons).toEqual(['runner: no RSS samples from second 180 to the end to compare']);
   });

@@ -1,5 +1,9 @@
 import type { Sample } from './sampler.ts';
-import type { OpCounts } from './traffic.ts';
+import type { Incident } from './traffic.ts';
+import type { Outage } from './watch.ts';
+
+/** An answer this close to an outage of a backing service is put down to the outage. */
+export const OUTAGE_GRACE_MS = 10_000;
 
 export interface Growth {
   app: string;
@@ -21,9 +25,10 @@ export interface Growth {
 
 export interface Loss {
   acknowledged: number;
-  storedFinal: number;
-  distinctIds: number;
   missing: number;
+  /** Rows after de-duplication and distinct ids: a difference is a result stored twice. */
+  rowsFinal: number;
+  distinctIds: number;
   expectedWebhooks: number;
   deliveredWebhooks: number;
 }
@@ -34,6 +39,9 @@ export interface Verdict {
   growth: Growth[];
   serverErrors: number;
   networkErrors: number;
+  /** 5xx and failed connections while a backing service was down (another suite stopped it): not failures. */
+  duringOutages: number;
+  notes: string[];
 }
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
@@ -86,18 +94,21 @@ export function growthOf(samples: readonly Sample[], baselineSecond: number): Gr
 /**
  * Pass when every process's RSS grew less than `maxGrowthPct` from the baseline to the end, and
  * nothing was lost: every acknowledged result stored exactly once, every expected webhook id
- * delivered, no 5xx and no failed connection to the API.
+ * delivered, no 5xx and no failed connection to the API, except while a backing service was down
+ * (a 503 is then the right answer; such a run is named as disturbed).
  */
 export function decide(input: {
   samples: readonly Sample[];
   baselineSecond: number;
   maxGrowthPct: number;
   loss: Loss;
-  counts: OpCounts;
+  incidents: readonly Incident[];
+  outages?: readonly Outage[];
   /** Processes that exited before the end, with how. */
   exited?: string[];
 }): Verdict {
   const reasons: string[] = (input.exited ?? []).map((what) => `${what} exited during the soak`);
+  const notes: string[] = [];
   const growth = growthOf(input.samples, input.baselineSecond);
   for (const g of growth) {
     if (g.growthPct === null)
@@ -109,22 +120,41 @@ export function decide(input: {
   }
   const { loss } = input;
   if (loss.missing > 0) reasons.push(`${loss.missing} acknowledged results are not in ClickHouse`);
-  if (loss.storedFinal !== loss.acknowledged || loss.distinctIds !== loss.acknowledged)
+  if (loss.rowsFinal !== loss.distinctIds)
     reasons.push(
-      `ClickHouse holds ${loss.storedFinal} rows (${loss.distinctIds} distinct ids) for ${loss.acknowledged} acknowledged results`,
+      `ClickHouse holds ${loss.rowsFinal} rows after de-duplication for ${loss.distinctIds} distinct results`,
     );
   if (loss.deliveredWebhooks < loss.expectedWebhooks)
     reasons.push(
       `${loss.expectedWebhooks - loss.deliveredWebhooks} of ${loss.expectedWebhooks} webhook ids never arrived`,
     );
   if (loss.expectedWebhooks === 0) reasons.push('no alert webhooks were expected: the soak did not exercise alerting');
+  const outages = input.outages ?? [];
+  const inOutage = (at: number) => outages.some((o) => at >= o.from - OUTAGE_GRACE_MS && at <= o.to + OUTAGE_GRACE_MS);
+  const unexplained = new Map<string, { server: number; network: number }>();
+  let duringOutages = 0;
   let serverErrors = 0;
   let networkErrors = 0;
-  for (const [op, row] of Object.entries(input.counts)) {
-    if (row['5xx']) reasons.push(`${row['5xx']} × 5xx on ${op}`);
-    if (row.error) reasons.push(`${row.error} failed connections on ${op}`);
-    serverErrors += row['5xx'] ?? 0;
-    networkErrors += row.error ?? 0;
+  for (const incident of input.incidents) {
+    if (incident.status === 'error') networkErrors++;
+    else serverErrors++;
+    if (inOutage(incident.at)) {
+      duringOutages++;
+      continue;
+    }
+    const row = unexplained.get(incident.op) ?? { server: 0, network: 0 };
+    if (incident.status === 'error') row.network++;
+    else row.server++;
+    unexplained.set(incident.op, row);
   }
-  return { pass: reasons.length === 0, reasons, growth, serverErrors, networkErrors };
+  for (const [op, row] of unexplained) {
+    if (row.server) reasons.push(`${row.server} × 5xx on ${op}`);
+    if (row.network) reasons.push(`${row.network} failed connections on ${op}`);
+  }
+  for (const o of outages)
+    notes.push(
+      `${o.service} refused connections from ${new Date(o.from).toISOString()} to ${new Date(o.to).toISOString()} (stopped outside the soak)`,
+    );
+  if (duringOutages > 0) notes.push(`${duringOutages} 5xx answers or failed connections fell within those outages`);
+  return { pass: reasons.length === 0, reasons, growth, serverErrors, networkErrors, duringOutages, notes };
 }

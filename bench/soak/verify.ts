@@ -12,13 +12,15 @@ import type { IngestState, Setup } from './traffic.ts';
 
 export interface StoredResults {
   acknowledged: number;
-  /** Rows after de-duplication (FINAL), and distinct ids among them. */
-  storedFinal: number;
-  distinctIds: number;
-  /** Rows before the background merge: at-least-once redeliveries show here, never after FINAL. */
-  storedRaw: number;
   /** Acknowledged results not found at all. */
   missing: number;
+  /** Results of batches that got no acknowledgement but were stored all the same (allowed). */
+  storedUnacknowledged: number;
+  /** Distinct result ids stored, and rows after de-duplication (FINAL): equal when none is doubled. */
+  distinctIds: number;
+  rowsFinal: number;
+  /** Rows before the background merge: at-least-once redeliveries show here, never after FINAL. */
+  rowsRaw: number;
   runnerResults: number;
 }
 
@@ -26,11 +28,13 @@ const countRow = z.object({ n: z.coerce.number(), ids: z.coerce.number() });
 
 /**
  * Waits until ClickHouse holds every acknowledged result (or nothing more arrives for 60 s), then
- * checks each acknowledged id is there once.
+ * checks each acknowledged id is there, once. Filters stay on the table's key prefix (account,
+ * check): on a busy ClickHouse 18.16 a FINAL scan with a LIKE on the id took a minute.
  */
 export async function storedResults(d: Deployment, s: Setup, ingest: IngestState): Promise<StoredResults> {
   const table = `${d.names.database}.check_results`;
-  const ours = `account_id = '${s.accountId}' AND toString(id) LIKE '${s.shape.idPrefix}-%'`;
+  const list = (ids: string[]) => ids.map((id) => `'${id}'`).join(',');
+  const ours = `account_id = '${s.accountId}' AND check_id IN (${list(s.ingestChecks)})`;
   const counts = async (final: boolean) =>
     countRow.parse(
       (
@@ -43,9 +47,9 @@ export async function storedResults(d: Deployment, s: Setup, ingest: IngestState
   let lastChange = Date.now();
   for (;;) {
     const { ids } = await counts(false);
-    if (ids >= ingest.acknowledged && ingest.unacknowledged.length === 0) break;
+    if (ids >= ingest.sent || (ids >= ingest.acknowledged && ingest.unacknowledged.length === 0)) break;
     if (ids !== last) [last, lastChange] = [ids, Date.now()];
-    if (Date.now() - lastChange > 60_000) break;
+    if (Date.now() - lastChange > 30_000) break;
     await sleep(1000);
   }
   const final = await counts(true);
@@ -58,18 +62,24 @@ export async function storedResults(d: Deployment, s: Setup, ingest: IngestState
   const unacknowledged = new Set<number>();
   for (const [from, n] of ingest.unacknowledged) for (let i = from; i < from + n; i++) unacknowledged.add(i);
   let missing = 0;
-  for (let i = 0; i < ingest.sent; i++)
-    if (!unacknowledged.has(i) && !present.has(resultId(s.shape.idPrefix, i))) missing++;
-  const runnerIds = s.runnerChecks.map((id) => `'${id}'`).join(',');
-  const [runner] = runnerIds
-    ? await clickhouseRows<{ n: string }>(`SELECT count() AS n FROM ${table} FINAL WHERE check_id IN (${runnerIds})`)
+  let storedUnacknowledged = 0;
+  for (let i = 0; i < ingest.sent; i++) {
+    const stored = present.has(resultId(s.shape.idPrefix, i));
+    if (unacknowledged.has(i)) storedUnacknowledged += stored ? 1 : 0;
+    else if (!stored) missing++;
+  }
+  const [runner] = s.runnerChecks.length
+    ? await clickhouseRows<{ n: string }>(
+        `SELECT count() AS n FROM ${table} WHERE account_id = '${s.accountId}' AND check_id IN (${list(s.runnerChecks)})`,
+      )
     : [];
   return {
     acknowledged: ingest.acknowledged,
-    storedFinal: final.n,
-    distinctIds: final.ids,
-    storedRaw: raw.n,
     missing,
+    storedUnacknowledged,
+    distinctIds: raw.ids,
+    rowsFinal: final.n,
+    rowsRaw: raw.n,
     runnerResults: Number(runner?.n ?? 0),
   };
 }
