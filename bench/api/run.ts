@@ -14,8 +14,10 @@
  *
  * --compare-cache adds each route with the read cache off (the path before it), in the same run.
  *
+ * --repeat N runs N rounds per count and reports medians (ratios: the median of the rounds' ratios).
+ *
  *   npm run bench -- api [--duration 10] [--connections 10,50,200] [--store sqlite|redis|both] [--compare-cache]
- *                        [--cpu-prof]
+ *                        [--repeat 1] [--cpu-prof]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,6 +44,36 @@ interface Row {
   cpuUsPerReq: number;
   /** The same for the main thread alone (the event loop that serves every request). */
   mainUsPerReq: number;
+  /** With --repeat: the median of each round's req/s ratio to bare fastify (a burst of load elsewhere hits one round). */
+  vsFastify?: number;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Per target, the median of every figure over the rounds, and the median of the rounds' ratios to bare fastify. */
+function medianRows(rounds: Row[][]): Row[] {
+  return rounds[0]!.map((first) => {
+    const mine = rounds.map((rows) => rows.find((r) => r.target === first.target)!);
+    const of = (key: keyof Omit<Row, 'target' | 'vsFastify'>) => median(mine.map((r) => r[key]));
+    return {
+      target: first.target,
+      reqPerSec: Math.round(of('reqPerSec')),
+      p50: of('p50'),
+      p90: of('p90'),
+      p99: of('p99'),
+      max: of('max'),
+      ok: of('ok'),
+      non2xx: of('non2xx'),
+      errors: of('errors'),
+      cpuUsPerReq: Math.round(of('cpuUsPerReq')),
+      mainUsPerReq: Math.round(of('mainUsPerReq')),
+      vsFastify: round(median(rounds.map((rows, i) => mine[i]!.reqPerSec / rows.find(isFastify)!.reqPerSec)), 2),
+    };
+  });
 }
 
 /** CPU seconds used so far (utime + stime from /proc, in clock ticks of 10 ms): the process, or one thread. */
@@ -113,10 +145,14 @@ export async function run(argv: string[]): Promise<void> {
       redis: { type: 'boolean', default: false },
       /** Also measures each route with the read cache off (VIGIL_READ_CACHE_TTL_MS=0), in the same run. */
       'compare-cache': { type: 'boolean', default: false },
+      /** Rounds per connection count; each row reports medians, and its ratio is the median of the rounds' ratios. */
+      repeat: { type: 'string', default: '1' },
       'cpu-prof': { type: 'boolean', default: false },
     },
   });
   const duration = Number(values.duration);
+  const repeat = Number(values.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1) throw new Error('--repeat: a positive integer');
   const counts = values.connections.split(',').map(Number);
   if (counts.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--connections: a list of positive integers');
   const storeArg = values.redis ? 'redis' : values.store;
@@ -126,8 +162,22 @@ export async function run(argv: string[]): Promise<void> {
   const all: Measured[] = [];
   for (const store of stores) {
     for (const connections of counts) {
-      const rows = await measure(store === 'redis', values['cpu-prof'], duration, connections, values['compare-cache']);
-      printRun(rows, `api: ${connections} connections × ${duration} s, state store ${storeName(store)}`);
+      const rounds: Row[][] = [];
+      for (let i = 1; i <= repeat; i++) {
+        const rows = await measure(
+          store === 'redis',
+          values['cpu-prof'],
+          duration,
+          connections,
+          values['compare-cache'],
+        );
+        const which = repeat > 1 ? `, round ${i} of ${repeat}` : '';
+        printRun(rows, `api: ${connections} connections × ${duration} s, state store ${storeName(store)}${which}`);
+        rounds.push(rows);
+      }
+      const rows = repeat > 1 ? medianRows(rounds) : rounds[0]!;
+      if (repeat > 1)
+        printRun(rows, `api: ${connections} connections, state store ${storeName(store)}: medians of ${repeat} rounds`);
       all.push(...rows.map((r) => ({ ...r, connections, store })));
     }
     if (counts.length > 1)
@@ -138,12 +188,12 @@ export async function run(argv: string[]): Promise<void> {
       );
   }
   writeResults('api', {
-    options: { duration, connections: counts, stores, compareCache: values['compare-cache'] },
+    options: { duration, connections: counts, stores, compareCache: values['compare-cache'], repeat },
     rows: all.map((r) => {
       const fastify = all.find((b) => b.store === r.store && b.connections === r.connections && isFastify(b))!;
       return {
         ...r,
-        vsFastify: round(r.reqPerSec / fastify.reqPerSec, 3),
+        vsFastify: r.vsFastify ?? round(r.reqPerSec / fastify.reqPerSec, 3),
         cpuVsFastify: round(fastify.cpuUsPerReq / r.cpuUsPerReq, 3),
         mainCpuVsFastify: round(fastify.mainUsPerReq / r.mainUsPerReq, 3),
       };
@@ -177,7 +227,7 @@ function printRun(rows: Row[], title: string): void {
     rows.map((r) => [
       r.target,
       r.reqPerSec,
-      ratio(r.reqPerSec, fastify.reqPerSec),
+      r.vsFastify ?? ratio(r.reqPerSec, fastify.reqPerSec),
       ratio(r.reqPerSec, bare.reqPerSec),
       r.cpuUsPerReq,
       ratio(fastify.cpuUsPerReq, r.cpuUsPerReq),
@@ -204,7 +254,8 @@ function printGrowth(rows: Measured[], counts: number[], store: Store): void {
       ...counts.map((c) => {
         const row = at(target, c);
         const fastify = rows.find((r) => r.connections === c && isFastify(r));
-        return row && fastify ? `${row.reqPerSec} (${ratio(row.reqPerSec, fastify.reqPerSec)}); p99 ${row.p99}` : '';
+        if (!row || !fastify) return '';
+        return `${row.reqPerSec} (${row.vsFastify ?? ratio(row.reqPerSec, fastify.reqPerSec)}); p99 ${row.p99}`;
       }),
     ]),
   );
@@ -220,7 +271,7 @@ async function measure(
 ): Promise<Row[]> {
   const rows: Row[] = [await baseline('http', duration, connections), await baseline('fastify', duration, connections)];
   rows.push(...(await measureVigil(redis, cpuProf, duration, connections, true)));
-  if (compareCache) rows.push(...(await measureVigil(redis, false, duration, connections, false)));
+  if (compareCache) rows.push(...(await measureVigil(redis, cpuProf, duration, connections, false)));
   return rows;
 }
 
