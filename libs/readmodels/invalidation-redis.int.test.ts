@@ -78,6 +78,14 @@ describe('read-model invalidation on Redis', () => {
     await heard;
   });
 
+  it('is never live without Redis, refuses to publish, and still closes at once', async () => {
+    const nowhere = createRedisInvalidation({ url: 'redis://127.0.0.1:1', prefix, log, commandTimeoutMs: 200 });
+    expect(nowhere.live()).toBe(false);
+    await expect(nowhere.publish()).rejects.toThrow(/unavailable/i);
+    expect(nowhere.live()).toBe(false);
+    await nowhere.close();
+  });
+
   it('lets a cache answer from memory only while live: across a lost subscriber it reads the store', async () => {
     const store = createRedisStateStore({ url: services().REDIS_URL, keyPrefix: prefix, log });
     opened.push(store);

@@ -83,8 +83,12 @@ export function createRedisInvalidation(options: RedisInvalidationOptions): Read
     async close() {
       closing = true;
       subscribed = false;
+      // QUIT would wait in the offline queue for a Redis that is down; then just drop the socket.
       await Promise.all(
-        [subscriber, publisher].map((connection) => connection.quit().catch(() => connection.disconnect())),
+        [subscriber, publisher].map(async (connection) => {
+          if (connection.status !== 'ready') return connection.disconnect();
+          await connection.quit().catch(() => connection.disconnect());
+        }),
       );
     },
   };
