@@ -18,6 +18,8 @@ const LATEST_START = Date.UTC(2100, 0, 1);
 const MAX_ERROR_MESSAGE = 4096;
 const MAX_STATUS_TEXT = 256;
 const MAX_URL = 2048;
+const MAX_ASSERTION_TEXT = 256;
+const MAX_ASSERTION_MESSAGE = 512;
 const WITH_STATUS = new Set(['API', 'URL']);
 const WITH_PAGES = new Set(['BROWSER', 'PLAYWRIGHT']);
 
@@ -34,6 +36,7 @@ type Raw = Record<string, unknown> & {
   pages?: (Record<string, unknown> & { index: number; url: string })[];
   heartbeat?: unknown;
   ssl?: { domain: string };
+  assertions?: { property?: string; target?: string; actual?: string; message?: string }[];
 };
 
 // A lone UTF-16 surrogate is rewritten by zod (to U+FFFD): such a record is not canonical.
@@ -61,6 +64,12 @@ function canonical(raw: Raw): boolean {
       if (seen.has(page.index) || !plain(page.url, MAX_URL)) return false;
       seen.add(page.index);
     }
+  }
+  // Assertion outcomes: canonical when every default is present and no text needs cutting.
+  for (const a of raw.assertions ?? []) {
+    if (a.property === undefined || a.target === undefined || a.actual === undefined) return false;
+    if (!plain(a.property, MAX_ASSERTION_TEXT) || !plain(a.target, MAX_ASSERTION_TEXT)) return false;
+    if (!plain(a.actual, MAX_ASSERTION_TEXT) || !plain(a.message, MAX_ASSERTION_MESSAGE)) return false;
   }
   return true;
 }

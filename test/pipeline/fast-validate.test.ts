@@ -75,6 +75,7 @@ describe('compiled check-result validator against zod', () => {
     'pages',
     'heartbeat',
     'ssl',
+    'assertions',
     'unknownField',
   ];
   // Values near each field's rules: case, offsets, bounds, lone surrogates, long text, wrong types.
@@ -116,6 +117,30 @@ describe('compiled check-result validator against zod', () => {
       { index: 0, url: 'https://b' },
     ],
     [{ index: 1, url: 'y'.repeat(3000), LCP: 10, consoleErrors: 2 }],
+    // Assertion outcomes: canonical, with defaults left out, and with text zod must cut.
+    [{ source: 'STATUS_CODE', property: '', comparison: 'EQUALS', target: '200', passed: false, actual: '500' }],
+    [{ source: 'STATUS_CODE', comparison: 'EQUALS', passed: true }],
+    [
+      {
+        source: 'JSON_BODY',
+        property: '$.a',
+        comparison: 'EQUALS',
+        target: 'x',
+        passed: false,
+        actual: 'z'.repeat(300),
+      },
+    ],
+    [
+      {
+        source: 'TEXT_BODY',
+        property: '',
+        comparison: 'CONTAINS',
+        target: '',
+        passed: false,
+        actual: '',
+        message: 'bad\uDC00',
+      },
+    ],
   ];
   const edgy = fc.oneof(fc.jsonValue(), fc.constantFrom(...edges));
 
