@@ -99,6 +99,11 @@ describe('checks that Vigil runs, from the CLI', () => {
     const ping = await vigil(['heartbeat', 'ping', token!, '--api-url', server.url]);
     expect(ping.code, ping.stderr).toBe(0);
     expect(ping.stdout).toMatch(/Ping recorded for check .*: RECEIVED/);
+    // Tokens are base64url: one may start with "-", and is still the token, not an unknown option.
+    const dashed = await vigil(['heartbeat', 'ping', '-HiEevNJrcFuF9f7IdFnFLusyK8e', '--api-url', server.url]);
+    expect(dashed.code).toBe(1);
+    expect(dashed.stderr).not.toContain('unknown option');
+    expect(dashed.stderr).toBe('Error: Unknown ping token\n');
     const bad = await vigil(
       ['checks', 'create', '--name', 'x', '--type', 'API', '--url', base, '--assert', 'BODY IS 1'],
       {

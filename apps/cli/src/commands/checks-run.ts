@@ -220,6 +220,8 @@ export function registerCheckRuns(checks: Command, program: Command): void {
     .description('ping a heartbeat check (no API key needed: the token is the credential)')
     .argument('<token>', 'the token at the end of the ping URL')
     .option('--fail', 'report that the job failed')
+    // A token is base64url and may start with "-": it is the argument, not an unknown option.
+    .allowUnknownOption()
     .action(async (token: string, options: { fail?: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const path = `/ping/${encodeURIComponent(token)}${options.fail ? '/fail' : ''}`;
