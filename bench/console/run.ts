@@ -16,7 +16,7 @@
  * --cpu-prof writes the Vigil process's V8 profile under bench/results/profiles/ (summarise it
  * with `npm run bench -- profile <file>`).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -176,6 +176,17 @@ export async function run(argv: string[]): Promise<void> {
     );
     await measure(context, `${checkUrl}?range=30d`, 'vigil:chart-drawn');
     const warm = await samples(n, () => measure(context, `${checkUrl}?range=30d`, 'vigil:chart-drawn'));
+    // The check page with a month of real data, in both themes (the README's picture comes from here).
+    for (const theme of ['light', 'dark'] as const) {
+      const shot = await context.newPage();
+      await shot.emulateMedia({ colorScheme: theme });
+      await shot.goto(`${checkUrl}?range=30d&theme=${theme}`);
+      await shot.waitForFunction(() => performance.getEntriesByName('vigil:chart-drawn').length > 0);
+      await shot.locator('table[aria-label=Runs] tbody tr').first().waitFor();
+      mkdirSync(join(repoRoot, 'bench/results/screenshots'), { recursive: true });
+      await shot.screenshot({ path: join(repoRoot, `bench/results/screenshots/bench-check-30d-${theme}.png`) });
+      await shot.close();
+    }
     log(`overview: ${n} navigations`);
     const overview = await samples(n, () => measure(context, `${vigil.url}/`, 'vigil:overview-rendered'));
     // The same navigations' split: when the data had arrived (all API calls answered).
