@@ -107,7 +107,7 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
     rows: (sql) => select(sql),
     atomic: (work) => work(),
   };
-  const maintainer = createRollupMaintainer(options.clock);
+  const maintainer = createRollupMaintainer(options.clock, (err, message) => log.warn({ err }, message));
 
   const migrationTarget = {
     async applied(): Promise<number[]> {

@@ -83,7 +83,7 @@ export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): Ana
     return reader.getRowObjectsJS().map((row) => plain(row) as T);
   }
 
-  const maintainer = createRollupMaintainer(options.clock);
+  const maintainer = createRollupMaintainer(options.clock, (err, message) => log.warn({ err }, message));
   /** Rollup statements on the connection the caller holds (inside serial). */
   const rollupsOn = (connection: DuckDBConnection): RollupExecutor => ({
     dialect: 'duckdb',

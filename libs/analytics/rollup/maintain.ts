@@ -32,6 +32,10 @@ export interface Watermarks {
 const SKEW_MS = 60_000;
 /** Late hours closer than this share one re-roll statement. */
 const MAX_GAP_HOURS = 6;
+/** Most (check, hour) cells an insert re-rolls itself; beyond, it rewinds the watermark. */
+const MAX_LATE_CELLS = 2_000;
+/** After a failed roll, inserts wait this long before trying again. */
+const ADVANCE_RETRY_MS = 5 * 60_000;
 
 /**
  * Keeps the hourly rollups in step with the raw table. Guarantees:
@@ -51,9 +55,13 @@ export interface RollupMaintainer {
   watermarks(x: RollupExecutor): Promise<Watermarks>;
 }
 
-export function createRollupMaintainer(clock: () => number = Date.now): RollupMaintainer {
+export function createRollupMaintainer(
+  clock: () => number = Date.now,
+  onError: (error: unknown, message: string) => void = () => undefined,
+): RollupMaintainer {
   let knownCompleted = -1;
   let lastSet = 0;
+  let retryAdvanceAt = 0;
 
   async function watermarks(x: RollupExecutor): Promise<Watermarks> {
     const latest = x.dialect === 'clickhouse' ? 'argMax(value_ms, set_ms)' : 'arg_max(value_ms, set_ms)';
@@ -154,13 +162,38 @@ export function createRollupMaintainer(clock: () => number = Date.now): RollupMa
       const now = clock();
       const current = Math.floor(now / HOUR_MS) * HOUR_MS;
       let state: Watermarks | undefined;
-      if (knownCompleted < current) state = await advance(x);
+      // Rolling closed hours is optional for correctness (readers take what is not rolled from the
+      // raw rows), so a failed or slow roll must not fail the insert; it is retried a while later.
+      if (knownCompleted < current && now >= retryAdvanceAt) {
+        state = await advance(x).catch((error: unknown) => {
+          retryAdvanceAt = now + ADVANCE_RETRY_MS;
+          onError(error, 'rollup advance failed; readers use the raw rows past the last roll');
+          return undefined;
+        });
+      }
       const maybeLate = now - current < SKEW_MS || rows.some((row) => row.started_ms < current);
       if (!maybeLate) return;
       state ??= await watermarks(x);
       const announced = state.announced;
       const late = rows.filter((row) => row.started_ms < announced);
-      if (late.length > 0) await reroll(x, late);
+      if (late.length === 0) return;
+      const earliest = Math.floor(Math.min(...late.map((row) => row.started_ms)) / HOUR_MS) * HOUR_MS;
+      const cells = new Set(late.map((row) => `${row.check_id}/${Math.floor(row.started_ms / HOUR_MS)}`));
+      // A backfill (many late hours and checks) would re-roll for longer than an insert may take:
+      // move the completed watermark back instead, so readers take those hours from the raw rows
+      // (exact) until the next roll, or npm run analytics:rollup, rolls them again.
+      if (cells.size <= MAX_LATE_CELLS) {
+        try {
+          await reroll(x, late);
+          return;
+        } catch (error) {
+          onError(error, 'late re-roll failed; rewinding the rollup watermark');
+        }
+      }
+      if (earliest < state.completed) {
+        await mark(x, 'completed', earliest);
+        knownCompleted = Math.min(knownCompleted, earliest);
+      }
     },
 
     async rebuild(x) {

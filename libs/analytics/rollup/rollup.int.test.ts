@@ -234,6 +234,33 @@ describe.each(engines)('rollups on $name', ({ open }) => {
     expect(differences(answer, await ask(params, { rollups: false }))).toEqual([]);
   });
 
+  it('takes a backfill too large to re-roll in an insert by rewinding the watermark, then rolls it', async () => {
+    const closed = Math.floor(NOW / HOUR_MS) * HOUR_MS;
+    const checks = Array.from({ length: 10 }, () => randomUUID());
+    const backfill = checks.flatMap((check) => results(accountId, check, 240, START, 10 * DAY));
+    await store.insert(backfill);
+    // 2,400 late (check, hour) cells: more than an insert re-rolls itself.
+    expect((await store.rollups.watermarks()).completed).toBe(Math.floor(START / HOUR_MS) * HOUR_MS);
+    const request = parseAnalyticsParams(
+      {
+        metrics: 'totalRequests,responseTime_avg,responseTime_max',
+        from: String(START / 1000),
+        to: String(NOW / 1000),
+      },
+      { checkType: 'API', now: new Date(NOW) },
+    );
+    const read = (options = {}) =>
+      createAnalyticsReader(store, options).read({ ...request, accountId, checkId: checks[3]!, checkType: 'API' });
+    expect(differences(await read(), await read({ rollups: false }))).toEqual([]);
+    expect((await read()).series[0]!.data[0]!.totalRequests).toBe(240);
+    expect((await store.rollups.advance()).completed).toBe(closed);
+    const rows = await store.query<{ n: number }>(
+      `SELECT sum(runs) AS n FROM ${store.rollups.source} WHERE metric = '' AND check_id IN (${checks.map((id) => `'${id}'`).join(', ')})`,
+    );
+    expect(Number(rows[0]!.n)).toBe(backfill.filter((result) => Date.parse(result.startedAt) < closed).length);
+    expect(differences(await read(), await read({ rollups: false }))).toEqual([]);
+  });
+
   it('rebuilds from the raw rows, idempotently', async () => {
     const before = await dump();
     await store.rollups.rebuild();
