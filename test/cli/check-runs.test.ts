@@ -3,12 +3,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startVigil, type TestVigil } from '#test-vigil';
 import { ownerEnv, vigil } from './run.ts';
 
 /** `vigil checks create --url/--assert`, `checks test`, `checks trigger` and `heartbeat ping`, on the real binary. */
 let server: TestVigil;
+// Each test runs the real binary several times; on a loaded machine that outlasts the default 60 s.
+vi.setConfig({ testTimeout: 240_000 });
 let target: Server;
 let base: string;
 

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 import { ownerEnv as baseOwnerEnv, tempDir, userEnv, vigil } from './run.ts';
 
@@ -11,6 +11,8 @@ import { ownerEnv as baseOwnerEnv, tempDir, userEnv, vigil } from './run.ts';
  * come later get their own file, with the helpers of run.ts.
  */
 let server: TestVigil;
+// Each test runs the real binary several times; on a loaded machine that outlasts the default 60 s.
+vi.setConfig({ testTimeout: 240_000 });
 
 beforeAll(async () => {
   server = await startVigil();

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { startVigil, type TestVigil } from '#test-vigil';
 import { ownerEnv as baseOwnerEnv, tempDir, userEnv, vigil } from './run.ts';
 
 /** The commands of issue 14: management after create, members and keys, logout, completion. */
 let server: TestVigil;
+// Each test runs the real binary several times; on a loaded machine that outlasts the default 60 s.
+vi.setConfig({ testTimeout: 240_000 });
 beforeAll(async () => {
   server = await startVigil();
 });

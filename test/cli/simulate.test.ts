@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { startVigil, type TestVigil } from '#test-vigil';
 import { ownerEnv as baseOwnerEnv, storedResults, tempDir, userEnv, vigil } from './run.ts';
 
 /** `vigil simulate` starts the simulator of apps/simulator with the CLI's credentials. */
 let server: TestVigil;
+// Each test runs the real binary several times; on a loaded machine that outlasts the default 60 s.
+vi.setConfig({ testTimeout: 240_000 });
 
 beforeAll(async () => {
   server = await startVigil();
