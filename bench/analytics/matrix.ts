@@ -163,7 +163,7 @@ async function readerSql(
   const recorder = {
     dialect: store.dialect,
     source: store.source,
-    rollups: { source: store.rollups.source },
+    rollups: { source: store.rollups.source, watermarks: () => store.rollups.watermarks() },
     query: async (sql: string) => {
       sqls.push(sql);
       return [];

@@ -10,6 +10,7 @@ import {
 } from './build.ts';
 import { metricMetadata, type BaseMetric, type MetricMetadata, type RequestedMetric } from './metrics.ts';
 import type { AnalyticsQuery } from './params.ts';
+import { HOUR_MS } from '../rollup/sql.ts';
 import { readFromRollups, rollupEligible } from './rollup-read.ts';
 import { bucketStarts } from './window.ts';
 
@@ -51,7 +52,24 @@ export interface AnalyticsReaderOptions {
   sketchAbove?: number;
 }
 
+/** How long a reader trusts the rollup watermark it read; it only picks the faster path, never the answer. */
+const WATERMARK_TTL_MS = 10_000;
+/** Fewer rolled hours than this in a window: the exact path is as fast, and exact. */
+const MIN_ROLLED_HOURS = 6;
+
 export function createAnalyticsReader(store: AnalyticsStore, options: AnalyticsReaderOptions = {}): AnalyticsReader {
+  let seen: { completed: number; at: number } | undefined;
+  /** Whether rollups cover enough of the window to be worth reading (after a backfill they may not). */
+  const worthRolling = async (query: AnalyticsQuery): Promise<boolean> => {
+    if (seen === undefined || Date.now() - seen.at > WATERMARK_TTL_MS) {
+      const marks = await store.rollups.watermarks();
+      seen = { completed: marks.completed, at: Date.now() };
+    }
+    const firstHour = Math.ceil(query.window.from.getTime() / HOUR_MS) * HOUR_MS;
+    const rolledEnd = Math.min(seen.completed, Math.floor(query.window.to.getTime() / HOUR_MS) * HOUR_MS);
+    return rolledEnd - firstHour >= MIN_ROLLED_HOURS * HOUR_MS;
+  };
+  const readerOptions = { ...options, worthRolling };
   return {
     async read(query) {
       const metadata = Object.fromEntries(query.metrics.map((metric) => [metric.name, metricMetadata(metric)]));
@@ -61,7 +79,7 @@ export function createAnalyticsReader(store: AnalyticsStore, options: AnalyticsR
         pagination: { page: query.page, limit: query.limit },
         metadata,
       };
-      const series = query.raw ? await readRaw(store, query) : await readAggregated(store, query, options);
+      const series = query.raw ? await readRaw(store, query) : await readAggregated(store, query, readerOptions);
       return { ...common, series };
     },
   };
@@ -100,7 +118,7 @@ async function readRaw(store: AnalyticsStore, query: AnalyticsQuery): Promise<Se
 async function readAggregated(
   store: AnalyticsStore,
   query: AnalyticsQuery,
-  options: AnalyticsReaderOptions,
+  options: AnalyticsReaderOptions & { worthRolling: (query: AnalyticsQuery) => Promise<boolean> },
 ): Promise<SeriesEntry[]> {
   const bases = new Map<string, { base: BaseMetric; stats: Set<StatColumn> }>();
   for (const metric of query.metrics) {
@@ -125,7 +143,10 @@ async function readAggregated(
 
   const only = plans.length === 1 ? plans[0]!.plan : undefined;
   const rolled =
-    options.rollups !== false && only !== undefined && rollupEligible(query, only)
+    options.rollups !== false &&
+    only !== undefined &&
+    rollupEligible(query, only) &&
+    (await options.worthRolling(query))
       ? await readFromRollups(store, query, only, options.sketchAbove)
       : undefined;
   const results =
