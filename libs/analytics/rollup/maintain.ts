@@ -193,6 +193,8 @@ export function createRollupMaintainer(
       if (earliest < state.completed) {
         await mark(x, 'completed', earliest);
         knownCompleted = Math.min(knownCompleted, earliest);
+        // A backfill comes in many batches: roll once it has had time to finish, not after each one.
+        retryAdvanceAt = now + ADVANCE_RETRY_MS;
       }
     },
 
