@@ -46,7 +46,11 @@ interface Planned {
  * retries) are per run; grouped by pageIndex they cover the runs that loaded that page.
  */
 export interface AnalyticsReaderOptions {
-  /** Default true; false reads every aggregate from the raw rows (the exact path). */
+  /**
+   * Read run aggregates from the hourly rollups where they apply. Default false: on the bench's
+   * layout (bench/analytics, 2026-11-23) they were slower than the raw rows on both engines (see
+   * README, "Rollups"), so the exact path stays the default until they are reorganised.
+   */
   rollups?: boolean;
   /** Cells with more samples than this take percentiles from the rollup sketch (default SKETCH_ABOVE). */
   sketchAbove?: number;
@@ -143,10 +147,7 @@ async function readAggregated(
 
   const only = plans.length === 1 ? plans[0]!.plan : undefined;
   const rolled =
-    options.rollups !== false &&
-    only !== undefined &&
-    rollupEligible(query, only) &&
-    (await options.worthRolling(query))
+    options.rollups === true && only !== undefined && rollupEligible(query, only) && (await options.worthRolling(query))
       ? await readFromRollups(store, query, only, options.sketchAbove)
       : undefined;
   const results =

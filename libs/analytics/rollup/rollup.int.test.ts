@@ -128,7 +128,12 @@ describe.each(engines)('rollups on $name', ({ open }) => {
 
   const ask = (params: Record<string, string>, options: Parameters<typeof createAnalyticsReader>[1] = {}) => {
     const request = parseAnalyticsParams({ metrics: METRICS, ...params }, { checkType: 'API', now: new Date(NOW) });
-    return createAnalyticsReader(store, options).read({ ...request, accountId, checkId, checkType: 'API' });
+    return createAnalyticsReader(store, { rollups: true, ...options }).read({
+      ...request,
+      accountId,
+      checkId,
+      checkType: 'API',
+    });
   };
   // Sums come back in whatever order the engine added them: compare to 12 significant digits, sketches by key.
   const dump = async () =>
@@ -250,7 +255,12 @@ describe.each(engines)('rollups on $name', ({ open }) => {
       { checkType: 'API', now: new Date(NOW) },
     );
     const read = (options = {}) =>
-      createAnalyticsReader(store, options).read({ ...request, accountId, checkId: checks[3]!, checkType: 'API' });
+      createAnalyticsReader(store, { rollups: true, ...options }).read({
+        ...request,
+        accountId,
+        checkId: checks[3]!,
+        checkType: 'API',
+      });
     expect(differences(await read(), await read({ rollups: false }))).toEqual([]);
     expect((await read()).series[0]!.data[0]!.totalRequests).toBe(240);
     expect((await store.rollups.advance()).completed).toBe(closed);
