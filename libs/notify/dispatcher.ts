@@ -139,7 +139,8 @@ export class Dispatcher {
         return { ...candidate, variables: variables.get(key)! };
       });
     const concurrency = this.options.concurrency ?? 32;
-    await eachInLanes(
+    const records: Promise<void>[] = [];
+    const attempted = eachInLanes(
       fresh,
       {
         limit: concurrency,
@@ -147,9 +148,14 @@ export class Dispatcher {
         key: (item) => originOf(item.view.channel.config.url),
       },
       async (item) => {
-        await this.attemptOnce(item.delivery, item.view, item.context, await item.variables, false);
+        await this.attemptOnce(item.delivery, item.view, item.context, await item.variables, false, records);
       },
     );
+    // The batch is acknowledged (this resolves) only once every attempt made is durably recorded.
+    const [sent] = await Promise.allSettled([attempted]);
+    const written = await Promise.allSettled(records);
+    const failure = [sent!, ...written].find((outcome) => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
   }
 
   /** One attempt, recorded with the delivery's next state in one write. */
@@ -162,13 +168,18 @@ export class Dispatcher {
     return this.attemptOnce(delivery, channelOverride, contextOverride, variablesOverride, true);
   }
 
-  /** `queued`: whether the delivery may have an entry in the retry queue (not a fresh first attempt). */
+  /**
+   * `queued`: whether the delivery may have an entry in the retry queue (not a fresh first attempt).
+   * `records`: when given, the record's write is added to it instead of awaited, so the slot is
+   * free for the next delivery while the record waits for its group commit; the caller awaits them.
+   */
   private async attemptOnce(
     delivery: Delivery,
     channelOverride: AlertChannelView | undefined,
     contextOverride: CheckContext | undefined,
     variablesOverride: TemplateVariables | undefined,
     queued: boolean,
+    records?: Promise<void>[],
   ): Promise<AttemptOutcome> {
     const started = new Date();
     const channel = channelOverride ?? (await this.options.readModels.alertChannel(delivery.channelId));
@@ -252,9 +263,15 @@ export class Dispatcher {
       test: delivery.test,
       nextAttemptAt: retryAt?.toISOString() ?? null,
     };
-    await this.options.store.recordAttempt(next, attempt, finished, queued);
-    // A retry due sooner than the loop means to look again.
-    if (status === 'pending' && next.nextAttemptAt! < this.sleepingUntil) this.wake();
+    const recorded = this.options.store.recordAttempt(next, attempt, finished, queued).then(() => {
+      // A retry due sooner than the loop means to look again.
+      if (status === 'pending' && next.nextAttemptAt! < this.sleepingUntil) this.wake();
+    });
+    if (records) {
+      // Handled here so a failed write is not an unhandled rejection before the caller awaits it.
+      recorded.catch(() => undefined);
+      records.push(recorded);
+    } else await recorded;
     this.attemptsCounter?.inc({ outcome: result.outcome });
     const entry = {
       deliveryId: delivery.id,

@@ -56,6 +56,10 @@ export const deliveryLogEntrySchema = attemptSchema
   .meta({ id: 'DeliveryAttempt' });
 export type DeliveryLogEntry = z.output<typeof deliveryLogEntrySchema>;
 
+/** Attempt records per group-commit write, and how long the first one waits for company. */
+const GROUP_MAX = 500;
+const GROUP_WINDOW_MS = 5;
+
 const keys = {
   delivery: (id: string) => `webhook:delivery:${id}`,
   retryQueue: 'webhook:retry-queue',
@@ -71,6 +75,7 @@ const keys = {
 export class DeliveryStore {
   private pending: { ops: WriteOp[]; done: () => void; failed: (error: unknown) => void }[] = [];
   private flushing = false;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly store: StateStore) {}
 
@@ -133,21 +138,27 @@ export class DeliveryStore {
   }
 
   /**
-   * Group commit: attempts that finish while a write is in flight share the next write, so a
-   * burst of deliveries costs a few transactions, not one each. Each caller still waits until
+   * Group commit: attempts that finish within a short window (or while a write is in flight)
+   * share one write, so a burst of deliveries costs a few transactions, not one each. The window
+   * matters on SQLite, whose writes are synchronous: without it each attempt that finishes in its
+   * own turn of the event loop would get a transaction of its own. Each caller still waits until
    * its own record is durable.
    */
   private commit(ops: WriteOp[]): Promise<void> {
     return new Promise<void>((done, failed) => {
       this.pending.push({ ops, done, failed });
-      if (!this.flushing) void this.flush();
+      if (this.flushing) return;
+      if (this.pending.length >= GROUP_MAX) void this.flush();
+      else this.timer ??= setTimeout(() => void this.flush(), GROUP_WINDOW_MS);
     });
   }
 
   private async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.flushing = true;
     while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, 500);
+      const batch = this.pending.splice(0, GROUP_MAX);
       try {
         await this.store.write(batch.flatMap((entry) => entry.ops));
         for (const entry of batch) entry.done();
