@@ -13,6 +13,7 @@ import type { Platform } from '#platform';
 import { createRedisStateStore, createSqliteStateStore, type StateStore } from '#statestore';
 import { services, uniqueSuffix } from '#test-support';
 import { eventually } from '#test-processes';
+import { createStartTimes } from './started.ts';
 import { DueQueue } from './queue.ts';
 import { startRunner, type Runner } from './runner.ts';
 import { offsetMs, runResultId, windowStart } from './schedule.ts';
@@ -186,6 +187,9 @@ function runnerSuite(name: string, openStore: () => StateStore) {
       const dead = await queue.claim(Date.now(), LEASE_MS, 1);
       expect(dead.map((c) => c.checkId)).toEqual([id]);
       const claimedAt = Date.now();
+      // It had started the run (and may have written its result) before dying.
+      const deadStart = new Date(claimedAt);
+      await createStartTimes(store, LOCATION, LEASE_MS)(runResultId(id, LOCATION, window), deadStart);
       await append(id, 'CheckCreated', { accountId, check: check(id), at: new Date().toISOString() }, eventId);
       await eventually(
         async () => of(id).length,
@@ -194,6 +198,8 @@ function runnerSuite(name: string, openStore: () => StateStore) {
       );
       expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(LEASE_MS - 100);
       expect(of(id)[0]!.id).toBe(runResultId(id, LOCATION, window));
+      // The repeat reports the first attempt's start, so stores keyed by (start, id) keep one row.
+      expect(of(id)[0]!.startedAt).toBe(deadStart.toISOString());
     });
 
     it('after a long stop runs only the current window, never the windows it missed', async () => {

@@ -8,6 +8,7 @@ import { ReadModels } from '#readmodels';
 import { Catalogue, type CatalogueEntry, type Placement, type ScheduleChange } from './catalogue.ts';
 import { createRunnerMetrics, type RunnerMetrics } from './metrics.ts';
 import { DueQueue, type Claimed, type Scheduled, type Slot } from './queue.ts';
+import { createStartTimes } from './started.ts';
 import {
   decideClaim,
   evaluateHeartbeat,
@@ -92,6 +93,7 @@ export function startRunner(deps: RunnerDeps): Runner {
   const variables = new RunVariableCache(new ReadModels(platform.stateStore), box);
   const pollMs = settings.pollMs ?? 100;
   const leaseMs = settings.leaseMs;
+  const startTime = createStartTimes(platform.stateStore, settings.location, leaseMs);
   // A run (retries included) ends a margin before its lease does, so no replica takes over a live run.
   const leaseMargin = Math.min(TIMEOUT_MARGIN_MS, leaseMs / 5);
   const attemptTimeoutCap = Math.min(HARD_TIMEOUT_CAP_MS, leaseMs - leaseMargin);
@@ -231,12 +233,13 @@ export function startRunner(deps: RunnerDeps): Runner {
     const { variables: values, secretValues } = await variables.get(entry.accountId, check.groupId);
     const leaseLeft = claimed.leaseEnds - leaseMargin - startedAt.getTime();
     const signal = AbortSignal.any([abandon.signal, AbortSignal.timeout(Math.max(1, leaseLeft))]);
+    const resultId = runResultId(check.id, settings.location, window);
     const context = {
-      resultId: runResultId(check.id, settings.location, window),
+      resultId,
       accountId: entry.accountId,
       checkId: check.id,
       location: settings.location,
-      startedAt,
+      startedAt: await startTime(resultId, startedAt),
       degradedResponseTime: check.degradedResponseTime,
       maxResponseTime: check.maxResponseTime,
       variables: values,
