@@ -37,7 +37,21 @@ export function eventRoutes(app: FastifyInstance, options: EventRouteOptions): v
       response: {
         200: {
           description: 'A text/event-stream that stays open: events "status" and "alert", each with a JSON data line',
-          content: { 'text/event-stream': { schema: z.string() } },
+          // The schema of one event as an SSE parser yields it (OpenAPI 3.2's itemSchema reading).
+          content: {
+            'text/event-stream': {
+              schema: z.looseObject({
+                event: z.enum(['status', 'alert']).optional(),
+                data: z
+                  .string()
+                  .describe(
+                    'JSON: a check status (as in GET /v1/check-statuses) or an alert (as in GET /v1/check-alerts)',
+                  ),
+                id: z.string().optional(),
+                retry: z.number().int().optional(),
+              }),
+            },
+          },
         },
         ...errorResponses(401, 403, 429),
       },
