@@ -172,6 +172,7 @@ export async function run(argv: string[]): Promise<void> {
         'delay p50 ms',
         'delay p99 ms',
         'CPU ms/run',
+        'repeated runs',
         'expected',
         'in analytics',
         'missing',
