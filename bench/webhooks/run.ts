@@ -11,6 +11,9 @@
  * Before the runs, the cost of each stage of a delivery is measured alone (see costs.ts).
  *
  *   npm run bench -- webhooks [--events 10000] [--channels 10] [--concurrency 32] [--retry-ms 200] [--redis]
+ *                             [--cpu-prof]
+ * --cpu-prof writes a V8 profile of each dispatcher run under bench/results/profiles/ (summarise
+ * it with `npm run bench -- profile <file>`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -28,6 +31,7 @@ import { log, printMachine, printTable, writeResults } from '../support/report.t
 import { cleanUp, runSuffix } from '../support/services.ts';
 import { ratio, round, sleep } from '../support/stats.ts';
 import { measureCosts, type CostRow } from './costs.ts';
+import { createRunProfiler } from './profiler.ts';
 import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts';
 
 interface Stats {
@@ -60,6 +64,7 @@ export async function run(argv: string[]): Promise<void> {
       concurrency: { type: 'string', default: '32' },
       'retry-ms': { type: 'string', default: '200' },
       redis: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
     },
   });
   const events = Number(values.events);
@@ -68,6 +73,7 @@ export async function run(argv: string[]): Promise<void> {
   const retryMs = Number(values['retry-ms']);
   const failing = Math.round(channels * 0.2);
   const expected = events * channels;
+  const profiler = values['cpu-prof'] ? createRunProfiler(join(process.cwd(), 'bench', 'results', 'profiles')) : null;
   printMachine();
 
   const port = await freePort();
@@ -161,6 +167,7 @@ export async function run(argv: string[]): Promise<void> {
       const alerts = Array.from({ length: events }, () => sampleAlert(account.accountId, context, 'ALERT_FAILURE'));
       await reset();
       log(`${label}: ${events} alert events × ${channels} channels`);
+      await profiler?.start();
       const started = performance.now();
       const cpu = process.cpuUsage();
       for (let i = 0; i < alerts.length; i += 500) await dispatcher.handleAlerts(alerts.slice(i, i + 500));
@@ -172,6 +179,7 @@ export async function run(argv: string[]): Promise<void> {
       }
       const seconds = (performance.now() - started) / 1000;
       const cpuUs = cpuPer(cpu, expected);
+      if (profiler) log(`profile: ${await profiler.stop(checkId === checkA ? 'all-ok' : 'failures')}`);
       await sleep(retryMs * 3 + 1000); // anything late or doubled would show now
       seen = await stats();
       let logged = 0;

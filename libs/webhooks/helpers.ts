@@ -153,11 +153,20 @@ const STATIC_HELPERS: Record<string, Helper> = {
 export function renderHelpers(options: RenderOptions = {}): Record<string, Helper> {
   const now = options.now ?? new Date();
   const region = options.region ?? DEFAULT_REGION;
+  return liveRenderHelpers(() => ({ now, region }));
+}
+
+/**
+ * The same helpers reading the render's clock and region when called, so one set can be built
+ * once and serve every render (building and wrapping a set per render was most of its cost).
+ */
+export function liveRenderHelpers(current: () => { now: Date; region: string }): Record<string, Helper> {
   return {
-    REGION: () => region,
+    REGION: () => current().region,
     $UUID: () => randomUUID(),
     $RANDOM_NUMBER: () => randomInt(0, 1001),
     moment: (...args) => {
+      const { now } = current();
       const { params } = split(args);
       if (params.length === 0) return formatMoment(now);
       if (params.length === 1) return formatMoment(now, text(params[0]));

@@ -79,3 +79,19 @@ export function withDeadline(helpers: Record<string, unknown>, deadline: number)
   }
   return wrapped;
 }
+
+/**
+ * As withDeadline, but the deadline is read when a helper is called, so the wrapped set is built
+ * once per Handlebars environment instead of once per render.
+ */
+export function withLiveDeadline(helpers: Record<string, unknown>, deadline: () => number): Record<string, Helper> {
+  const wrapped: Record<string, Helper> = {};
+  for (const [name, helper] of Object.entries(helpers)) {
+    if (typeof helper !== 'function') continue;
+    wrapped[name] = function (this: unknown, ...args: unknown[]) {
+      if (performance.now() > deadline()) throw new RenderBudgetExceeded(name);
+      return (helper as Helper).apply(this, args);
+    };
+  }
+  return wrapped;
+}

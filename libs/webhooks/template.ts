@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import { ValidationError, sha256Hex } from '#core';
+import { ValidationError } from '#core';
 import {
   collectVariables,
   findIssue,
@@ -8,8 +8,21 @@ import {
   type TemplateIssue,
   type VariableReference,
 } from './ast.ts';
-import { HELPER_NAMES, registerHelpers, renderHelpers, type RenderOptions } from './helpers.ts';
-import { limitIssue, RenderBudgetExceeded, TEMPLATE_RENDER_BUDGET_MS, withDeadline } from './limits.ts';
+import {
+  DEFAULT_REGION,
+  HELPER_NAMES,
+  liveRenderHelpers,
+  registerHelpers,
+  renderHelpers,
+  type RenderOptions,
+} from './helpers.ts';
+import {
+  limitIssue,
+  RenderBudgetExceeded,
+  TEMPLATE_RENDER_BUDGET_MS,
+  withDeadline,
+  withLiveDeadline,
+} from './limits.ts';
 import { parseErrorPosition } from './parse-error.ts';
 
 /** Where a template's output goes, which decides how `{{X}}` is encoded. */
@@ -58,6 +71,30 @@ const RUNTIME_OPTIONS = { allowProtoPropertiesByDefault: false, allowProtoMethod
 type Env = typeof Handlebars;
 const environments = new Map<TemplateContext, Env>();
 
+/**
+ * The render in progress: its deadline, clock and region. Renders are synchronous, so one slot
+ * is enough (each render saves and restores it, in case one ever runs inside another); the
+ * helpers read it, which lets one wrapped set per environment serve every render.
+ */
+interface ActiveRender {
+  deadline: number;
+  now: Date;
+  region: string;
+}
+let active: ActiveRender = { deadline: Infinity, now: new Date(0), region: DEFAULT_REGION };
+const budgetedHelpers = new Map<TemplateContext, Record<string, unknown>>();
+
+/** The environment's helpers and the render helpers, each checking the active render's deadline first. */
+function helpersFor(context: TemplateContext): Record<string, unknown> {
+  let helpers = budgetedHelpers.get(context);
+  if (!helpers) {
+    const live = liveRenderHelpers(() => active);
+    helpers = withLiveDeadline({ ...environment(context).helpers, ...live }, () => active.deadline);
+    budgetedHelpers.set(context, helpers);
+  }
+  return helpers;
+}
+
 /** One isolated Handlebars instance per context, so no helper or escaper leaks between them or into other code. */
 function environment(context: TemplateContext): Env {
   let env = environments.get(context);
@@ -77,7 +114,7 @@ function environment(context: TemplateContext): Env {
  * Literal text, so that `{{X}} is down` is text while `{{#if A}}{"a": 1}{{/if}}` is JSON.
  */
 export function bodyContext(template: string): 'body-json' | 'body-text' {
-  return remember(bodyContextCache, sha256Hex(template), () => {
+  return remember(bodyContextCache, template, () => {
     const parsed = parse(template);
     const start = parsed.ok ? firstLiteralCharacter(parsed.program) : template.trimStart()[0];
     return start === '{' || start === '[' ? 'body-json' : 'body-text';
@@ -144,8 +181,11 @@ export function validateTemplate(source: string): TemplateValidation {
 }
 
 // Channels render the same few templates over and over; parsing and compiling once is enough.
+// Keyed by the source itself: a string caches its own hash, so a channel's template, read once
+// per batch, is looked up without hashing its text again per render (a SHA-256 of every source
+// per render cost more than the render). The compiled function keeps its source anyway.
 const CACHE_LIMIT = 500;
-const compiledCache = new Map<string, CompiledTemplate>();
+const compiledCache = new Map<string, Map<string, CompiledTemplate>>();
 const variablesCache = new Map<string, VariableReference[]>();
 const bodyContextCache = new Map<string, 'body-json' | 'body-text'>();
 
@@ -160,7 +200,7 @@ function remember<T>(cache: Map<string, T>, key: string, make: () => T): T {
 
 /** The top-level variables a template reads (empty when it does not parse). */
 export function templateVariables(source: string): VariableReference[] {
-  return remember(variablesCache, sha256Hex(source), () => {
+  return remember(variablesCache, source, () => {
     const parsed = parse(source);
     return parsed.ok ? collectVariables(parsed.program, HELPER_NAMES) : [];
   });
@@ -171,10 +211,26 @@ export function templateVariables(source: string): VariableReference[] {
  * fails while rendering; the message starts with `field` and names the line and column.
  */
 export function compileTemplate(source: string, context: TemplateContext, field = 'template'): CompiledTemplate {
-  return remember(compiledCache, `${context}:${field}:${sha256Hex(source)}`, () => compile(source, context, field));
+  // By source, then by where it is used (the field names the errors; the context the encoding).
+  const uses = remember(compiledCache, source, () => new Map<string, CompiledTemplate>());
+  const use = `${context}:${field}`;
+  let compiled = uses.get(use);
+  if (compiled === undefined) {
+    compiled = compile(source, context, field);
+    uses.set(use, compiled);
+  }
+  return compiled;
 }
 
-function compile(source: string, context: TemplateContext, field: string): CompiledTemplate {
+/**
+ * The reference path, uncached, with the helpers built and wrapped for each render (as before
+ * the shared set): tests hold compileTemplate to it. Not for production use.
+ */
+export function compileTemplateReference(source: string, context: TemplateContext, field = 'template') {
+  return compile(source, context, field, true);
+}
+
+function compile(source: string, context: TemplateContext, field: string, reference = false): CompiledTemplate {
   const parsed = parse(source);
   if (!parsed.ok) {
     const { message, line, column } = parsed.issue;
@@ -183,13 +239,24 @@ function compile(source: string, context: TemplateContext, field: string): Compi
   const env = environment(context);
   routeThroughHelpers(parsed.program, HELPER_NAMES, ESCAPE_HELPER, context === 'body-json' ? RAW_HELPER : undefined);
   const template = env.compile(parsed.program, COMPILE_OPTIONS);
+  const helpers = helpersFor(context);
+  const shared = { ...RUNTIME_OPTIONS, helpers };
+  const runtimeFor = (options: RenderOptions, deadline: number) =>
+    reference
+      ? { ...RUNTIME_OPTIONS, helpers: withDeadline({ ...env.helpers, ...renderHelpers(options) }, deadline) }
+      : shared;
   return (variables, options = {}) => {
     // A null-prototype copy: nothing inherited is there to be looked up.
     const data = Object.assign(Object.create(null) as Record<string, unknown>, variables);
     const budgetMs = options.budgetMs ?? TEMPLATE_RENDER_BUDGET_MS;
-    const helpers = withDeadline({ ...env.helpers, ...renderHelpers(options) }, performance.now() + budgetMs);
+    const previous = active;
+    active = {
+      deadline: performance.now() + budgetMs,
+      now: options.now ?? new Date(),
+      region: options.region ?? DEFAULT_REGION,
+    };
     try {
-      return template(data, { ...RUNTIME_OPTIONS, helpers });
+      return template(data, runtimeFor(options, active.deadline));
     } catch (error) {
       if (error instanceof RenderBudgetExceeded) {
         throw new ValidationError(
@@ -202,6 +269,8 @@ function compile(source: string, context: TemplateContext, field: string): Compi
         cause: error,
         details: { line, column },
       });
+    } finally {
+      active = previous;
     }
   };
 }
