@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '#test-processes';
+import { freePort, eventually } from '#test-processes';
 
 /**
  * The README's walkthrough, run as written: every ```sh walkthrough block, extracted from README.md
@@ -21,14 +21,6 @@ const home = join(scratch, 'home');
 
 export function walkthroughBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```sh walkthrough\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('README walkthrough', () => {

@@ -8,14 +8,7 @@ import { UnavailableError } from '#core';
 import { services } from '#test-support';
 import { createRedisStateStore } from './redis.ts';
 import type { StateStore } from './port.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '#test-processes';
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

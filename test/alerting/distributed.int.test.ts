@@ -1,15 +1,4 @@
-import { services, uniqueSuffix } from '#test-support';
+import { distributedEnv } from '#test-support';
 import { alertingSuite } from './flows.ts';
 
-alertingSuite('Kafka and Redis', () => {
-  const { REDIS_URL, KAFKA_BROKERS, CLICKHOUSE_URL } = services();
-  const suffix = uniqueSuffix();
-  return {
-    REDIS_URL,
-    KAFKA_BROKERS,
-    CLICKHOUSE_URL,
-    KAFKA_TOPIC_PREFIX: `t${suffix}.`,
-    KAFKA_TOPIC_PARTITIONS: '2',
-    CLICKHOUSE_DATABASE: `vigil_test_${suffix}`,
-  };
-});
+alertingSuite('Kafka and Redis', () => distributedEnv());

@@ -1,24 +1,12 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '#core';
 import { startDistributed, type DistributedFixture } from '#test-distributed';
-import { eventually, spawnApp, type AppProcess } from '#test-processes';
+import { eventually, freePort, startApp, type AppProcess } from '#test-processes';
 import { client, type ApiClient } from '#test-vigil';
 
 // Each API process keeps token → check id in memory. A rotation, deactivation or deletion made
 // through one replica must stop the old ping URL on another one at once, and pings through two
 // replicas must be classified against each other (the last-ping time lives in Redis).
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('heartbeat pings across two API processes (Redis, Kafka, ClickHouse)', () => {
   let fixture: DistributedFixture;
@@ -28,28 +16,15 @@ describe('heartbeat pings across two API processes (Redis, Kafka, ClickHouse)', 
 
   beforeAll(async () => {
     fixture = await startDistributed({ checks: 0, apps: 'api,projector,ingestor' });
-    const port = await freePort();
-    replica = spawnApp('api', {
-      ...fixture.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      VIGIL_ADMIN_KEY: generateApiKey(),
-      VIGIL_PING_RATE_PER_MINUTE: '1000',
-    });
-    const url = `http://127.0.0.1:${port}`;
-    try {
-      await eventually(
-        () =>
-          fetch(`${url}/ready`).then(
-            (r) => r.status,
-            () => 0,
-          ),
-        (status) => status === 200,
-        120_000,
-      );
-    } catch (error) {
-      throw new Error(`${(error as Error).message}\n${replica.output()}`, { cause: error });
-    }
+    const started = await startApp(
+      'api',
+      await freePort(),
+      { ...fixture.env, VIGIL_ADMIN_KEY: generateApiKey(), VIGIL_PING_RATE_PER_MINUTE: '1000' },
+      '/ready',
+      120_000,
+    );
+    replica = started.app;
+    const url = started.url;
     a = fixture.vigil.as(null);
     b = client(url, null);
   }, 180_000);

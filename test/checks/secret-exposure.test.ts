@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '#core';
-import { eventually, spawnApp, type AppProcess } from '#test-processes';
+import { freePort, eventually, spawnApp, type AppProcess } from '#test-processes';
 import { client, createAccount, type TestVigil } from '#test-vigil';
 
 // Issue 11: a secret variable used in a check's header reaches the target and nothing else: not
@@ -25,13 +25,6 @@ let receiverUrl = '';
 const seenByTarget: string[] = [];
 const webhooks: string[] = [];
 let targetFails = true;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listen(probe);
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,28 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, generateApiKey } from '#core';
 import { createPostgresEventStore } from '#eventstore';
-import { eventually, spawnApp, type AppProcess } from '#test-processes';
+import { freePort, eventually, spawnApp, type AppProcess } from '#test-processes';
 import { services, uniqueSuffix } from '#test-support';
 import { client, type ApiClient } from '#test-vigil';
 import { dropPostgresSchemas, postgresEventStoreEnv } from '../platform/postgres-url.ts';
 
 // The deployment of issue 13 on one machine: two API replicas and a projector, each its own
 // process, on PostgreSQL events, Redis state, Kafka and ClickHouse.
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function healthy(url: string, path = '/ready'): Promise<void> {
   await eventually(

@@ -1,11 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '#test-processes';
+import { freePort, eventually } from '#test-processes';
 
 /**
  * How supervisors stop Vigil: SIGTERM to the PID they started. `npm start` and the Dockerfile's
@@ -13,14 +13,6 @@ import { eventually } from '#test-processes';
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dirs: string[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

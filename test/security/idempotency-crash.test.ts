@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '#core';
-import { eventually, spawnApp, type AppProcess } from '#test-processes';
+import { eventually, freePort, startApp, type AppProcess } from '#test-processes';
 import { uniqueSuffix } from '#test-support';
 import { client, type ApiClient, type ApiResponse } from '#test-vigil';
 
@@ -19,39 +18,23 @@ const dataDir = mkdtempSync(join(tmpdir(), 'vigil-idem-crash-'));
 const adminKey = generateApiKey();
 let app: AppProcess | undefined;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 async function start(port: number, env: Record<string, string> = {}): Promise<string> {
-  app = spawnApp('standalone', {
-    ...env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    VIGIL_ADMIN_KEY: adminKey,
-    VIGIL_INGEST_KEY: generateApiKey(),
-    VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(
-    () =>
-      fetch(`${url}/health`).then(
-        (r) => r.status,
-        () => 0,
-      ),
-    (status) => status === 200,
+  const started = await startApp(
+    'standalone',
+    port,
+    {
+      ...env,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      VIGIL_ADMIN_KEY: adminKey,
+      VIGIL_INGEST_KEY: generateApiKey(),
+      VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
+    },
+    '/health',
     60_000,
   );
-  return url;
+  app = started.app;
+  return started.url;
 }
 
 afterAll(async () => {

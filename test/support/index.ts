@@ -1,2 +1,2 @@
-export { addDnsRecords, services, uniqueSuffix } from './services.ts';
+export { addDnsRecords, distributedEnv, services, uniqueSuffix } from './services.ts';
 export type { ServiceEnv } from './global-setup.ts';

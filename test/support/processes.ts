@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -51,4 +52,49 @@ export async function eventually<T>(
     value = await read();
   }
   return value;
+}
+
+/** A loopback port nothing listens on right now (the kernel picks it; the probe closes before returning). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Waits until GET url+path answers 200; connection errors count as "not yet". */
+export async function waitForOk(url: string, path = '/ready', timeoutMs = 90_000, intervalMs = 50): Promise<void> {
+  await eventually(
+    () =>
+      fetch(`${url}${path}`).then(
+        (response) => response.status,
+        () => 0,
+      ),
+    (status) => status === 200,
+    timeoutMs,
+    intervalMs,
+  );
+}
+
+/** Spawns apps/<name> listening on 127.0.0.1:port and resolves once waitPath answers 200. */
+export async function startApp(
+  name: string,
+  port: number,
+  env: Record<string, string>,
+  waitPath = '/ready',
+  timeoutMs = 90_000,
+): Promise<{ app: AppProcess; url: string }> {
+  const app = spawnApp(name, { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForOk(url, waitPath, timeoutMs);
+  } catch (error) {
+    await app.kill('SIGKILL');
+    throw new Error(`${name} did not answer ${waitPath} on ${url}\n${app.output().slice(-2000)}`, { cause: error });
+  }
+  return { app, url };
 }

@@ -19,6 +19,23 @@ export function uniqueSuffix(): string {
 }
 
 /**
+ * Kafka, Redis and ClickHouse addresses with a topic prefix and database of their own, so a
+ * suite running the distributed apps never reads another suite's topics or tables.
+ */
+export function distributedEnv(partitions = 2): Record<string, string> {
+  const { REDIS_URL, KAFKA_BROKERS, CLICKHOUSE_URL } = services();
+  const suffix = uniqueSuffix();
+  return {
+    REDIS_URL,
+    KAFKA_BROKERS,
+    CLICKHOUSE_URL,
+    KAFKA_TOPIC_PREFIX: `t${suffix}.`,
+    KAFKA_TOPIC_PARTITIONS: String(partitions),
+    CLICKHOUSE_DATABASE: `vigil_test_${suffix}`,
+  };
+}
+
+/**
  * Adds A/AAAA records to the test DNS server (dnsmasq re-reads DNS_HOSTS_DIR on change) and returns
  * a function that removes them. Names should carry a uniqueSuffix() so suites never collide.
  */
