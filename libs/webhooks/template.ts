@@ -82,10 +82,10 @@ interface ActiveRender {
   region: string;
 }
 let active: ActiveRender = { deadline: Infinity, now: new Date(0), region: DEFAULT_REGION };
-const budgetedHelpers = new Map<TemplateContext, Record<string, unknown>>();
+const budgetedHelpers = new Map<TemplateContext, ReturnType<typeof withLiveDeadline>>();
 
 /** The environment's helpers and the render helpers, each checking the active render's deadline first. */
-function helpersFor(context: TemplateContext): Record<string, unknown> {
+function helpersFor(context: TemplateContext): ReturnType<typeof withLiveDeadline> {
   let helpers = budgetedHelpers.get(context);
   if (!helpers) {
     const live = liveRenderHelpers(() => active);
