@@ -4,7 +4,7 @@ import type { AnalyticsStore } from '#analytics';
 import { NotFoundError } from '#core';
 import { alertEventSchema } from '#alerting';
 import { errorResponses, zodRoutes } from '#http';
-import { CheckStatusReads, type ReadModels } from '#readmodels';
+import { CheckStatusReads, type CheckStatus, type CheckView, type ReadModels } from '#readmodels';
 import type { StateStore } from '#statestore';
 import { readSummaries, type CheckSummary } from '../console/summary-query.ts';
 import { pageQuerySchema } from './schemas.ts';
@@ -81,18 +81,29 @@ export function checkStatusRoutes(app: FastifyInstance, deps: ConsoleReadDeps): 
     },
     handler: async (request) => {
       const accountId = request.access!.accountId;
-      const [checks, byCheck, summary] = await Promise.all([
+      const summary = request.query.with === 'summary24h' ? summaries(accountId) : Promise.resolve(null);
+      const view = (check: CheckView['check'], status: CheckStatus, extra: Map<string, CheckSummary> | null) => ({
+        ...status,
+        name: check.name,
+        checkType: check.checkType,
+        ...(extra ? (extra.get(check.id) ?? { availability24h: null, p95Sparkline: [] }) : {}),
+      });
+      const only = request.query.checkId?.toLowerCase();
+      if (only !== undefined) {
+        // The check page's read: one check and one status, not the account's whole list.
+        const found = await deps.readModels.check(only);
+        if (found === null || found.accountId !== accountId) return [];
+        const [status, extra] = await Promise.all([statuses.status(accountId, found.check.id), summary]);
+        return status ? [view(found.check, status, extra)] : [];
+      }
+      const [checks, byCheck, extra] = await Promise.all([
         deps.readModels.checks(accountId),
         statuses.statuses(accountId),
-        request.query.with === 'summary24h' ? summaries(accountId) : Promise.resolve(null),
+        summary,
       ]);
-      const only = request.query.checkId?.toLowerCase();
       return checks.flatMap(({ check }) => {
-        if (only !== undefined && check.id !== only) return [];
         const status = byCheck.get(check.id);
-        if (!status) return [];
-        const extra = summary ? (summary.get(check.id) ?? { availability24h: null, p95Sparkline: [] }) : {};
-        return [{ ...status, name: check.name, checkType: check.checkType, ...extra }];
+        return status ? [view(check, status, extra)] : [];
       });
     },
   });
