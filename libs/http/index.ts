@@ -3,3 +3,5 @@ export { errorBodySchema, errorBody, errorResponses, type ErrorBody } from './er
 export { installHealth, type ReadinessCheck } from './health.ts';
 export { createMetricsRegistry } from './metrics.ts';
 export { operationId, type DescribeRoute, type PatchDocument, type RouteDoc } from './openapi.ts';
+export { compileWriter, responseSerializerCompiler } from './serializer.ts';
+export { differences, random, sample } from './serializer-fuzz.ts';
