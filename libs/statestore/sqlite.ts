@@ -9,6 +9,12 @@ export interface SqliteStateStoreOptions {
   log?: Logger;
   /** How often expired keys are deleted; reads ignore them in between. */
   purgeIntervalMs?: number;
+  /**
+   * Remember, within one write transaction, which kind each key was checked or written as, and
+   * skip the checks it makes redundant (default true). false is the reference path tests hold
+   * the default to.
+   */
+  typeCache?: boolean;
 }
 
 // A key holds one kind of value, as in Redis: a live string in kv, or rows in hashes or zsets.
@@ -102,37 +108,61 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): StateS
     if (type === 'none') sql.delExpiredKv.run(key, now);
   }
 
-  function setString(key: string, value: string, ttl: number | undefined, now: number): void {
-    // SET replaces a value of any kind, as in Redis.
-    sql.delHash.run(key);
-    sql.delZset.run(key);
+  function setString(key: string, value: string, ttl: number | undefined, now: number, known?: Known): void {
+    // SET replaces a value of any kind, as in Redis; a key this transaction already made a
+    // string holds no hash or zset rows.
+    if (known?.get(key) !== 'string') {
+      sql.delHash.run(key);
+      sql.delZset.run(key);
+    }
     sql.upsert.run(key, value, ttl === undefined ? null : now + ttl);
+    known?.set(key, 'string');
   }
 
-  function apply(op: WriteOp, now: number): void {
+  /**
+   * Kinds this transaction has established: a key set is a string, one given a field or a member
+   * is a hash or a zset until something that could empty it. We hold the write lock, so no other
+   * connection changes them meanwhile. A group-committed batch writes the same index keys many
+   * times; each check costs three reads and a delete.
+   */
+  type Known = Map<string, 'string' | 'hash' | 'zset'>;
+  const useTypeCache = options.typeCache ?? true;
+
+  function expectKnownType(key: string, want: 'hash' | 'zset', op: string, now: number, known?: Known): void {
+    if (known?.get(key) === want) return;
+    expectType(key, want, op, now);
+  }
+
+  function apply(op: WriteOp, now: number, known?: Known): void {
     switch (op.op) {
       case 'set':
-        return setString(op.key, op.value, checkTtl(op.ttlMs), now);
+        return setString(op.key, op.value, checkTtl(op.ttlMs), now, known);
       case 'del':
         sql.delKv.run(op.key);
         sql.delHash.run(op.key);
         sql.delZset.run(op.key);
+        known?.delete(op.key);
         return;
       case 'hset':
-        expectType(op.key, 'hash', 'hset', now);
+        expectKnownType(op.key, 'hash', 'hset', now, known);
         sql.hset.run(op.key, op.field, op.value);
+        known?.set(op.key, 'hash');
         return;
       case 'hdel':
-        expectType(op.key, 'hash', 'hdel', now);
+        expectKnownType(op.key, 'hash', 'hdel', now, known);
         sql.hdel.run(op.key, op.field);
+        // The last field may be gone: the key may now be of no kind.
+        known?.delete(op.key);
         return;
       case 'zadd':
-        expectType(op.key, 'zset', 'zadd', now);
+        expectKnownType(op.key, 'zset', 'zadd', now, known);
         sql.zadd.run(op.key, op.member, op.score);
+        known?.set(op.key, 'zset');
         return;
       case 'zrem':
-        expectType(op.key, 'zset', 'zrem', now);
+        expectKnownType(op.key, 'zset', 'zrem', now, known);
         sql.zrem.run(op.key, op.member);
+        known?.delete(op.key);
         return;
     }
   }
@@ -140,7 +170,8 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): StateS
   // IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout)
   // instead of failing when it tries to upgrade a read lock.
   const writeBatch = db.transaction((ops: WriteOp[], now: number) => {
-    for (const op of ops) apply(op, now);
+    const known: Known | undefined = useTypeCache && ops.length > 1 ? new Map() : undefined;
+    for (const op of ops) apply(op, now, known);
   });
   const getMany = db.transaction((keys: string[], now: number) =>
     keys.map((key) => sql.get.get(key, now)?.value ?? null),
