@@ -17,7 +17,11 @@
  *
  *   npm run bench -- ingest [--n 1000000] [--batch 10000] [--clients 4] [--checks 100]
  *                           [--paths ceiling,kafka,direct,embedded] [--partitions 12] [--ingest-batch 5000]
- *                           [--ingestors 1,2] [--cpu-prof]
+ *                           [--ingestors 1,2] [--live] [--cpu-prof]
+ * --live: the embedded path sends results of the current hour (as runners do) instead of one
+ * past hour per batch (a backfill, which re-rolls that hour's rollups on each insert).
+ * Each row prints the CPU time of the Vigil processes under test per result (all threads, from
+ * /proc), which moves less with the neighbours than the rate.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -33,6 +37,7 @@ import { makeResults, randomHex8, type Shape } from '../support/results.ts';
 import { cleanUp, clickhouse, clickhouseRows, runSuffix } from '../support/services.ts';
 import { ratio, round, sleep, summarise, type Summary } from '../support/stats.ts';
 import { createAccount, createChecks, ENCRYPTION_KEY, spawnVigil } from '../support/vigil.ts';
+import { cpuMeter, moment, printGrowthTable } from './cost.ts';
 
 const HOUR = 3_600_000;
 const BASE_MS = Date.UTC(2026, 0, 5);
@@ -49,6 +54,8 @@ interface Options {
   ingestBatch: string;
   /** Ingestor processes in the consumer group (each its own process, as replicas run). */
   ingestors: number;
+  /** Embedded path: results start in the current hour, as a runner sends them, instead of a past hour per batch. */
+  live: boolean;
 }
 
 interface PathResult {
@@ -60,16 +67,29 @@ interface PathResult {
   lag: Summary;
   accept: Summary;
   stored: number;
+  partitions?: string;
+  ingestors?: number;
+  /** CPU of the Vigil processes (API, ingestors; all their threads) per result, µs. */
+  cpuUsPerResult?: number;
+  cpuUsPerResultByProcess?: Record<string, number>;
+  at: string;
+  load: number[];
 }
 
 /** Batch b holds results b*batch … and starts in hour b after BASE_MS: its rows can be counted apart. */
 function shapeFor(o: Options, accountId: string, checkIds: string[]): Shape {
   const step = Math.floor(HOUR / o.batch);
+  // Live: within the hour so far, spread over the results (a past hour is a backfill, which
+  // re-rolls that hour's rollups on every insert; runners send results of the current hour).
+  const hourStart = Math.floor(Date.now() / HOUR) * HOUR;
+  const liveStep = Math.max(1, Math.floor((Date.now() - hourStart) / o.n));
   return {
     accountId,
     checkIds,
     idPrefix: randomHex8(),
-    startedMs: (i) => BASE_MS + Math.floor(i / o.batch) * HOUR + (i % o.batch) * step,
+    startedMs: o.live
+      ? (i) => hourStart + (i % o.n) * liveStep
+      : (i) => BASE_MS + Math.floor(i / o.batch) * HOUR + (i % o.batch) * step,
   };
 }
 
@@ -153,10 +173,20 @@ function summary(
   ackedAt: number[],
   visibleAt: number[],
   stored: number,
+  cpu: Record<string, number> = {},
 ): PathResult {
   const first = Math.min(...sentAt);
   const seconds = (Math.max(...visibleAt) - first) / 1000;
+  const perResult = (s: number) => Math.round((s * 1e6) / o.n);
+  const cpuTotal = Object.values(cpu).reduce((a, b) => a + b, 0);
   return {
+    ...moment(),
+    ...(Object.keys(cpu).length > 0
+      ? {
+          cpuUsPerResult: perResult(cpuTotal),
+          cpuUsPerResultByProcess: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, perResult(v)])),
+        }
+      : {}),
     path,
     results: o.n,
     acceptRate: Math.round(o.n / ((Math.max(...ackedAt) - first) / 1000)),
@@ -239,18 +269,25 @@ async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
         await sleep(100);
       }
     })();
+    const meter = cpuMeter([vigil.process.pid, ...ingestors.map(({ child }) => child.pid)]);
     const { sentAt, ackedAt } = direct
       ? await produce(o, `${names.topicPrefix}${topics.checkResults}`, shape)
       : await send(o, vigil.url, vigil.ingestKey, shape);
     sending = false;
     log(`kafka: all accepted; waiting for ClickHouse`);
     await poll;
+    const [apiCpu, ...ingestorCpu] = meter.read();
+    const cpu = { ...(direct ? {} : { api: apiCpu! }), ingestors: ingestorCpu.reduce((a, b) => a + b, 0) };
     const [final] = await clickhouseRows<{ n: number }>(
       `SELECT count() AS n FROM ${names.database}.check_results FINAL`,
     );
     const topic = o.partitions ? ` (${o.partitions} partitions)` : '';
     const path = `${direct ? 'producer' : 'HTTP'} → Kafka${topic} → ${o.ingestors} ingestor${o.ingestors > 1 ? 's' : ''} → ClickHouse`;
-    return summary(path, o, sentAt, ackedAt, visibleAt, Number(final?.n));
+    return {
+      ...summary(path, o, sentAt, ackedAt, visibleAt, Number(final?.n), cpu),
+      partitions: o.partitions,
+      ingestors: o.ingestors,
+    };
   } finally {
     for (const { child } of ingestors) await child.stop();
     await vigil.stop();
@@ -264,15 +301,18 @@ async function embeddedPath(o: Options): Promise<PathResult> {
   try {
     const account = await createAccount(vigil.url, vigil.adminKey);
     const shape = shapeFor(o, account.accountId, await createChecks(account.owner, o.checks, ['eu-west-1']));
-    log(`embedded: Vigil pid ${vigil.process.pid}; sending ${o.n} results`);
+    log(`embedded: Vigil pid ${vigil.process.pid}; sending ${o.n} ${o.live ? 'live' : 'past-hour'} results`);
+    const meter = cpuMeter([vigil.process.pid]);
     const { sentAt, ackedAt } = await send(o, vigil.url, vigil.ingestKey, shape);
+    const [vigilCpu] = meter.read();
     await vigil.stop({ keepData: true });
     stopped = true;
     // The file is free once the process is gone: count what it stored.
     const duck = createDuckDbAnalyticsStore({ path: join(vigil.dataDir, 'analytics.duckdb'), log: silent });
     const stored = await duck.countResults();
     await duck.close();
-    return summary('HTTP → DuckDB (embedded)', o, sentAt, ackedAt, ackedAt, stored);
+    const path = `HTTP → DuckDB (embedded)${o.live ? ', live results' : ''}`;
+    return summary(path, o, sentAt, ackedAt, ackedAt, stored, { vigil: vigilCpu! });
   } finally {
     if (!stopped) await vigil.stop({ keepData: true });
     const { rmSync } = await import('node:fs');
@@ -309,6 +349,7 @@ async function ceiling(o: Options, perInsert: number): Promise<PathResult> {
     const seconds = (performance.now() - started) / 1000;
     const perInsertMs = summarise(doneAt.map((at, i) => at - sentAt[i]!));
     return {
+      ...moment(),
       path: `ceiling: ClickHouse HTTP INSERT, ${perInsert} rows each`,
       results: o.n,
       acceptRate: Math.round(o.n / seconds),
@@ -337,6 +378,7 @@ export async function run(argv: string[]): Promise<void> {
       partitions: { type: 'string', default: '' },
       'ingest-batch': { type: 'string', default: '' },
       ingestors: { type: 'string', default: '1' },
+      live: { type: 'boolean', default: false },
     },
   });
   const profiles = join(repoRoot, 'bench', 'results', 'profiles');
@@ -349,6 +391,7 @@ export async function run(argv: string[]): Promise<void> {
     partitions: values.partitions,
     ingestBatch: values['ingest-batch'],
     ingestors: 1,
+    live: values.live,
   };
   printMachine();
   const paths = values.paths.split(',');
@@ -381,6 +424,8 @@ export async function run(argv: string[]): Promise<void> {
       'lag max',
       'answer p50 ms',
       'answer p99',
+      'CPU µs/result',
+      'load (1 min)',
     ],
     results.map((r) => [
       r.path,
@@ -394,8 +439,29 @@ export async function run(argv: string[]): Promise<void> {
       r.lag.max,
       r.accept.p50,
       r.accept.p99,
+      r.cpuUsPerResult ?? '',
+      r.load[0],
     ]),
   );
+  // How cost grows: one cell per (partitions, ingestors) of each Kafka path.
+  for (const kind of ['HTTP', 'producer']) {
+    const cells = results
+      .filter((r) => r.ingestors !== undefined && r.path.startsWith(kind))
+      .map((r) => ({
+        partitions: r.partitions ?? '',
+        ingestors: r.ingestors!,
+        endToEndRate: r.endToEndRate,
+        lagP99: r.lag.p99,
+        cpuUsPerResult: r.cpuUsPerResult,
+        load: r.load,
+      }));
+    if (cells.length > 1)
+      printGrowthTable(
+        `how cost grows: ${kind} → Kafka → ClickHouse, end-to-end results/s (ratio to the ceiling), against partitions × ingestor processes`,
+        cells,
+        top?.endToEndRate,
+      );
+  }
   for (const r of results)
     if (r.stored !== r.results) console.log(`WARNING: ${r.path} stored ${r.stored} of ${r.results}`);
   writeResults('ingest', {
