@@ -131,7 +131,12 @@ function sampleValid(schema: z.ZodType, rng: Random, depth: number): unknown {
       return sample(rng.pick(def.options!), rng, depth + 1);
     case 'record': {
       const out: Record<string, unknown> = {};
-      for (let i = rng.int(3); i > 0; i--) out[`k${rng.int(100)}`] = sample(def.valueType!, rng, depth + 1);
+      for (let i = rng.int(4); i > 0; i--)
+        out[rng.pick(['k', '', '1', '10', 'z', 'é', 'constructor', 'toJSON']) + String(rng.int(3))] = sample(
+          def.valueType!,
+          rng,
+          depth + 1,
+        );
       return out;
     }
     case 'pipe':

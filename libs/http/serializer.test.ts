@@ -51,6 +51,9 @@ const schemas: Record<string, z.ZodType> = {
   topOptional: z.string().optional(),
   readonly: z.object({ a: z.array(z.string()) }).readonly(),
   arrayMin: z.array(z.string()).min(1),
+  record: z.record(z.string(), z.number().int().min(1).max(5)),
+  recordOfObjects: z.object({ byKey: z.record(z.string(), z.object({ a: z.string().optional() })) }),
+  checkedNumbers: z.object({ p: z.number().positive(), l: z.number().lt(3), g: z.number().gte(-1).int() }),
   refined: z.object({ a: z.number(), b: z.number() }).refine((o) => o.a < o.b),
 };
 
@@ -58,7 +61,7 @@ describe('compiled response serializer', () => {
   it('writes plain schemas and defaults inline and hands checks and transforms to zod', () => {
     expect(compileWriter(schemas.variable!).stats).toEqual({ inline: 5, delegated: 0 });
     const account = compileWriter(schemas.account!).stats;
-    expect(account.delegated).toBe(5); // trimmed name, datetime, uuid, record, int
+    expect(account.delegated).toBe(3); // trimmed name, datetime, uuid
     expect(compileWriter(schemas.defaults!).stats).toEqual({ inline: 7, delegated: 0 });
     expect(compileWriter(schemas.optionalDefault!).stats.delegated).toBe(1);
   });
@@ -89,6 +92,29 @@ describe('compiled response serializer', () => {
       { n: Infinity },
       { n: 5e-324, s: '\u2028' },
       { s: 'no n' },
+    ]);
+    const record = z.record(z.string(), z.unknown());
+    expectSameAsZod(record, [
+      { b: 1, 2: 'two', a: undefined, 1: null },
+      JSON.parse('{"__proto__": {"x": 1}, "y": 2}'),
+      { constructor: 'c', y: 1 },
+      { toJSON: () => 'own toJSON' },
+      Object.create(null),
+      Object.assign(Object.create(null), { n: 1 }),
+      Object.defineProperty({ shown: 1 }, 'hidden', { value: 2, enumerable: false }),
+      { [Symbol('s')]: 1, k: 2 },
+      new Date(0),
+      new Map([['a', 1]]),
+      [1, 2],
+      Object.create({ inherited: 1 }),
+    ]);
+    expectSameAsZod(z.object({ n: z.number().int().nonnegative() }), [
+      { n: 0 },
+      { n: -0 },
+      { n: 1.5 },
+      { n: 2 ** 53 },
+      { n: 2 ** 53 - 1 },
+      { n: -1 },
     ]);
     expectSameAsZod(z.array(z.string().optional()), [['a', undefined, 'b'], [], [1]]);
     expectSameAsZod(z.object({ a: z.unknown(), b: z.any() }), [

@@ -14,8 +14,8 @@ import { z } from 'zod';
  * - Each inline node accepts exactly what zod's parser accepts for that node (the rules are
  *   zod 4's, read from its source: `typeof` checks, finite numbers, `in` for absent keys, the
  *   first union option that succeeds), and writes what `JSON.stringify` would write for zod's output.
- * - A node with checks (formats, refinements, min/max, trim…), a transform, a catchall, a record
- *   or any type not listed is run through zod (`safeEncode` on that node) and its output
+ * - A node with checks (formats, refinements, string lengths, trim…), a transform, a catchall, a
+ *   record that is not a plain string-keyed object, or any type not listed is run through zod (`safeEncode` on that node) and its output
  *   stringified, so what it accepts and writes is zod's own. Defaults write their inner schema:
  *   encoding never substitutes them.
  * - When anything fails, the whole value goes to the zod serializer, which throws its usual error.
@@ -42,6 +42,8 @@ interface ZodInternals {
     options?: z.ZodType[];
     entries?: Record<string, unknown>;
     values?: unknown[];
+    keyType?: z.ZodType;
+    valueType?: z.ZodType;
   };
   traits: Set<string>;
   optin?: string;
@@ -79,7 +81,11 @@ function compile(schema: z.ZodType, stats: CompileStats, stack: Set<z.ZodType>):
   // A schema that is itself a check (string formats, z.int()) or carries checks runs them: zod's job.
   // So does a recursive one (met again below itself): zod's memoizer handles its cycles.
   const plain = !zod.traits.has('$ZodCheck') && !(def.checks?.length ?? 0) && !def.coerce && !stack.has(schema);
-  if (!plain) return (stats.delegated++, delegate(schema));
+  if (!plain) {
+    const checked = def.type === 'number' && !zod.traits.has('$ZodCheck') && !def.coerce && numberChecks(def.checks);
+    if (checked) return (stats.inline++, checkedNumber(checked));
+    return (stats.delegated++, delegate(schema));
+  }
   stack.add(schema);
   try {
     return compileNode(schema, def, stats, stack);
@@ -160,6 +166,17 @@ function compileNode(schema: z.ZodType, def: ZodInternals['def'], stats: Compile
         return FAIL;
       };
     }
+    case 'record': {
+      const key = def.keyType as z.ZodType | undefined;
+      const keyDef = key ? internals(key) : null;
+      const plainKey =
+        keyDef?.def.type === 'string' &&
+        !keyDef.traits.has('$ZodCheck') &&
+        !(keyDef.def.checks?.length ?? 0) &&
+        !keyDef.def.coerce;
+      if (!plainKey || (def as { mode?: string }).mode === 'loose' || (def as { partial?: boolean }).partial) break;
+      return compileRecord(compile(def.valueType as z.ZodType, stats, stack), delegate(schema));
+    }
     case 'object': {
       // A getter in the shape (how zod 4 writes recursive objects) is read lazily by zod: leave it to zod.
       const descriptors = Object.getOwnPropertyDescriptors(def.shape!);
@@ -172,6 +189,73 @@ function compileNode(schema: z.ZodType, def: ZodInternals['def'], stats: Compile
   stats.inline--;
   stats.delegated++;
   return delegate(schema);
+}
+
+interface CheckDef {
+  check?: string;
+  format?: string;
+  value?: unknown;
+  inclusive?: boolean;
+  when?: unknown;
+}
+type NumberTest = (value: number) => boolean;
+
+/**
+ * The checks of `z.number().int().min(…).max(…)` (and nonnegative, positive…) as plain tests, or
+ * null when any other check is present. Each is zod's own test: `.int()` is the safeint format
+ * (Number.isSafeInteger: an integer within ±(2^53 − 1)), min and max compare inclusively or not.
+ * A number passes when every check passes, in any order, so their order does not matter.
+ */
+function numberChecks(checks: unknown[] | undefined): NumberTest[] | null {
+  const tests: NumberTest[] = [];
+  for (const check of checks ?? []) {
+    const def = (check as { _zod: { def: CheckDef } })._zod.def;
+    if (def.when !== undefined) return null;
+    const bound = def.value;
+    if (def.check === 'number_format' && def.format === 'safeint') tests.push(Number.isSafeInteger);
+    else if (def.check === 'greater_than' && typeof bound === 'number')
+      tests.push(def.inclusive ? (v) => v >= bound : (v) => v > bound);
+    else if (def.check === 'less_than' && typeof bound === 'number')
+      tests.push(def.inclusive ? (v) => v <= bound : (v) => v < bound);
+    else return null;
+  }
+  return tests;
+}
+
+function checkedNumber(tests: NumberTest[]): Writer {
+  return (value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return FAIL;
+    for (const test of tests) if (!test(value)) return FAIL;
+    return String(value);
+  };
+}
+
+/**
+ * `z.record(z.string(), value)` on a plain object (prototype Object.prototype or null, no own
+ * `constructor`, `toJSON`, `__proto__` or symbol keys): zod then visits the own enumerable keys in
+ * `Reflect.ownKeys` order, which is also the order `JSON.stringify` writes its output in. Anything
+ * less plain goes to zod (`slow`), whose plain-object test has more cases than are worth copying.
+ */
+function compileRecord(valueWriter: Writer, slow: Writer): Writer {
+  return (value) => {
+    if (typeof value !== 'object' || value === null) return slow(value);
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) return slow(value);
+    const keys = Reflect.ownKeys(value);
+    let out = '{';
+    let first = true;
+    for (const key of keys) {
+      if (typeof key !== 'string' || key === 'constructor' || key === 'toJSON' || key === '__proto__')
+        return slow(value);
+      if (!Object.prototype.propertyIsEnumerable.call(value, key)) continue;
+      const part = valueWriter((value as Record<string, unknown>)[key]);
+      if (part === FAIL) return FAIL;
+      if (part === UNDEF) continue;
+      out += (first ? '' : ',') + JSON.stringify(key) + ':' + part;
+      first = false;
+    }
+    return out + '}';
+  };
 }
 
 /** zod 4's strip object: known keys in shape order, unknown keys dropped, absent keys by `in`. */
