@@ -4,6 +4,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { InternalError, UnavailableError, isAppError, type AppError, type Logger } from '#core';
 import type { CheckResult } from '#domain';
 import { dropStaging, insertResultRows, insertTarget, type InsertTarget } from './duckdb-insert.ts';
+import { clusterResults } from './duckdb-cluster.ts';
 import { DUCKDB_MIGRATIONS_TABLE, duckDbMigrations } from './duckdb-schema.ts';
 import { resultFilterSql } from './filter.ts';
 import { runMigrations, type Migration } from './migrations.ts';
@@ -149,6 +150,8 @@ export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): Ana
     query<T>(sql: string) {
       return serial('query', (connection) => rows<T>(connection, sql));
     },
+
+    cluster: () => serial('cluster', clusterResults),
 
     rollups: {
       source: ROLLUP_TABLE,

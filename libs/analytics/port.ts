@@ -38,6 +38,12 @@ export interface AnalyticsStore {
     rebuild(): Promise<Watermarks>;
   };
 
+  /**
+   * Rewrites the raw results sorted by account, check and start time, so a one-check query reads
+   * only that check's blocks (DuckDB: see duckdb-cluster.ts). Absent where the engine keeps that
+   * order itself (ClickHouse's ORDER BY). Answers are the same before and after.
+   */
+  cluster?(): Promise<{ rows: number }>;
   /** Creates the database and tables; numbered, recorded in schema_migrations, safe to repeat. */
   migrate(): Promise<void>;
   /** Idempotent by result id. Throws UnavailableError when the engine cannot be reached. */
