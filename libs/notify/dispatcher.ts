@@ -67,6 +67,8 @@ export class Dispatcher {
   private readonly attemptsCounter: Counter | undefined;
   /** Retries in flight; the loop claims more only as slots free up. */
   private readonly retrying = new Set<Promise<void>>();
+  /** Records of retries whose response is in, waiting for their group commit; stop() waits for them. */
+  private readonly retryRecords = new Set<Promise<void>>();
   /** Decrypted channel secrets by sealed value: decryption costs about as much as signing. */
   private readonly secrets = new Map<string, string>();
 
@@ -263,7 +265,7 @@ export class Dispatcher {
       test: delivery.test,
       nextAttemptAt: retryAt?.toISOString() ?? null,
     };
-    const recorded = this.options.store.recordAttempt(next, attempt, finished, queued).then(() => {
+    const recorded = this.options.store.recordAttempt(next, attempt, finished, queued, !records).then(() => {
       // A retry due sooner than the loop means to look again.
       if (status === 'pending' && next.nextAttemptAt! < this.sleepingUntil) this.wake();
     });
@@ -351,6 +353,7 @@ export class Dispatcher {
       }
     }
     await Promise.allSettled([...this.retrying]);
+    await Promise.allSettled([...this.retryRecords]);
   }
 
   /** Ends the retry loop's sleep, or its next one: a retry was scheduled, or slots came free. */
@@ -371,8 +374,22 @@ export class Dispatcher {
     this.retrying.add(settled);
   }
 
+  /**
+   * A retry frees its slot once the response is in, as a fresh attempt does; its record joins
+   * the group commit. Until that record lands the delivery's lease keeps it from being claimed
+   * again, and a crash before it lands brings it back when the lease ends (same webhook-id).
+   */
   private async retry(id: string, delivery: Delivery | null): Promise<void> {
     if (!delivery || delivery.status !== 'pending') return this.options.store.dequeue(id);
-    await this.attempt(delivery);
+    const records: Promise<void>[] = [];
+    await this.attemptOnce(delivery, undefined, undefined, undefined, true, records);
+    for (const record of records) {
+      const settled = record
+        .catch((error: unknown) =>
+          this.log.error({ err: error }, 'recording a retry attempt failed; the lease brings it back'),
+        )
+        .finally(() => this.retryRecords.delete(settled));
+      this.retryRecords.add(settled);
+    }
   }
 }
