@@ -16,7 +16,7 @@
  * 1,000,000; 0 leaves it out), loaded on top of the others: where a column store should pull ahead.
  *
  *   npm run bench -- analytics [--rows 2000000] [--checks 500] [--hot-rows 1000000] [--iterations 40] [--quick]
- *                              [--engines clickhouse,duckdb,postgres]
+ *                              [--engines clickhouse,duckdb,postgres] [--growth | --growth-only] (see growth.ts)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +32,7 @@ import { LOCATIONS, makeResults, randomHex8, type Shape } from '../support/resul
 import { cleanUp, runSuffix } from '../support/services.ts';
 import { ratio, summarise, timeIt, type Summary } from '../support/stats.ts';
 import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts';
+import { runGrowth, type GrowthEngine } from './growth.ts';
 import { loadPostgres, postgresSql } from './postgres-baseline.ts';
 
 const HOUR = 3_600_000;
@@ -320,8 +321,24 @@ export async function run(argv: string[]): Promise<void> {
       quick: { type: 'boolean', default: false },
       engines: { type: 'string', default: 'clickhouse,duckdb,postgres' },
       'hot-rows': { type: 'string', default: '1000000' },
+      // "How cost grows" tables (growth.ts): after the matrix with --growth, or alone.
+      growth: { type: 'boolean', default: false },
+      'growth-only': { type: 'boolean', default: false },
+      'growth-rows-per-check': { type: 'string', default: '150' },
     },
   });
+  const growthOptions = () => ({
+    engines: values.engines
+      .split(',')
+      .flatMap((e) => (e === 'clickhouse' || e === 'duckdb' || e === 'chdb' ? [e as GrowthEngine] : [])),
+    rowsPerCheck: Number(values['growth-rows-per-check']),
+    iterations: Number(values.iterations),
+  });
+  if (values['growth-only']) {
+    printMachine();
+    writeResults('analytics-growth', await runGrowth(growthOptions()));
+    return;
+  }
   const engines = values.engines.split(',');
   const hotRows = Number(values['hot-rows']);
   const ctx: Context = {
@@ -395,6 +412,7 @@ export async function run(argv: string[]): Promise<void> {
       quick: values.quick,
     },
     loadSeconds: { clickhouse: ch?.loadSeconds, duckdb: duck?.loadSeconds, postgres: pg?.loadSeconds },
+    growth: values.growth ? await runGrowth(growthOptions()) : undefined,
     cells: ctx.cells.map((cell, c) => ({
       window: cell.window,
       busyCheck: cell.hot,
