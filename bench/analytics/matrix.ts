@@ -32,6 +32,7 @@ import { LOCATIONS, makeResults, randomHex8, type Shape } from '../support/resul
 import { cleanUp, runSuffix } from '../support/services.ts';
 import { ratio, summarise, timeIt, type Summary } from '../support/stats.ts';
 import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts';
+import { chdbRun } from './chdb-run.ts';
 import { runGrowth, type GrowthEngine } from './growth.ts';
 import { loadPostgres, postgresSql } from './postgres-baseline.ts';
 
@@ -362,6 +363,26 @@ export async function run(argv: string[]): Promise<void> {
     hot: shapeFor(ctx, account, [crypto.randomUUID()], ctx.hotRows),
   };
   const source = ch ?? duck ?? own;
+  const chdb = engines.includes('chdb')
+    ? await chdbRun({
+        count: ctx.cells.length,
+        iterations: ctx.iterations,
+        endMs: ctx.endMs,
+        *batches() {
+          for (const [set, rows] of [
+            [source.shape, ctx.rows],
+            [source.hot, ctx.hotRows],
+          ] as const)
+            for (let from = 0; from < rows; from += 50_000) yield makeResults(set, from, Math.min(50_000, rows - from));
+        },
+        request: (c, i) => {
+          const cell = ctx.cells[c]!;
+          const checkId = cell.hot ? source.hot.checkIds[0]! : source.shape.checkIds[checkIndex(ctx.checks, c, 1, i)]!;
+          return { params: params(cell, ctx.endMs, i), accountId: source.shape.accountId, checkId };
+        },
+        label: (c) => `${ctx.cells[c]!.metrics.length} metrics ${ctx.cells[c]!.label}`,
+      })
+    : undefined;
   const pg = engines.includes('postgres') ? await postgresRun(ctx, source.shape, source.hot) : undefined;
 
   const cellOf = (s: Summary | undefined) => (s ? `${s.p50} / ${s.p99}` : '');
@@ -379,6 +400,7 @@ export async function run(argv: string[]): Promise<void> {
       cellOf(d?.api),
       cellOf(d?.raw),
       d ? ratio(d.api.p50, d.raw.p50) : '',
+      cellOf(chdb?.timings[c]),
       cellOf(p),
       p && a ? ratio(p.p50, a.api.p50) : '',
       p && d ? ratio(p.p50, d.api.p50) : '',
@@ -396,6 +418,7 @@ export async function run(argv: string[]): Promise<void> {
       'DuckDB API',
       'DuckDB raw',
       'DuckDB overhead',
+      'chdb reader',
       'PostgreSQL',
       'PG ÷ CH API',
       'PG ÷ DuckDB API',
@@ -411,7 +434,12 @@ export async function run(argv: string[]): Promise<void> {
       iterations: ctx.iterations,
       quick: values.quick,
     },
-    loadSeconds: { clickhouse: ch?.loadSeconds, duckdb: duck?.loadSeconds, postgres: pg?.loadSeconds },
+    loadSeconds: {
+      clickhouse: ch?.loadSeconds,
+      duckdb: duck?.loadSeconds,
+      chdb: chdb?.loadSeconds,
+      postgres: pg?.loadSeconds,
+    },
     growth: values.growth ? await runGrowth(growthOptions()) : undefined,
     cells: ctx.cells.map((cell, c) => ({
       window: cell.window,
@@ -421,6 +449,7 @@ export async function run(argv: string[]): Promise<void> {
       groupBy: cell.groupBy ? 'runLocation' : null,
       clickhouse: ch?.timings[c],
       duckdb: duck?.timings[c],
+      chdb: chdb?.timings[c],
       postgres: pg?.timings[c],
     })),
   });
