@@ -18,8 +18,8 @@
  *   npm run bench -- ingest [--n 1000000] [--batch 10000] [--clients 4] [--checks 100]
  *                           [--paths ceiling,kafka,direct,embedded] [--partitions 12] [--ingest-batch 5000]
  *                           [--ingestors 1,2] [--live] [--cpu-prof]
- * --live: the embedded path sends results of the current hour (as runners do) instead of one
- * past hour per batch (a backfill, which re-rolls that hour's rollups on each insert).
+ * --live: results of the current hour (as runners send them) instead of one past hour per batch
+ * (a backfill, which re-rolls that hour's rollups on each insert); see batchSlots.
  * Each row prints the CPU time of the Vigil processes under test per result (all threads, from
  * /proc), which moves less with the neighbours than the rate.
  */
@@ -76,20 +76,27 @@ interface PathResult {
   load: number[];
 }
 
-/** Batch b holds results b*batch … and starts in hour b after BASE_MS: its rows can be counted apart. */
-function shapeFor(o: Options, accountId: string, checkIds: string[]): Shape {
-  const step = Math.floor(HOUR / o.batch);
-  // Live: within the hour so far, spread over the results (a past hour is a backfill, which
-  // re-rolls that hour's rollups on every insert; runners send results of the current hour).
+/**
+ * Batch b holds results b*batch … and a time slot of its own, so its rows can be counted apart:
+ * - past (the default): hour b after BASE_MS. Every batch is then a backfill of a closed hour,
+ *   which the insert follows with a re-roll of that hour's rollups;
+ * - live (--live): a slice b of the current hour so far, as runners send results, so no insert
+ *   re-rolls (unless the hour turns during the run).
+ */
+function batchSlots(o: Options) {
+  const batches = Math.ceil(o.n / o.batch);
+  if (!o.live) return { baseMs: BASE_MS, slotMs: HOUR };
   const hourStart = Math.floor(Date.now() / HOUR) * HOUR;
-  const liveStep = Math.max(1, Math.floor((Date.now() - hourStart) / o.n));
+  return { baseMs: hourStart, slotMs: Math.max(1, Math.floor((Date.now() - hourStart) / batches)) };
+}
+
+function shapeFor(o: Options, accountId: string, checkIds: string[], { baseMs, slotMs } = batchSlots(o)): Shape {
+  const step = slotMs / o.batch;
   return {
     accountId,
     checkIds,
     idPrefix: randomHex8(),
-    startedMs: o.live
-      ? (i) => hourStart + (i % o.n) * liveStep
-      : (i) => BASE_MS + Math.floor(i / o.batch) * HOUR + (i % o.batch) * step,
+    startedMs: (i) => baseMs + Math.floor(i / o.batch) * slotMs + Math.floor((i % o.batch) * step),
   };
 }
 
@@ -237,7 +244,8 @@ async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
   try {
     for (const { child, opsPort } of ingestors) await waitForHttp(`http://127.0.0.1:${opsPort}/ready`, child);
     const account = await createAccount(vigil.url, vigil.adminKey);
-    const shape = shapeFor(o, account.accountId, await createChecks(account.owner, o.checks, ['eu-west-1']));
+    const slots = batchSlots(o);
+    const shape = shapeFor(o, account.accountId, await createChecks(account.owner, o.checks, ['eu-west-1']), slots);
     const pids = ingestors.map(({ child }) => child.pid).join(', ');
     log(
       `kafka${direct ? ' (direct)' : ''}: API pid ${vigil.process.pid}, ingestor pids ${pids}; sending ${o.n} results`,
@@ -247,12 +255,11 @@ async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
     const visibleAt: number[] = new Array(batches);
     let sending = true;
     const poll = (async () => {
-      const baseSec = BASE_MS / 1000;
       let seen = 0;
       let lastProgress = performance.now();
       while (seen < batches) {
         const rows = await clickhouseRows<{ b: number; n: number }>(
-          `SELECT intDiv(toUInt32(started_at) - ${baseSec}, 3600) AS b, count() AS n FROM ${names.database}.check_results GROUP BY b`,
+          `SELECT intDiv(started_ms - ${slots.baseMs}, ${slots.slotMs}) AS b, count() AS n FROM ${names.database}.check_results GROUP BY b`,
         ).catch(() => []);
         const now = performance.now();
         for (const row of rows) {
@@ -265,7 +272,9 @@ async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
           }
         }
         if (!sending && now - lastProgress > 120_000)
-          throw new Error(`no progress for 2 minutes; ${seen}/${batches} batches visible\n${ingestor.output()}`);
+          throw new Error(
+            `no progress for 2 minutes; ${seen}/${batches} batches visible (${JSON.stringify(rows)})\n${ingestor.output()}`,
+          );
         await sleep(100);
       }
     })();
@@ -282,7 +291,7 @@ async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
       `SELECT count() AS n FROM ${names.database}.check_results FINAL`,
     );
     const topic = o.partitions ? ` (${o.partitions} partitions)` : '';
-    const path = `${direct ? 'producer' : 'HTTP'} → Kafka${topic} → ${o.ingestors} ingestor${o.ingestors > 1 ? 's' : ''} → ClickHouse`;
+    const path = `${direct ? 'producer' : 'HTTP'} → Kafka${topic} → ${o.ingestors} ingestor${o.ingestors > 1 ? 's' : ''} → ClickHouse${o.live ? ', live results' : ''}`;
     return {
       ...summary(path, o, sentAt, ackedAt, visibleAt, Number(final?.n), cpu),
       partitions: o.partitions,
