@@ -63,19 +63,7 @@ function scopeOf(request: FastifyRequest): string {
  * is answered from the event store instead of being made twice.
  */
 export function installIdempotency(app: FastifyInstance, stateStore: StateStore, box: SecretBox): void {
-  // Handlers run inside the request's seeded scope (ids and command ids derive from it).
-  app.addHook('onRoute', (route) => {
-    if (route.method !== 'POST' && !(Array.isArray(route.method) && route.method.includes('POST'))) return;
-    const handler = route.handler as (...args: Parameters<RouteHandlerMethod>) => unknown;
-    route.handler = function seeded(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      const slot = request.idempotencySlot;
-      return slot
-        ? runWithSeed(slot.seed, () => handler.call(this, request, reply))
-        : handler.call(this, request, reply);
-    } as RouteHandlerMethod;
-  });
-
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  const preHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const given = request.headers[HEADER];
     if (request.method !== 'POST' || given === undefined) return;
     const key = Array.isArray(given) ? given[0] : given;
@@ -111,9 +99,9 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
     }, RENEW_EVERY_MS);
     renewal.unref();
     request.idempotencySlot = { key: slotKey, leaseKey, fingerprint, seed: stored.seed ?? randomUUID(), renewal };
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const slot = request.idempotencySlot;
     if (!slot) return payload;
     request.idempotencySlot = undefined;
@@ -138,10 +126,28 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
       { op: 'del', key: slot.leaseKey },
     ]);
     return payload;
-  });
+  };
 
   // Belt and braces: a request that ended without onSend must not keep renewing its lease.
-  app.addHook('onResponse', async (request) => {
+  const onResponse = async (request: FastifyRequest) => {
     if (request.idempotencySlot) clearInterval(request.idempotencySlot.renewal);
+  };
+
+  // Only POST routes take Idempotency-Key, so only they carry these hooks: a GET pays for none of
+  // them (as global hooks, three async hooks ran on every read). Their handlers run inside the
+  // request's seeded scope (ids and command ids derive from it).
+  app.addHook('onRoute', (route) => {
+    if (route.method !== 'POST' && !(Array.isArray(route.method) && route.method.includes('POST'))) return;
+    const handler = route.handler as (...args: Parameters<RouteHandlerMethod>) => unknown;
+    route.handler = function seeded(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+      const slot = request.idempotencySlot;
+      return slot
+        ? runWithSeed(slot.seed, () => handler.call(this, request, reply))
+        : handler.call(this, request, reply);
+    } as RouteHandlerMethod;
+    // First among the route's own hooks, as the global hooks they were ran before those.
+    route.preHandler = [preHandler, ...[route.preHandler ?? []].flat()] as typeof route.preHandler;
+    route.onSend = [onSend, ...[route.onSend ?? []].flat()] as typeof route.onSend;
+    route.onResponse = [onResponse, ...[route.onResponse ?? []].flat()] as typeof route.onResponse;
   });
 }
