@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { alertEventSchema } from '#alerting';
-import type { StateStore, WriteOp } from '#statestore';
+import type { SqliteStateStore, StateStore, WriteOp } from '#statestore';
 
 export const deliveryStatuses = ['pending', 'delivered', 'failed', 'refused'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
@@ -83,7 +83,17 @@ export class DeliveryStore {
   private flushing = false;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly store: StateStore) {}
+  /**
+   * Group commits go to the SQLite store's write thread when it has one: a batch of a few hundred
+   * records takes milliseconds of synchronous work that would otherwise stop the event loop (and
+   * the HTTP client on it), and the thread runs it on the other core. Other writes stay in-thread.
+   */
+  private readonly groupWrite: (ops: WriteOp[]) => Promise<void>;
+
+  constructor(private readonly store: StateStore) {
+    const offThread = (store as SqliteStateStore).writeOffThread;
+    this.groupWrite = offThread ?? ((ops) => store.write(ops));
+  }
 
   /**
    * The deliveries of a batch that have no record yet, in one read. A fresh delivery is written
@@ -177,7 +187,7 @@ export class DeliveryStore {
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0, GROUP_MAX);
       try {
-        await this.store.write(batch.flatMap((entry) => entry.ops));
+        await this.groupWrite(batch.flatMap((entry) => entry.ops));
         for (const entry of batch) entry.done();
       } catch (error) {
         for (const entry of batch) entry.failed(error);

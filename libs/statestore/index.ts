@@ -7,7 +7,7 @@ import { createSqliteStateStore } from './sqlite.ts';
 
 export type { StateStore, WriteOp, ScoredMember } from './port.ts';
 export { createRedisStateStore, type RedisStateStoreOptions } from './redis.ts';
-export { createSqliteStateStore, type SqliteStateStoreOptions } from './sqlite.ts';
+export { createSqliteStateStore, type SqliteStateStore, type SqliteStateStoreOptions } from './sqlite.ts';
 // The contract suite (./contract.ts) is not re-exported: it imports vitest, a dev dependency.
 
 export interface StateStoreConfig {

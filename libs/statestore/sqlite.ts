@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { AppError, InternalError, UnavailableError, createLogger, type Logger } from '#core';
 import type { ScoredMember, StateStore, WriteOp } from './port.ts';
+import { createOffThreadWriter, offThreadWritesAvailable, type OffThreadWriter } from './sqlite-offthread.ts';
 import { checkBound, checkInteger, checkOps, checkScore, checkTtl, rankWindow, wrongType } from './validate.ts';
 
 export interface SqliteStateStoreOptions {
@@ -41,7 +42,13 @@ function translate(error: unknown, what: string): AppError {
   return new InternalError(`The state store failed (${what}): ${message}`, { cause: error });
 }
 
-export function createSqliteStateStore(options: SqliteStateStoreOptions): StateStore {
+/**
+ * The SQLite store, and for a file, write() on a worker thread of its own (same semantics, a
+ * connection of its own): for large group-committed batches, which would block the event loop.
+ */
+export type SqliteStateStore = StateStore & { writeOffThread?: (ops: WriteOp[]) => Promise<void> };
+
+export function createSqliteStateStore(options: SqliteStateStoreOptions): SqliteStateStore {
   const log = options.log ?? createLogger({ level: 'silent' });
   let db: Database.Database;
   try {
@@ -206,6 +213,8 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): StateS
   });
 
   let closed = false;
+  let offThread: OffThreadWriter | undefined;
+  const fileBacked = options.path !== ':memory:' && options.path !== '' && !options.path.startsWith('file:');
   function run<T>(what: string, action: () => T): Promise<T> {
     if (closed) return Promise.reject(new UnavailableError('The state store is closed'));
     try {
@@ -295,10 +304,20 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): StateS
         })(),
       ),
     ping: () => run('ping', () => void sql.ping.get()),
+    writeOffThread:
+      offThreadWritesAvailable && fileBacked
+        ? async (ops) => {
+            checkOps(ops);
+            if (closed) throw new UnavailableError('The state store is closed');
+            offThread ??= createOffThreadWriter(options.path);
+            return offThread.write(ops);
+          }
+        : undefined,
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(purgeTimer);
+      await offThread?.close();
       db.close();
     },
   };

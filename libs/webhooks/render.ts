@@ -29,8 +29,16 @@ export interface RenderedWebhook {
   warnings: string[];
 }
 
+/**
+ * The last body rendered as canonical JSON. A delivery renders and then sends in the same turn of
+ * the event loop, so the send's content-type check finds its body here instead of parsing it a
+ * second time; only canonicalJson's output (valid JSON by construction) is ever kept.
+ */
+let lastCanonical: string | undefined;
+
 /** Whether a body is JSON: it then goes out as application/json. */
 export function isJsonBody(body: string): boolean {
+  if (body === lastCanonical) return true;
   try {
     JSON.parse(body);
     return true;
@@ -156,12 +164,12 @@ function renderBody(
   warnings: Set<string>,
   noteReferences: (source: string) => void,
 ): string {
-  if (!template?.trim()) return JSON.stringify(variables.event);
+  if (!template?.trim()) return (lastCanonical = JSON.stringify(variables.event));
   noteReferences(template);
   const context = bodyContext(template);
   const rendered = compileTemplate(template, context, 'config.template')(values, options);
   const canonical = canonicalJson(rendered);
-  if (canonical !== undefined) return canonical;
+  if (canonical !== undefined) return (lastCanonical = canonical);
   if (context === 'body-json') {
     let reason = '';
     try {
