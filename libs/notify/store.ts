@@ -121,7 +121,8 @@ export class DeliveryStore {
 
   /** Leases due retries to this dispatcher; another one gets them only after the lease ends. */
   async claimDue(now: number, leaseMs: number, limit: number): Promise<string[]> {
-    return (await this.store.claimDue(keys.retryQueue, now, leaseMs, limit)).map((entry) => entry.member);
+    const claim = (this.store as SqliteStateStore).claimDueOffThread ?? this.store.claimDue.bind(this.store);
+    return (await claim(keys.retryQueue, now, leaseMs, limit)).map((entry) => entry.member);
   }
 
   /** When the next retry is due, if any: the retry loop sleeps until then. */

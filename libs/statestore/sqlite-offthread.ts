@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InternalError, UnavailableError, ValidationError } from '#core';
-import type { WriteOp } from './port.ts';
+import type { ScoredMember, WriteOp } from './port.ts';
 
 /**
  * Writes to a SQLite state-store file from a worker thread with a connection of its own, so a
@@ -13,12 +13,17 @@ import type { WriteOp } from './port.ts';
  */
 export interface OffThreadWriter {
   write(ops: WriteOp[]): Promise<void>;
+  /**
+   * claimDue on the thread too: it takes the write lock, and on the main connection it would
+   * wait for the thread's batch in SQLite's busy handler, which sleeps and so stops the event loop.
+   */
+  claimDue(key: string, now: number, leaseMs: number, limit: number): Promise<ScoredMember[]>;
   /** Waits for the batches in flight, then stops the thread. */
   close(): Promise<void>;
 }
 
 type Reply =
-  | { id: number; ok: true }
+  | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: { code?: string; message: string; details?: Record<string, unknown> } };
 
 const workerUrl = new URL('./sqlite-write-worker.ts', import.meta.url);
@@ -45,7 +50,7 @@ function rebuild(error: Extract<Reply, { ok: false }>['error']): Error {
 export function createOffThreadWriter(path: string): OffThreadWriter {
   let worker: Worker | undefined;
   let nextId = 1;
-  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 
   const failAll = (error: Error) => {
     for (const job of pending.values()) job.reject(error);
@@ -59,7 +64,7 @@ export function createOffThreadWriter(path: string): OffThreadWriter {
       const job = pending.get(reply.id);
       if (!job) return;
       pending.delete(reply.id);
-      if (reply.ok) job.resolve();
+      if (reply.ok) job.resolve(reply.value);
       else job.reject(rebuild(reply.error));
       if (pending.size === 0) thread.unref();
     });
@@ -74,18 +79,25 @@ export function createOffThreadWriter(path: string): OffThreadWriter {
     return thread;
   };
 
+  const post = (job: Record<string, unknown>): Promise<unknown> => {
+    worker ??= start();
+    const id = nextId++;
+    const thread = worker;
+    return new Promise<unknown>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      // Referenced while a job is in flight, so the process waits for its commit.
+      thread.ref();
+      thread.postMessage({ ...job, id });
+    });
+  };
+
   return {
-    write(ops) {
-      if (ops.length === 0) return Promise.resolve();
-      worker ??= start();
-      const id = nextId++;
-      const thread = worker;
-      return new Promise<void>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        // Referenced while a batch is in flight, so the process waits for its commit.
-        thread.ref();
-        thread.postMessage({ id, ops });
-      });
+    async write(ops) {
+      if (ops.length === 0) return;
+      await post({ op: 'write', ops });
+    },
+    async claimDue(key, now, leaseMs, limit) {
+      return (await post({ op: 'claimDue', key, now, leaseMs, limit })) as ScoredMember[];
     },
     async close() {
       const thread = worker;
@@ -100,11 +112,11 @@ export function createOffThreadWriter(path: string): OffThreadWriter {
 }
 
 /** The job's callbacks, also calling done when it settles. */
-function wrap(job: { resolve: () => void; reject: (error: Error) => void }, done: () => void) {
+function wrap(job: { resolve: (value: unknown) => void; reject: (error: Error) => void }, done: () => void) {
   const { resolve, reject } = job;
   return {
-    resolve: () => {
-      resolve();
+    resolve: (value: unknown) => {
+      resolve(value);
       done();
     },
     reject: (error: Error) => {

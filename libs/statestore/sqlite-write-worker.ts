@@ -8,9 +8,16 @@ import { createSqliteStateStore } from './sqlite.ts';
 const { path } = workerData as { path: string };
 const store = createSqliteStateStore({ path, purgeIntervalMs: 2 ** 31 - 1 });
 
-parentPort?.on('message', (job: { id: number; ops: WriteOp[] }) => {
-  store.write(job.ops).then(
-    () => parentPort!.postMessage({ id: job.id, ok: true }),
+type Job =
+  | { id: number; op: 'write'; ops: WriteOp[] }
+  | { id: number; op: 'claimDue'; key: string; now: number; leaseMs: number; limit: number };
+
+const run = (job: Job): Promise<unknown> =>
+  job.op === 'write' ? store.write(job.ops) : store.claimDue(job.key, job.now, job.leaseMs, job.limit);
+
+parentPort?.on('message', (job: Job) => {
+  run(job).then(
+    (value) => parentPort!.postMessage({ id: job.id, ok: true, value }),
     (error: unknown) => {
       const failure = error as { name?: string; code?: string; message?: string; details?: unknown };
       parentPort!.postMessage({

@@ -108,4 +108,35 @@ describe('sqlite state store: write paths against the reference path', () => {
     await store.close();
     await expect(store.writeOffThread!([{ op: 'set', key: 'k', value: 'w' }])).rejects.toBeInstanceOf(UnavailableError);
   });
+
+  it('claimDue on the write thread claims what the in-thread claimDue claims, with the same leases', async () => {
+    const fast = createSqliteStateStore({ path: join(dir, 'claim.sqlite') });
+    const reference = createSqliteStateStore({ path: join(dir, 'claim-reference.sqlite') });
+    const next = random(7);
+    const ops: WriteOp[] = Array.from({ length: 60 }, (_, i) => ({
+      op: 'zadd',
+      key: 'queue',
+      member: `d${i}`,
+      score: Math.floor(next() * 100),
+    }));
+    try {
+      await fast.write(ops);
+      await reference.write(ops);
+      for (const [now, limit] of [
+        [20, 5],
+        [50, 10],
+        [50, 0],
+        [120, 100],
+        [130, 3],
+      ] as const) {
+        expect(await fast.claimDueOffThread!('queue', now, 1000, limit)).toEqual(
+          await reference.claimDue('queue', now, 1000, limit),
+        );
+        expect(await fast.zrange('queue', 0, -1)).toEqual(await reference.zrange('queue', 0, -1));
+      }
+    } finally {
+      await fast.close();
+      await reference.close();
+    }
+  });
 });

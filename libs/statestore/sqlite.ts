@@ -46,7 +46,10 @@ function translate(error: unknown, what: string): AppError {
  * The SQLite store, and for a file, write() on a worker thread of its own (same semantics, a
  * connection of its own): for large group-committed batches, which would block the event loop.
  */
-export type SqliteStateStore = StateStore & { writeOffThread?: (ops: WriteOp[]) => Promise<void> };
+export type SqliteStateStore = StateStore & {
+  writeOffThread?: (ops: WriteOp[]) => Promise<void>;
+  claimDueOffThread?: StateStore['claimDue'];
+};
 
 export function createSqliteStateStore(options: SqliteStateStoreOptions): SqliteStateStore {
   const log = options.log ?? createLogger({ level: 'silent' });
@@ -311,6 +314,18 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
             if (closed) throw new UnavailableError('The state store is closed');
             offThread ??= createOffThreadWriter(options.path);
             return offThread.write(ops);
+          }
+        : undefined,
+    claimDueOffThread:
+      offThreadWritesAvailable && fileBacked
+        ? async (key, now, leaseMs, limit) => {
+            checkScore(now, 'now');
+            checkScore(leaseMs, 'leaseMs');
+            if (checkInteger(limit, 'limit', 0) === 0) return [];
+            checkScore(now + leaseMs, 'now + leaseMs');
+            if (closed) throw new UnavailableError('The state store is closed');
+            offThread ??= createOffThreadWriter(options.path);
+            return offThread.claimDue(key, now, leaseMs, limit);
           }
         : undefined,
     async close() {
