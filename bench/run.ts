@@ -12,6 +12,7 @@
  *   ping              POST /ping/{token} across heartbeat checks vs bare fastify
  *   runner            N one-minute API checks on loopback run by one runner: runs/min, schedule delay, CPU per run
  *   console           the web console in Chromium (chart, overview) and GET /status/{slug} vs bare fastify
+ *   kafka-clients     kafkajs against @platformatic/kafka: produce and consume the same records
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
  */
 import { spawn } from 'node:child_process';
@@ -28,6 +29,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   runner: async () => (await import('./runner.ts')).run,
   ping: async () => (await import('./ping.ts')).run,
   console: async () => (await import('./console/run.ts')).run,
+  'kafka-clients': async () => (await import('./kafka-clients.ts')).run,
   profile: async () => (await import('./support/profile.ts')).run,
   // The first analytics bench parses its own argv and runs on import: start it as a child.
   'analytics-reader': async () => (argv) =>
