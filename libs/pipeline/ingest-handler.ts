@@ -4,6 +4,7 @@ import type { ConsumedMessage, MessageBus } from '#bus';
 import type { Logger } from '#core';
 import type { CheckLookup } from './check-lookup.ts';
 import { classifyResults, parseJson } from './classify.ts';
+import { createInsertGroup } from './insert-group.ts';
 
 export interface IngestDeps {
   analytics: AnalyticsStore;
@@ -17,7 +18,8 @@ export interface IngestDeps {
 
 /**
  * The ingestor's batch handler: invalid records go to the DLQ with the original payload and the
- * reason; valid ones go to the analytics store in one insert. It resolves only after both, so
+ * reason; valid ones go to the analytics store in one insert, shared with the batches of other
+ * partitions handled at the same time. It resolves only after both, so
  * the bus commits offsets only for work that is durable. Any failure (ClickHouse down) throws,
  * and the bus redelivers the same batch after a backoff; the idempotent insert makes that safe.
  */
@@ -30,6 +32,8 @@ export function createIngestHandler(deps: IngestDeps) {
         registers: [deps.metrics],
       })
     : undefined;
+  // Partitions consumed at once share inserts (see insert-group.ts).
+  const insert = createInsertGroup((results) => deps.analytics.insert(results));
   return async (batch: ConsumedMessage[]): Promise<void> => {
     const { accepted, rejected } = await classifyResults(
       batch.map((message) => parseJson(message.value)),
@@ -54,7 +58,7 @@ export function createIngestHandler(deps: IngestDeps) {
       );
       deps.log.warn({ count: rejected.length, first: rejected[0]?.message }, 'invalid check results sent to the DLQ');
     }
-    if (accepted.length > 0) await deps.analytics.insert(accepted);
+    if (accepted.length > 0) await insert(accepted);
     counter?.inc({ outcome: 'stored' }, accepted.length);
     counter?.inc({ outcome: 'dead-lettered' }, rejected.length);
   };
