@@ -92,10 +92,18 @@ export const RESULT_COLUMNS = [
   'assertions',
 ] as const satisfies readonly (keyof ResultRow)[];
 
+/**
+ * Shared by every row without pages (all but browser checks): eleven fresh empty arrays per row
+ * were a good share of the embedded ingest's garbage. Frozen, since rows are only ever read.
+ */
+const NO_PAGES: never[] = Object.freeze([]) as unknown as never[];
+
 export function toResultRow(result: CheckResult): ResultRow {
   const startedMs = Date.parse(result.startedAt);
-  const pages = [...(result.pages ?? [])].sort((a, b) => a.index - b.index);
   const timings = result.timings ?? {};
+  const pages = result.pages && result.pages.length > 0 ? [...result.pages].sort((a, b) => a.index - b.index) : [];
+  const perPage = <T>(value: (page: (typeof pages)[number]) => T): T[] =>
+    pages.length === 0 ? NO_PAGES : pages.map(value);
   return {
     id: result.id,
     account_id: result.accountId,
@@ -122,17 +130,17 @@ export function toResultRow(result: CheckResult): ResultRow {
     heartbeat_status: result.heartbeat?.status ?? null,
     ssl_days_remaining: result.ssl?.daysRemaining ?? null,
     ssl_domain: result.ssl?.domain ?? null,
-    page_index: pages.map((page) => page.index),
-    page_url: pages.map((page) => page.url),
-    page_ttfb: pages.map((page) => page.TTFB ?? null),
-    page_fcp: pages.map((page) => page.FCP ?? null),
-    page_lcp: pages.map((page) => page.LCP ?? null),
-    page_cls: pages.map((page) => page.CLS ?? null),
-    page_tbt: pages.map((page) => page.TBT ?? null),
-    page_console_errors: pages.map((page) => page.consoleErrors),
-    page_network_errors: pages.map((page) => page.networkErrors),
-    page_user_script_errors: pages.map((page) => page.userScriptErrors),
-    page_document_errors: pages.map((page) => page.documentErrors),
+    page_index: perPage((page) => page.index),
+    page_url: perPage((page) => page.url),
+    page_ttfb: perPage((page) => page.TTFB ?? null),
+    page_fcp: perPage((page) => page.FCP ?? null),
+    page_lcp: perPage((page) => page.LCP ?? null),
+    page_cls: perPage((page) => page.CLS ?? null),
+    page_tbt: perPage((page) => page.TBT ?? null),
+    page_console_errors: perPage((page) => page.consoleErrors),
+    page_network_errors: perPage((page) => page.networkErrors),
+    page_user_script_errors: perPage((page) => page.userScriptErrors),
+    page_document_errors: perPage((page) => page.documentErrors),
     assertions: result.assertions && result.assertions.length > 0 ? JSON.stringify(result.assertions) : null,
   };
 }
