@@ -155,6 +155,8 @@ export class Dispatcher {
     );
     // The batch is acknowledged (this resolves) only once every attempt made is durably recorded.
     const [sent] = await Promise.allSettled([attempted]);
+    // Every attempt of the batch is made: its last records need not wait out the window.
+    this.options.store.flushPending();
     const written = await Promise.allSettled(records);
     const failure = [sent!, ...written].find((outcome) => outcome.status === 'rejected');
     if (failure) throw failure.reason;

@@ -181,6 +181,11 @@ export class DeliveryStore {
     });
   }
 
+  /** Writes what waits for the window now: the caller has nothing more to add (its batch is done). */
+  flushPending(): void {
+    if (!this.flushing && this.pending.length > 0) void this.flush();
+  }
+
   private async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
