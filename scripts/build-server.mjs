@@ -24,6 +24,8 @@ export const ENTRIES = {
   cli: 'apps/cli/src/main.ts',
   // Worker threads get their own file; libs/webhooks/sandbox.ts picks it when it runs from dist/.
   'sandbox-worker': 'libs/webhooks/sandbox-worker.ts',
+  // libs/statestore/sqlite-offthread.ts: the SQLite state store's write thread.
+  'sqlite-write-worker': 'libs/statestore/sqlite-write-worker.ts',
 };
 
 // Sources find their data files (runtimes.json, package.json, …) relative to themselves. In a bundle

@@ -28,10 +28,11 @@ type Reply =
 
 const workerUrl = new URL('./sqlite-write-worker.ts', import.meta.url);
 
-/** Whether this build can start the thread: the compiled server has no bundle for it (yet). */
-export const offThreadWritesAvailable = (globalThis as { __vigilDist?: string }).__vigilDist === undefined;
+// Set by the compiled build (scripts/build-server.mjs): the worker is a sibling bundle there.
+const distDir = (globalThis as { __vigilDist?: string }).__vigilDist;
 
 function spawn(path: string): Worker {
+  if (distDir) return new Worker(new URL('sqlite-write-worker.js', distDir), { workerData: { path } });
   // As the template sandbox does: the thread loads the TypeScript sources through tsx's loader.
   const tsxApi = pathToFileURL(
     join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),

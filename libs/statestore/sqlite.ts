@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { AppError, InternalError, UnavailableError, createLogger, type Logger } from '#core';
 import type { ScoredMember, StateStore, WriteOp } from './port.ts';
-import { createOffThreadWriter, offThreadWritesAvailable, type OffThreadWriter } from './sqlite-offthread.ts';
+import { createOffThreadWriter, type OffThreadWriter } from './sqlite-offthread.ts';
 import { checkBound, checkInteger, checkOps, checkScore, checkTtl, rankWindow, wrongType } from './validate.ts';
 
 export interface SqliteStateStoreOptions {
@@ -307,27 +307,25 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
         })(),
       ),
     ping: () => run('ping', () => void sql.ping.get()),
-    writeOffThread:
-      offThreadWritesAvailable && fileBacked
-        ? async (ops) => {
-            checkOps(ops);
-            if (closed) throw new UnavailableError('The state store is closed');
-            offThread ??= createOffThreadWriter(options.path);
-            return offThread.write(ops);
-          }
-        : undefined,
-    claimDueOffThread:
-      offThreadWritesAvailable && fileBacked
-        ? async (key, now, leaseMs, limit) => {
-            checkScore(now, 'now');
-            checkScore(leaseMs, 'leaseMs');
-            if (checkInteger(limit, 'limit', 0) === 0) return [];
-            checkScore(now + leaseMs, 'now + leaseMs');
-            if (closed) throw new UnavailableError('The state store is closed');
-            offThread ??= createOffThreadWriter(options.path);
-            return offThread.claimDue(key, now, leaseMs, limit);
-          }
-        : undefined,
+    writeOffThread: fileBacked
+      ? async (ops) => {
+          checkOps(ops);
+          if (closed) throw new UnavailableError('The state store is closed');
+          offThread ??= createOffThreadWriter(options.path);
+          return offThread.write(ops);
+        }
+      : undefined,
+    claimDueOffThread: fileBacked
+      ? async (key, now, leaseMs, limit) => {
+          checkScore(now, 'now');
+          checkScore(leaseMs, 'leaseMs');
+          if (checkInteger(limit, 'limit', 0) === 0) return [];
+          checkScore(now + leaseMs, 'now + leaseMs');
+          if (closed) throw new UnavailableError('The state store is closed');
+          offThread ??= createOffThreadWriter(options.path);
+          return offThread.claimDue(key, now, leaseMs, limit);
+        }
+      : undefined,
     async close() {
       if (closed) return;
       closed = true;
