@@ -72,6 +72,8 @@ interface PathResult {
   /** CPU of the Vigil processes (API, ingestors; all their threads) per result, µs. */
   cpuUsPerResult?: number;
   cpuUsPerResultByProcess?: Record<string, number>;
+  /** HTTP answers 503 (Kafka past the ingest deadline), each batch sent again after Retry-After. */
+  answered503?: number;
   at: string;
   load: number[];
 }
@@ -106,6 +108,7 @@ async function send(o: Options, url: string, ingestKey: string, shape: Shape) {
   const sentAt: number[] = new Array(batches);
   const ackedAt: number[] = new Array(batches);
   let next = 0;
+  let unavailable = 0;
   const sender = async () => {
     while (next < batches) {
       const b = next++;
@@ -120,12 +123,23 @@ async function send(o: Options, url: string, ingestKey: string, shape: Shape) {
         });
       // A pooled connection can be reset under heavy load; the batch is idempotent (result ids), so
       // it is sent again once, and said so.
-      const response = await post().catch((error: unknown) => {
-        log(
-          `batch ${b}: ${error instanceof Error ? String(error.cause ?? error.message) : String(error)}; sending again`,
-        );
-        return post();
-      });
+      const attempt = () =>
+        post().catch((error: unknown) => {
+          log(
+            `batch ${b}: ${error instanceof Error ? String(error.cause ?? error.message) : String(error)}; sending again`,
+          );
+          return post();
+        });
+      let response = await attempt();
+      // 503 + Retry-After is the API's answer when Kafka did not acknowledge within its deadline:
+      // a client sends the batch again after that long, as the runner does. Counted, and the
+      // batch's lag still runs from its first send.
+      for (let tries = 1; response.status === 503 && tries <= 30; tries++) {
+        await response.arrayBuffer();
+        unavailable += 1;
+        await sleep(1000 * (Number(response.headers.get('retry-after')) || 1));
+        response = await attempt();
+      }
       const answer = (await response.json()) as { accepted?: number; rejected?: { message: string }[] };
       ackedAt[b] = performance.now();
       if (response.status !== 202 || answer.accepted !== count)
@@ -133,7 +147,8 @@ async function send(o: Options, url: string, ingestKey: string, shape: Shape) {
     }
   };
   await Promise.all(Array.from({ length: o.clients }, sender));
-  return { sentAt, ackedAt };
+  if (unavailable > 0) log(`${unavailable} answers were 503 (sent again after Retry-After)`);
+  return { sentAt, ackedAt, unavailable };
 }
 
 /**
@@ -279,9 +294,13 @@ async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
       }
     })();
     const meter = cpuMeter([vigil.process.pid, ...ingestors.map(({ child }) => child.pid)]);
-    const { sentAt, ackedAt } = direct
+    const sent = direct
       ? await produce(o, `${names.topicPrefix}${topics.checkResults}`, shape)
-      : await send(o, vigil.url, vigil.ingestKey, shape);
+      : await send(o, vigil.url, vigil.ingestKey, shape).catch((error: unknown) => {
+          // The API's own account of what went wrong, beside the client's.
+          throw new Error(`${String(error)}\nAPI output:\n${vigil.process.output().slice(-4000)}`);
+        });
+    const { sentAt, ackedAt } = sent;
     sending = false;
     log(`kafka: all accepted; waiting for ClickHouse`);
     await poll;
@@ -296,6 +315,7 @@ async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
       ...summary(path, o, sentAt, ackedAt, visibleAt, Number(final?.n), cpu),
       partitions: o.partitions,
       ingestors: o.ingestors,
+      answered503: 'unavailable' in sent ? sent.unavailable : 0,
     };
   } finally {
     for (const { child } of ingestors) await child.stop();
@@ -312,7 +332,7 @@ async function embeddedPath(o: Options): Promise<PathResult> {
     const shape = shapeFor(o, account.accountId, await createChecks(account.owner, o.checks, ['eu-west-1']));
     log(`embedded: Vigil pid ${vigil.process.pid}; sending ${o.n} ${o.live ? 'live' : 'past-hour'} results`);
     const meter = cpuMeter([vigil.process.pid]);
-    const { sentAt, ackedAt } = await send(o, vigil.url, vigil.ingestKey, shape);
+    const { sentAt, ackedAt, unavailable } = await send(o, vigil.url, vigil.ingestKey, shape);
     const [vigilCpu] = meter.read();
     await vigil.stop({ keepData: true });
     stopped = true;
@@ -321,7 +341,7 @@ async function embeddedPath(o: Options): Promise<PathResult> {
     const stored = await duck.countResults();
     await duck.close();
     const path = `HTTP → DuckDB (embedded)${o.live ? ', live results' : ''}`;
-    return summary(path, o, sentAt, ackedAt, ackedAt, stored, { vigil: vigilCpu! });
+    return { ...summary(path, o, sentAt, ackedAt, ackedAt, stored, { vigil: vigilCpu! }), answered503: unavailable };
   } finally {
     if (!stopped) await vigil.stop({ keepData: true });
     const { rmSync } = await import('node:fs');
