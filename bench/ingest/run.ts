@@ -185,7 +185,7 @@ async function produce(o: Options, topic: string, shape: Shape) {
   } finally {
     await producer.disconnect();
   }
-  return { sentAt, ackedAt };
+  return { sentAt, ackedAt, unavailable: 0 };
 }
 
 function summary(
@@ -315,7 +315,7 @@ async function kafkaPath(o: Options, direct: boolean): Promise<PathResult> {
       ...summary(path, o, sentAt, ackedAt, visibleAt, Number(final?.n), cpu),
       partitions: o.partitions,
       ingestors: o.ingestors,
-      answered503: 'unavailable' in sent ? sent.unavailable : 0,
+      answered503: sent.unavailable,
     };
   } finally {
     for (const { child } of ingestors) await child.stop();
