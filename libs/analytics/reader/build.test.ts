@@ -54,7 +54,7 @@ describe('analytics SQL', () => {
     expect(joined.length).toBeGreaterThan(0);
     for (const alias of joined) expect(selected).not.toContain(alias);
     expect(sql).toContain(
-      'FROM check_results FINAL ARRAY JOIN page_index AS pj_index, page_url AS pj_url, page_lcp AS pj_lcp WHERE',
+      'FROM check_results FINAL ARRAY JOIN page_index AS pj_index, page_url AS pj_url, page_lcp AS pj_lcp PREWHERE',
     );
   });
 
@@ -67,6 +67,23 @@ describe('analytics SQL', () => {
     expect(sql).toContain('quantile_cont(v0, 0.95) AS v0_p95');
     expect(sql).toContain('stddev_pop(v0) AS v0_stddev');
     expect(sql).toContain('unnest(page_lcp) AS pj_lcp');
+  });
+
+  it('puts a PREWHERE on account and check under FINAL on ClickHouse only, after ARRAY JOIN', () => {
+    const prewhere = `PREWHERE account_id = '${ids.accountId}' AND check_id = '${ids.checkId}' WHERE `;
+    const runs = query({ metrics: 'responseTime_avg' });
+    const plan = { level: 'run' as const, values: [{ base: responseTime, stats: new Set(['avg' as const]) }] };
+    expect(aggregateSql(runs, 'clickhouse', 'check_results FINAL', plan)).toContain(
+      `FROM check_results FINAL ${prewhere}`,
+    );
+    const pages = aggregateSql(query({ metrics: 'LCP_avg' }), 'clickhouse', 'check_results FINAL', {
+      level: 'page',
+      values: [{ base: lcp, stats: new Set(['avg' as const]) }],
+    });
+    expect(pages).toMatch(/ARRAY JOIN [^()]* PREWHERE account_id = .* WHERE /);
+    expect(rawSql(runs, 'clickhouse', 'check_results FINAL', [responseTime])).toContain(prewhere);
+    expect(aggregateSql(runs, 'clickhouse', 'check_results', plan)).not.toContain('PREWHERE');
+    expect(aggregateSql(runs, 'duckdb', 'check_results', plan)).not.toContain('PREWHERE');
   });
 
   it('pages raw runs newest first with LIMIT and OFFSET', () => {

@@ -73,6 +73,19 @@ export function whereSql(query: AnalyticsQuery, dialect: SqlDialect): string {
   return conditions.join(' AND ');
 }
 
+/**
+ * ClickHouse reading with FINAL: a PREWHERE on the account and check. Without it, 18.16 merges
+ * every row of the granules it reads (9 granules, 73,728 rows, for a check's 4,000 runs) before
+ * the WHERE drops the other checks' rows; with it, only this check's rows reach the merge
+ * (query_log: 13 ms against 6 ms, the cost without FINAL). Exact: both columns are in the sorting
+ * key, so every copy of a result shares them and filtering before the collapse removes no copy
+ * that the collapse would have kept.
+ */
+function finalPrewhere(query: AnalyticsQuery, dialect: SqlDialect, source: string): string {
+  if (dialect !== 'clickhouse' || !/\sFINAL$/.test(source)) return '';
+  return ` PREWHERE account_id = ${sqlString(query.accountId, dialect)} AND check_id = ${sqlString(query.checkId, dialect)}`;
+}
+
 const PAGE_ALIAS: Record<PageArray | 'page_index' | 'page_url', string> = {
   page_index: 'pj_index',
   page_url: 'pj_url',
@@ -125,10 +138,11 @@ function rowsFrom(
   bases: readonly BaseMetric[],
 ): string {
   const where = whereSql(query, dialect);
-  if (level === 'run') return `FROM ${source} WHERE ${where}`;
+  const prewhere = finalPrewhere(query, dialect, source);
+  if (level === 'run') return `FROM ${source}${prewhere} WHERE ${where}`;
   const arrays = pageArrays(bases);
   if (dialect === 'clickhouse') {
-    return `FROM ${source} ARRAY JOIN ${arrays.map((array) => `${array} AS ${PAGE_ALIAS[array]}`).join(', ')} WHERE ${where}`;
+    return `FROM ${source} ARRAY JOIN ${arrays.map((array) => `${array} AS ${PAGE_ALIAS[array]}`).join(', ')}${prewhere} WHERE ${where}`;
   }
   const unnests = arrays.map((array) => `unnest(${array}) AS ${PAGE_ALIAS[array]}`).join(', ');
   return `FROM (SELECT *, ${unnests} FROM ${source} WHERE ${where}) AS pages`;
