@@ -16,12 +16,15 @@ function isHttpUrl(value: string): boolean {
 }
 
 // A URL may itself be a template ("{{BASE_URL}}/hook"); only a literal one can be checked here.
+// The regex is what OpenAPI documents, and the API applies it to the value as sent (no trimming),
+// so a value the document rules out is always refused; the refine then parses literal URLs.
+const webhookUrlMessage = 'must be an http or https URL, or a template';
 const webhookUrlSchema = z
   .string()
-  .trim()
   .min(1)
   .max(2048)
-  .refine((url) => url.includes('{{') || isHttpUrl(url), 'must be an http or https URL, or a template');
+  .regex(new RegExp('^([Hh][Tt][Tt][Pp][Ss]?://[\\s\\S]*|[\\s\\S]*[{][{][\\s\\S]*)$'), webhookUrlMessage)
+  .refine((url) => url.includes('{{') || isHttpUrl(url), webhookUrlMessage);
 
 const keyValueSchema = z.object({ key: z.string().trim().min(1).max(255), value: z.string().max(8192) });
 

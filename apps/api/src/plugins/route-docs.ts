@@ -57,9 +57,6 @@ export function describeRoute(route: RouteOptions): RouteDoc {
   return doc;
 }
 
-/** Request URLs: http(s) with a plain host, which every URL rule of the API accepts (webhook URLs may also be templates). */
-const requestUrlPattern = '^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[0-9]{1,4})?(/[A-Za-z0-9._~%/-]*)?$';
-
 // No NUL: Handlebars' lexer refuses it anywhere in a template.
 const templateValuePattern = '^([^{\\u0000]|[{][^{\\u0000]|[{][{][A-Za-z_][A-Za-z0-9_]*[}][}])*[{]?$';
 const headerNamePattern = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
@@ -100,8 +97,6 @@ export function createDocumentPatch(usableRuntimes: string[]) {
           description: 'A runtime of GET /v1/runtimes that is not removed; another name answers 400.',
         };
       }
-      const url = properties?.url;
-      if (url?.type === 'string') url.pattern ??= requestUrlPattern;
       // Header names must be HTTP tokens; a page lists a check once.
       const headerKey = properties?.headers?.items?.properties?.key;
       if (headerKey?.type === 'string') headerKey.pattern ??= headerNamePattern;
