@@ -57,15 +57,13 @@ export function describeRoute(route: RouteOptions): RouteDoc {
   return doc;
 }
 
-// No NUL: Handlebars' lexer refuses it anywhere in a template.
-const templateValuePattern = '^([^{\\u0000]|[{][^{\\u0000]|[{][{][A-Za-z_][A-Za-z0-9_]*[}][}])*[{]?$';
-const headerNamePattern = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 const instantPattern =
   '^([0-9]{1,10}|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)$';
 
 /**
  * Writes into request schemas the rules the API checks against its own data: a runtimeId must name a
- * runtime of the catalogue that is not removed, and URLs are http(s).
+ * runtime of the catalogue that is not removed, and a page's check ids are unique. (URL rules come
+ * from the zod schemas themselves, as regexes, so they are exactly what the API applies.)
  */
 export function createDocumentPatch(usableRuntimes: string[]) {
   return (document: Record<string, unknown>): void => {
@@ -97,14 +95,9 @@ export function createDocumentPatch(usableRuntimes: string[]) {
           description: 'A runtime of GET /v1/runtimes that is not removed; another name answers 400.',
         };
       }
-      // Header names must be HTTP tokens; a page lists a check once.
-      const headerKey = properties?.headers?.items?.properties?.key;
-      if (headerKey?.type === 'string') headerKey.pattern ??= headerNamePattern;
-      // Header and query values are templates: text, with {{VARIABLE}} references.
-      for (const list of [properties?.headers, properties?.queryParameters]) {
-        const value = list?.items?.properties?.value;
-        if (value?.type === 'string') value.pattern ??= templateValuePattern;
-      }
+      // No pattern is written for header names or header and query values: a pattern narrower than
+      // what the API accepts (checks take any string, webhook values any Handlebars template) makes
+      // the document wrong, and one as wide is no pattern at all. A page lists a check once.
       if (properties?.checkIds?.type === 'array') properties.checkIds.uniqueItems = true;
       Object.values(node).forEach(visit);
     };
