@@ -12,7 +12,7 @@ import {
 } from '#webhooks';
 import { channelWants } from './channels.ts';
 import { deterministicId } from './ids.ts';
-import { eachInLanes, originOf } from './lanes.ts';
+import { eachInLanes, KeySlots, originOf } from './lanes.ts';
 import type { Attempt, Delivery, DeliveryStore } from './store.ts';
 import { checkContext, templateVariablesFor, type CheckContext } from './variables.ts';
 
@@ -71,6 +71,11 @@ export class Dispatcher {
   private readonly retryRecords = new Set<Promise<void>>();
   /** Decrypted channel secrets by sealed value: decryption costs about as much as signing. */
   private readonly secrets = new Map<string, string>();
+  /**
+   * In-flight attempts per receiver origin, fresh and retries together: without it the retry
+   * loop's own slots came on top of the fresh lanes' (about 96 at once to one receiver).
+   */
+  private readonly originSlots: KeySlots;
 
   constructor(private readonly options: DispatcherOptions) {
     this.log = options.log.child({ component: 'dispatcher' });
@@ -83,6 +88,7 @@ export class Dispatcher {
           registers: [options.metrics],
         })
       : undefined;
+    this.originSlots = new KeySlots(options.perOrigin ?? options.concurrency ?? 32);
   }
 
   /** The fresh path: one delivery per interested channel per alert, each created once. */
@@ -146,8 +152,9 @@ export class Dispatcher {
       fresh,
       {
         limit: concurrency,
-        perKey: this.options.perOrigin ?? concurrency,
+        perKey: this.originSlots.perKey,
         key: (item) => originOf(item.view.channel.config.url),
+        slots: this.originSlots,
       },
       async (item) => {
         await this.attemptOnce(item.delivery, item.view, item.context, await item.variables, false, records);
@@ -384,7 +391,15 @@ export class Dispatcher {
   private async retry(id: string, delivery: Delivery | null): Promise<void> {
     if (!delivery || delivery.status !== 'pending') return this.options.store.dequeue(id);
     const records: Promise<void>[] = [];
-    await this.attemptOnce(delivery, undefined, undefined, undefined, true, records);
+    // The channel is read first so the retry can wait for a slot on its receiver's origin.
+    const channel = (await this.options.readModels.alertChannel(delivery.channelId)) ?? undefined;
+    const origin = channel ? originOf(channel.channel.config.url) : null;
+    if (origin !== null) await this.originSlots.take(origin);
+    try {
+      await this.attemptOnce(delivery, channel, undefined, undefined, true, records);
+    } finally {
+      if (origin !== null) this.originSlots.release(origin);
+    }
     for (const record of records) {
       const settled = record
         .catch((error: unknown) =>

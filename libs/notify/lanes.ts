@@ -1,21 +1,77 @@
 /**
+ * Slots per key (a receiver's origin), shared by every user of one dispatcher: the fresh lanes
+ * and the retry loop both take from it, so together they never send more than `perKey` at once
+ * to one receiver.
+ */
+export class KeySlots {
+  private readonly active = new Map<string, number>();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(readonly perKey: number) {
+    this.perKey = Math.max(1, perKey);
+  }
+
+  /** Takes a slot for `key` if one is free. */
+  tryTake(key: string): boolean {
+    const held = this.active.get(key) ?? 0;
+    if (held >= this.perKey) return false;
+    this.active.set(key, held + 1);
+    return true;
+  }
+
+  /** Waits for a slot for `key` and takes it. */
+  take(key: string): Promise<void> {
+    if (this.tryTake(key)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const listener = () => {
+        if (!this.tryTake(key)) return;
+        this.listeners.delete(listener);
+        resolve();
+      };
+      this.listeners.add(listener);
+    });
+  }
+
+  release(key: string): void {
+    const held = (this.active.get(key) ?? 1) - 1;
+    if (held <= 0) this.active.delete(key);
+    else this.active.set(key, held);
+    // Anyone waiting may now find a slot; each takes one only if it is still free.
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** Called after each release until the returned function is called. */
+  onRelease(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Slots held for `key` (for tests). */
+  held(key: string): number {
+    return this.active.get(key) ?? 0;
+  }
+}
+
+/**
  * Runs work over items with at most `limit` in flight in all, and at most `perKey` in flight for
  * items of one key (a receiver's origin), taking keys in turn. A slow or hanging receiver then
- * holds at most `perKey` slots, and the others keep flowing past it. Resolves when every item
- * is done; rejects with the first error once the items already started have settled.
+ * holds at most `perKey` slots, and the others keep flowing past it. `slots`, when given, holds
+ * the per-key counts (shared with other users, such as the retry loop) and sets `perKey`.
+ * Resolves when every item is done; rejects with the first error once the items already started
+ * have settled.
  */
 export function eachInLanes<T>(
   items: readonly T[],
-  options: { limit: number; perKey: number; key: (item: T) => string },
+  options: { limit: number; perKey: number; key: (item: T) => string; slots?: KeySlots },
   work: (item: T) => Promise<void>,
 ): Promise<void> {
   const limit = Math.max(1, options.limit);
-  const perKey = Math.max(1, Math.min(options.perKey, limit));
-  const lanes = new Map<string, { queue: T[]; next: number; active: number }>();
+  const slots = options.slots ?? new KeySlots(Math.min(options.perKey, limit));
+  const lanes = new Map<string, { key: string; queue: T[]; next: number }>();
   for (const item of items) {
     const key = options.key(item);
     let lane = lanes.get(key);
-    if (!lane) lanes.set(key, (lane = { queue: [], next: 0, active: 0 }));
+    if (!lane) lanes.set(key, (lane = { key, queue: [], next: 0 }));
     lane.queue.push(item);
   }
   const order = [...lanes.values()];
@@ -23,11 +79,17 @@ export function eachInLanes<T>(
   let running = 0;
   let left = items.length;
   let failure: { error: unknown } | undefined;
+  let stopListening: () => void = () => undefined;
 
   return new Promise<void>((resolve, reject) => {
     const settle = () => {
-      if (failure && running === 0) reject(failure.error);
-      else if (!failure && left === 0) resolve();
+      if (failure && running === 0) {
+        stopListening();
+        reject(failure.error);
+      } else if (!failure && left === 0) {
+        stopListening();
+        resolve();
+      }
     };
     const pump = () => {
       while (!failure && running < limit) {
@@ -35,7 +97,7 @@ export function eachInLanes<T>(
         let picked: (typeof order)[number] | undefined;
         for (let i = 0; i < order.length; i++) {
           const lane = order[(cursor + i) % order.length]!;
-          if (lane.next < lane.queue.length && lane.active < perKey) {
+          if (lane.next < lane.queue.length && slots.tryTake(lane.key)) {
             picked = lane;
             cursor = (cursor + i + 1) % order.length;
             break;
@@ -44,25 +106,26 @@ export function eachInLanes<T>(
         if (!picked) return;
         const lane = picked;
         const item = lane.queue[lane.next++]!;
-        lane.active++;
         running++;
         work(item).then(
           () => {
-            lane.active--;
             running--;
             left--;
+            slots.release(lane.key);
             pump();
             settle();
           },
           (error: unknown) => {
-            lane.active--;
             running--;
             failure ??= { error };
+            slots.release(lane.key);
             settle();
           },
         );
       }
     };
+    // A slot freed by another user of the shared slots (a retry) lets a waiting lane go on.
+    if (items.length > 0) stopListening = slots.onRelease(pump);
     pump();
     settle();
   });

@@ -4,6 +4,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
+import { urlToHttpOptions } from 'node:url';
 import { checkAddress } from './address-policy.ts';
 import { SERVICE_HEADER_NAMES } from './headers.ts';
 import { isJsonBody } from './render.ts';
@@ -127,6 +128,53 @@ function connectLookup(resolve: Resolver, guarded: boolean) {
   };
 }
 
+const defaultLookups = {
+  strict: connectLookup(dnsLookup as unknown as Resolver, true),
+  open: connectLookup(dnsLookup as unknown as Resolver, false),
+};
+
+/**
+ * What a URL string means for a request, worked out once per URL (a channel's URL that is not a
+ * template renders to the same string every time): the refusal, or the request options less the
+ * method and headers. No address is cached: a new connection still resolves the name through the
+ * lookup and the policy, at connect time.
+ */
+type Target = { refusal: string } | { refusal: null; https: boolean; options: http.RequestOptions };
+
+function targetOf(rawUrl: string, allowPrivate: boolean): Target {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return { refusal: `refused: ${JSON.stringify(rawUrl)} is not a valid URL` };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { refusal: `refused: only http and https URLs are delivered, not ${url.protocol}` };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && isIP(host) !== 0) {
+    // A literal address never goes through the lookup, so it is judged here.
+    const verdict = checkAddress(host);
+    if (!verdict.allowed) return { refusal: `${verdict.reason}${PRIVATE_HINT}` };
+  }
+  // What http.request(url, …) itself does with a URL (auth from user:password included).
+  const options = urlToHttpOptions(url);
+  return { refusal: null, https: url.protocol === 'https:', options };
+}
+
+/** Targets by policy and URL; cleared when full, as rendered URLs with per-alert values never repeat. */
+const targets = { strict: new Map<string, Target>(), open: new Map<string, Target>() };
+
+export function cachedTarget(rawUrl: string, allowPrivate: boolean): Target {
+  const cache = targets[allowPrivate ? 'open' : 'strict'];
+  let target = cache.get(rawUrl);
+  if (target === undefined) {
+    target = targetOf(rawUrl, allowPrivate);
+    if (cache.size >= 2_000) cache.clear();
+    cache.set(rawUrl, target);
+  }
+  return target;
+}
+
 // Node sends header values as Latin-1; UTF-8 text goes out as its bytes, as receivers expect.
 const wireValue = (value: string): string =>
   /[\u0080-\uffff]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value;
@@ -164,31 +212,24 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
     requestHeaders: prepared.headers,
   });
 
-  let url: URL;
-  try {
-    url = new URL(request.url);
-  } catch {
-    return refuse(`refused: ${JSON.stringify(request.url)} is not a valid URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    return refuse(`refused: only http and https URLs are delivered, not ${url.protocol}`);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isIP(host) !== 0) {
-    // A literal address never goes through the lookup, so it is judged here.
-    const verdict = checkAddress(host);
-    if (!verdict.allowed) return refuse(`${verdict.reason}${PRIVATE_HINT}`);
-  }
+  const target = cachedTarget(request.url, options.allowPrivate);
+  if (target.refusal !== null) return refuse(target.refusal);
   let req: http.ClientRequest;
   try {
-    const pool = agents[options.allowPrivate ? 'open' : 'strict'];
-    req = (url.protocol === 'https:' ? https : http).request(url, {
+    const policy = options.allowPrivate ? 'open' : 'strict';
+    const pool = agents[policy];
+    const headers: Record<string, string> = {};
+    for (const name in prepared.headers) headers[name] = wireValue(prepared.headers[name]!);
+    req = (target.https ? https : http).request({
+      ...target.options,
       method: prepared.method,
-      headers: Object.fromEntries(Object.entries(prepared.headers).map(([name, value]) => [name, wireValue(value)])),
-      agent: url.protocol === 'https:' ? pool.https : pool.http,
-      lookup: connectLookup(
-        options.resolve ?? (dnsLookup as unknown as Resolver),
-        !options.allowPrivate,
-      ) as unknown as http.RequestOptions['lookup'],
+      headers,
+      agent: target.https ? pool.https : pool.http,
+      // Every new connection resolves and checks its addresses here (the default resolver's
+      // lookup is built once per policy; a custom one per attempt).
+      lookup: (options.resolve
+        ? connectLookup(options.resolve, !options.allowPrivate)
+        : defaultLookups[policy]) as unknown as http.RequestOptions['lookup'],
     });
   } catch (error) {
     // Node refuses a header name or value it cannot send; no retry changes that.
@@ -216,7 +257,10 @@ function send(
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       if (!complete) req.destroy();
-      const responseBody = new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
+      const responseBody =
+        chunks.length === 0
+          ? ''
+          : new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
       const base = { durationMs: elapsed(), responseBody, requestHeaders: prepared.headers };
       if (statusCode !== undefined) {
         // The receiver answered: its status decides, even if the body was cut short.

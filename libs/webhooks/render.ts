@@ -156,6 +156,20 @@ export function renderTemplates(
   return { url, method, headers, body, warnings: [...warnings] };
 }
 
+/**
+ * The default body by event object: one alert's variables are shared by its deliveries to every
+ * channel, so its JSON is built once, not once per channel. Variables are never changed once
+ * built; the WeakMap lets an alert's entry go with it.
+ */
+const eventJsonCache = new WeakMap<object, string>();
+
+export function eventJson(event: TemplateVariables['event']): string {
+  if (typeof event !== 'object' || event === null) return JSON.stringify(event);
+  let json = eventJsonCache.get(event);
+  if (json === undefined) eventJsonCache.set(event, (json = JSON.stringify(event)));
+  return json;
+}
+
 function renderBody(
   template: string | null | undefined,
   variables: TemplateVariables,
@@ -164,7 +178,7 @@ function renderBody(
   warnings: Set<string>,
   noteReferences: (source: string) => void,
 ): string {
-  if (!template?.trim()) return (lastCanonical = JSON.stringify(variables.event));
+  if (!template?.trim()) return (lastCanonical = eventJson(variables.event));
   noteReferences(template);
   const context = bodyContext(template);
   const rendered = compileTemplate(template, context, 'config.template')(values, options);
