@@ -133,9 +133,19 @@ export function eachInLanes<T>(
 
 /** A receiver's origin (scheme, host and port): the unit the per-receiver limit counts. */
 export function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      origin = url;
+    }
+    // Channel URLs (templates included) are few; the bound only guards against a flood of them.
+    if (origins.size >= 2_000) origins.clear();
+    origins.set(url, origin);
   }
+  return origin;
 }
+
+/** Origins by URL: every delivery of every alert asks for its channel's. */
+const origins = new Map<string, string>();

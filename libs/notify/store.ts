@@ -22,6 +22,23 @@ export const deliverySchema = z.object({
 });
 export type Delivery = z.output<typeof deliverySchema>;
 
+/** Alert events as JSON: one alert's deliveries (one per channel) share its event object. */
+const alertJson = new WeakMap<object, string>();
+
+/**
+ * A delivery as stored: the same JSON document as JSON.stringify(delivery), with the alert
+ * first and serialised once per alert instead of once per channel. Events are not changed once
+ * received, so the cached text stays true.
+ */
+export function deliveryJson(delivery: Delivery): string {
+  const { alert, ...rest } = delivery;
+  if (typeof alert !== 'object' || alert === null) return JSON.stringify(delivery);
+  let text = alertJson.get(alert);
+  if (text === undefined) alertJson.set(alert, (text = JSON.stringify(alert)));
+  const others = JSON.stringify(rest);
+  return others === '{}' ? `{"alert":${text}}` : `{"alert":${text},${others.slice(1)}`;
+}
+
 export const attemptSchema = z.object({
   deliveryId: z.string(),
   channelId: z.string(),
@@ -145,7 +162,7 @@ export class DeliveryStore {
     urgent = false,
   ): Promise<void> {
     const ops: WriteOp[] = [
-      { op: 'set', key: keys.delivery(delivery.id), value: JSON.stringify(delivery) },
+      { op: 'set', key: keys.delivery(delivery.id), value: deliveryJson(delivery) },
       { op: 'set', key: keys.attempt(delivery.id, attempt.attempt), value: JSON.stringify(attempt) },
       { op: 'zadd', key: keys.log(delivery.channelId), member: `${delivery.id}:${attempt.attempt}`, score: atMs },
       {
@@ -211,7 +228,7 @@ export class DeliveryStore {
   async requeue(delivery: Delivery, now: number): Promise<void> {
     const next = { ...delivery, status: 'pending' as const, nextAttemptAt: now, updatedAt: now };
     await this.store.write([
-      { op: 'set', key: keys.delivery(delivery.id), value: JSON.stringify(next) },
+      { op: 'set', key: keys.delivery(delivery.id), value: deliveryJson(next) },
       { op: 'zadd', key: keys.retryQueue, member: delivery.id, score: now },
     ]);
   }

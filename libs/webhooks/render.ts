@@ -69,12 +69,22 @@ function withQuery(url: string, pairs: string[]): string {
   return `${base}${separator}${pairs.join('&')}${fragment}`;
 }
 
+/** Verdicts by URL: a URL that is not a template renders the same for every alert. */
+const httpUrls = new Map<string, boolean>();
+
 function isHttpUrl(value: string): boolean {
-  try {
-    return ['http:', 'https:'].includes(new URL(value).protocol);
-  } catch {
-    return false;
+  let verdict = httpUrls.get(value);
+  if (verdict === undefined) {
+    try {
+      verdict = ['http:', 'https:'].includes(new URL(value).protocol);
+    } catch {
+      verdict = false;
+    }
+    // Rendered URLs with per-alert values never repeat: keep the map bounded.
+    if (httpUrls.size >= 2_000) httpUrls.clear();
+    httpUrls.set(value, verdict);
   }
+  return verdict;
 }
 
 /**
