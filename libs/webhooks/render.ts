@@ -122,10 +122,10 @@ export function renderTemplates(
   noteReferences(config.url);
   const pairs = (config.queryParameters ?? []).map(({ key, value }, index) => {
     noteReferences(value);
-    const rendered = compileTemplate(value, 'query', `config.queryParameters[${index}].value`)(values, render);
+    const rendered = renderText(value, 'query', `config.queryParameters[${index}].value`, values, render);
     return `${encodeURIComponent(key)}=${rendered}`;
   });
-  const url = withQuery(compileTemplate(config.url, 'url', 'config.url')(values, render), pairs);
+  const url = withQuery(renderText(config.url, 'url', 'config.url', values, render), pairs);
   if (!isHttpUrl(url)) {
     // The usual cause: {{BASE_URL}} is URI-encoded in a URL ("https%3A%2F%2F…"); {{{BASE_URL}}} is not.
     const hint = /^\s*\{\{[^{]/.test(config.url) ? '; to insert a variable that holds a URL, use {{{NAME}}}' : '';
@@ -146,7 +146,7 @@ export function renderTemplates(
       return;
     }
     noteReferences(value);
-    const rendered = compileTemplate(value, 'header', `config.headers[${index}].value`)(values, render);
+    const rendered = renderText(value, 'header', `config.headers[${index}].value`, values, render);
     const stripped = rendered.replace(HEADER_CONTROL, '');
     // Surrounding whitespace is not part of a header value on the wire.
     const cleaned = stripped.trim();
@@ -178,6 +178,22 @@ export function eventJson(event: TemplateVariables['event']): string {
   let json = eventJsonCache.get(event);
   if (json === undefined) eventJsonCache.set(event, (json = JSON.stringify(event)));
   return json;
+}
+
+/**
+ * A URL, query or header value rendered. Text with no `{{` has no expression to evaluate (and no
+ * `\\{{` escape) and renders as itself, so the render is skipped; it is still compiled (cached) so
+ * its limits are checked as for any template.
+ */
+function renderText(
+  source: string,
+  context: 'url' | 'query' | 'header',
+  field: string,
+  values: Record<string, unknown>,
+  options: RenderOptions,
+): string {
+  const compiled = compileTemplate(source, context, field);
+  return source.includes('{{') ? compiled(values, options) : source;
 }
 
 function renderBody(
