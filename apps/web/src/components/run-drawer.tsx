@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { call } from '../api.ts';
 import type { Check, CheckRunResult } from '../api.gen.ts';
 import { useAsync } from '../hooks.ts';
+import { ScriptDetails } from './script-details.tsx';
 
 const PHASES = [
   ['wait', 'Wait'],
@@ -83,6 +84,7 @@ export function RunDrawer(props: { check: Check; runId: string; onClose: () => v
               </pre>
             </div>
           )}
+          <ScriptDetails sources={[r]} />
           <div>
             <h3>Timings</h3>
             {phases.length === 0 ? (

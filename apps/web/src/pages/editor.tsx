@@ -1,173 +1,22 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call } from '../api.ts';
-import type { Check, CheckRun, Operations } from '../api.gen.ts';
+import type { CheckRun, Runtime } from '../api.gen.ts';
 import { errorOutsideFields, Field } from '../components/field.tsx';
+import { ScriptFields } from '../components/script-fields.tsx';
+import { TestRun } from '../components/test-run.tsx';
 import { navigate } from '../router.ts';
-
-type CheckBody = Operations['POST /v1/checks']['body'];
-type Assertion = { source: string; property?: string; comparison: string; target?: string };
-
-const TYPES = ['API', 'URL', 'TCP', 'DNS', 'HEARTBEAT', 'BROWSER'] as const;
-const SOURCES: Record<string, string[]> = {
-  API: ['STATUS_CODE', 'JSON_BODY', 'TEXT_BODY', 'HEADERS', 'RESPONSE_TIME'],
-  URL: ['STATUS_CODE'],
-  TCP: ['RESPONSE_DATA', 'RESPONSE_TIME'],
-  DNS: ['RESPONSE_CODE', 'TEXT_ANSWER', 'JSON_ANSWER', 'RESPONSE_TIME'],
-};
-const COMPARISONS = [
-  'EQUALS',
-  'NOT_EQUALS',
-  'HAS_KEY',
-  'NOT_HAS_KEY',
-  'HAS_VALUE',
-  'NOT_HAS_VALUE',
-  'IS_EMPTY',
-  'NOT_EMPTY',
-  'GREATER_THAN',
-  'LESS_THAN',
-  'CONTAINS',
-  'NOT_CONTAINS',
-  'IS_NULL',
-  'NOT_NULL',
-];
-const FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440];
-
-interface Form {
-  name: string;
-  checkType: (typeof TYPES)[number];
-  frequency: number;
-  locations: string;
-  tags: string;
-  activated: boolean;
-  url: string;
-  method: string;
-  headers: string;
-  body: string;
-  hostname: string;
-  port: string;
-  query: string;
-  recordType: string;
-  nameServer: string;
-  period: string;
-  periodUnit: string;
-  grace: string;
-  graceUnit: string;
-  assertions: Assertion[];
-}
-
-const empty: Form = {
-  name: '',
-  checkType: 'API',
-  frequency: 10,
-  locations: '',
-  tags: '',
-  activated: true,
-  url: '',
-  method: 'GET',
-  headers: '',
-  body: '',
-  hostname: '',
-  port: '443',
-  query: '',
-  recordType: 'A',
-  nameServer: '',
-  period: '5',
-  periodUnit: 'minutes',
-  grace: '1',
-  graceUnit: 'minutes',
-  assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }],
-};
-
-function fromCheck(c: Check): Form {
-  // The definition's shape depends on the type; the form reads what is there.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const any = c as Record<string, any>;
-  const req = any.request ?? {};
-  return {
-    ...empty,
-    name: c.name,
-    checkType: c.checkType as Form['checkType'],
-    frequency: c.frequency,
-    activated: c.activated,
-    locations: c.locations.join(', '),
-    tags: c.tags.join(', '),
-    url: req.url ?? any.browser?.url ?? '',
-    method: req.method ?? 'GET',
-    headers: (req.headers ?? []).map((h: { key: string; value: string }) => `${h.key}: ${h.value}`).join('\n'),
-    body: req.body ?? '',
-    hostname: req.hostname ?? '',
-    port: String(req.port ?? 443),
-    query: req.query ?? '',
-    recordType: req.recordType ?? 'A',
-    nameServer: req.nameServer ?? '',
-    period: String(any.heartbeat?.period ?? 5),
-    periodUnit: any.heartbeat?.periodUnit ?? 'minutes',
-    grace: String(any.heartbeat?.grace ?? 1),
-    graceUnit: any.heartbeat?.graceUnit ?? 'minutes',
-    assertions: req.assertions ?? [],
-  };
-}
-
-const list = (text: string) =>
-  text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-function toBody(f: Form): CheckBody {
-  const common = {
-    name: f.name,
-    frequency: f.frequency as 10,
-    locations: list(f.locations),
-    tags: list(f.tags),
-    activated: f.activated,
-  };
-  const assertions = f.assertions.map((a) => ({ ...a, property: a.property || undefined })) as never;
-  switch (f.checkType) {
-    case 'API':
-      return {
-        ...common,
-        checkType: 'API',
-        request: {
-          url: f.url,
-          method: f.method as 'GET',
-          body: f.body || undefined,
-          headers: f.headers
-            .split('\n')
-            .filter((l) => l.includes(':'))
-            .map((l) => ({ key: l.slice(0, l.indexOf(':')).trim(), value: l.slice(l.indexOf(':') + 1).trim() })),
-          assertions,
-        },
-      };
-    case 'URL':
-      return { ...common, checkType: 'URL', request: { url: f.url, assertions } };
-    case 'TCP':
-      return {
-        ...common,
-        checkType: 'TCP',
-        request: { hostname: f.hostname, port: Number(f.port), assertions },
-      } as CheckBody;
-    case 'DNS':
-      return {
-        ...common,
-        checkType: 'DNS',
-        request: { query: f.query, recordType: f.recordType as 'A', nameServer: f.nameServer || undefined, assertions },
-      } as CheckBody;
-    case 'HEARTBEAT':
-      return {
-        ...common,
-        checkType: 'HEARTBEAT',
-        heartbeat: {
-          period: Number(f.period),
-          periodUnit: f.periodUnit as 'minutes',
-          grace: Number(f.grace),
-          graceUnit: f.graceUnit as 'minutes',
-        },
-      } as CheckBody;
-    case 'BROWSER':
-      return { ...common, checkType: 'BROWSER', browser: { url: f.url } } as CheckBody;
-  }
-}
+import {
+  COMPARISONS,
+  empty,
+  FREQUENCIES,
+  fromCheck,
+  SOURCES,
+  STARTERS,
+  toBody,
+  TYPES,
+  usesScript,
+  type Form,
+} from './editor-form.ts';
 
 /** Create or edit a check of any runner type, with an assertion builder and a "Run" that stores nothing. */
 export function EditorPage({ checkId }: { checkId?: string }) {
@@ -175,9 +24,21 @@ export function EditorPage({ checkId }: { checkId?: string }) {
   const [error, setError] = useState<ApiError | null>(null);
   const [run, setRun] = useState<CheckRun | null>(null);
   const [busy, setBusy] = useState(false);
+  const [runtimes, setRuntimes] = useState<Runtime[]>([]);
+  const [variables, setVariables] = useState<string[]>([]);
   useEffect(() => {
     if (checkId) void call('GET /v1/checks/{id}', { params: { id: checkId } }).then((c) => setForm(fromCheck(c)));
   }, [checkId]);
+  const scripted = usesScript(form);
+  useEffect(() => {
+    // Only a script needs them: the runtime list and the variable names offered after process.env.
+    if (!scripted || runtimes.length > 0) return;
+    void call('GET /v1/runtimes').then(setRuntimes, () => undefined);
+    void call('GET /v1/variables', { query: { limit: 100 } }).then(
+      (vars) => setVariables(vars.map((v) => v.key)),
+      () => undefined,
+    );
+  }, [scripted]);
   const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((f) => ({ ...f, [key]: value }));
   const input = (key: keyof Form, props: Record<string, unknown> = {}) => (
     <input
@@ -205,7 +66,7 @@ export function EditorPage({ checkId }: { checkId?: string }) {
     }
   };
   const sources = SOURCES[form.checkType];
-  const fields = ['name', 'frequency', 'locations', 'tags', 'request', 'heartbeat', 'browser'];
+  const fields = ['name', 'frequency', 'locations', 'tags', 'request', 'heartbeat', 'browser', 'script', 'runtimeId'];
   return (
     <>
       <h1>{checkId ? `Edit ${form.name}` : 'New check'}</h1>
@@ -222,7 +83,13 @@ export function EditorPage({ checkId }: { checkId?: string }) {
               name="checkType"
               value={form.checkType}
               disabled={!!checkId}
-              onChange={(e) => set('checkType', (e.target as HTMLSelectElement).value as Form['checkType'])}
+              onChange={(e) => {
+                const type = (e.target as HTMLSelectElement).value as Form['checkType'];
+                set('checkType', type);
+                // A new script check starts from a working example rather than an empty file.
+                if (type in STARTERS && type !== 'BROWSER' && !form.script)
+                  set('script', STARTERS[type as keyof typeof STARTERS]);
+              }}
             >
               {TYPES.map((t) => (
                 <option key={t}>{t}</option>
@@ -253,7 +120,10 @@ export function EditorPage({ checkId }: { checkId?: string }) {
           <Field label="Tags (comma-separated)" name="tags" error={error}>
             {input('tags')}
           </Field>
-          {(form.checkType === 'API' || form.checkType === 'URL' || form.checkType === 'BROWSER') && (
+          <ScriptFields form={form} set={set} error={error} runtimes={runtimes} variables={variables} />
+          {(form.checkType === 'API' ||
+            form.checkType === 'URL' ||
+            (form.checkType === 'BROWSER' && form.browserMode === 'url')) && (
             <Field label="URL" name={form.checkType === 'BROWSER' ? 'browser' : 'request'} error={error}>
               {input('url', { placeholder: 'https://…' })}
             </Field>
@@ -443,7 +313,7 @@ export function EditorPage({ checkId }: { checkId?: string }) {
           )}
           <div class="row">
             <button type="button" disabled={busy} onClick={() => void act('run')}>
-              Run
+              {busy && scripted ? 'Running…' : 'Run'}
             </button>
             <button class="primary" type="submit" disabled={busy}>
               Save
@@ -453,32 +323,12 @@ export function EditorPage({ checkId }: { checkId?: string }) {
         <section aria-labelledby="run-result" aria-live="polite">
           <h2 id="run-result">Test run</h2>
           {!run && (
-            <p class="muted">"Run" executes this definition once, from the first location, and stores nothing.</p>
+            <p class="muted">
+              "Run" executes this definition once, from the first location, and stores nothing.
+              {scripted && ' A script runs in its runtime’s sandbox and may take up to its time budget.'}
+            </p>
           )}
-          {run && (
-            <div class="card grid" data-testid="test-run">
-              <p>
-                <span class={`status-text ${run.result.hasFailures ? 'failing' : 'passing'}`}>
-                  {run.result.hasFailures ? 'Failed' : 'Passed'}
-                </span>{' '}
-                in {Math.round(run.result.responseTime)} ms
-                {run.result.statusCode ? ` · HTTP ${run.result.statusCode}` : ''}
-              </p>
-              <ul>
-                {run.assertions.map((a, i) => (
-                  <li key={i} data-outcome={a.passed ? 'passed' : 'failed'}>
-                    {a.passed ? '✓' : '✗'}{' '}
-                    <code>
-                      {a.assertion.source} {a.assertion.property ?? ''} {a.assertion.comparison}{' '}
-                      {a.assertion.target ?? ''}
-                    </code>{' '}
-                    — actual {a.actual}
-                  </li>
-                ))}
-              </ul>
-              {run.result.errorMessage && <pre class="error-box">{run.result.errorMessage}</pre>}
-            </div>
-          )}
+          {run && <TestRun run={run} />}
         </section>
       </div>
     </>
