@@ -44,6 +44,16 @@ const LATEST_START = Date.UTC(2100, 0, 1);
 
 const typesWithStatusCode: readonly ResultCheckType[] = ['API', 'URL'];
 const typesWithPages: readonly ResultCheckType[] = ['BROWSER', 'PLAYWRIGHT'];
+const typesWithScripts: readonly ResultCheckType[] = ['MULTI_STEP', 'PLAYWRIGHT', 'BROWSER'];
+
+export const MAX_STEPS_PER_RESULT = 200;
+export const MAX_REQUESTS_PER_RESULT = 100;
+/** A script's console output is kept up to here (64 KiB of UTF-16 code units, the tail cut). */
+export const MAX_SCRIPT_LOGS = 65_536;
+/** Each request or response body, and each side's headers, is kept up to here. */
+export const MAX_SCRIPT_HTTP_TEXT = 16_384;
+const MAX_STEP_NAME = 512;
+const MAX_HEADERS = 100;
 
 // Lone UTF-16 surrogates cannot be encoded as UTF-8, so a store would silently turn them into
 // U+FFFD; doing it here keeps what is validated identical to what is stored.
@@ -104,6 +114,44 @@ const pageSchema = z
   })
   .strict();
 
+const stepSchema = z
+  .object({
+    name: truncated(MAX_STEP_NAME),
+    status: z.enum(['passed', 'failed', 'skipped']),
+    durationMs: duration,
+    error: truncated(MAX_ERROR_MESSAGE).optional(),
+  })
+  .strict();
+
+/** Headers as sent or received, kept while the set fits in 16 KiB (later ones dropped, like free text is cut). */
+const headersSchema = z
+  .record(z.string().max(256).overwrite(wellFormed), truncated(MAX_SCRIPT_HTTP_TEXT))
+  .overwrite((headers) => {
+    let budget = MAX_SCRIPT_HTTP_TEXT;
+    const kept: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers).slice(0, MAX_HEADERS)) {
+      budget -= name.length + value.length;
+      if (budget < 0) break;
+      kept[name] = value;
+    }
+    return kept;
+  });
+
+const requestSchema = z
+  .object({
+    method: z.string().min(1).max(16).overwrite(wellFormed),
+    url: truncated(MAX_URL),
+    status: z.number().int().min(0).max(999).optional(),
+    statusText: truncated(MAX_STATUS_TEXT).optional(),
+    durationMs: duration.optional(),
+    timings: timingsSchema.optional(),
+    requestHeaders: headersSchema.optional(),
+    requestBody: truncated(MAX_SCRIPT_HTTP_TEXT).optional(),
+    responseHeaders: headersSchema.optional(),
+    responseBody: truncated(MAX_SCRIPT_HTTP_TEXT).optional(),
+  })
+  .strict();
+
 /** One assertion as the run judged it: what was asserted, whether it held, and what was seen. */
 export const assertionOutcomeSchema = z
   .object({
@@ -157,6 +205,23 @@ export const checkResultSchema = z
       .max(MAX_ASSERTIONS_PER_RESULT)
       .optional()
       .describe("Each assertion's outcome, in the check's order (runs of managed checks)"),
+    // Added within v1: optional fields a v1 consumer that does not know them may ignore.
+    steps: z
+      .array(stepSchema)
+      .max(MAX_STEPS_PER_RESULT)
+      .optional()
+      .describe('Script runs (MULTI_STEP, PLAYWRIGHT, BROWSER with a script): each test and test.step, in order'),
+    logs: truncated(MAX_SCRIPT_LOGS).optional().describe("Script runs: the script's console output, at most 64 KiB"),
+    requests: z
+      .array(requestSchema)
+      .max(MAX_REQUESTS_PER_RESULT)
+      .optional()
+      .describe('Script runs: the HTTP requests the script made, headers and bodies at most 16 KiB each'),
+    runtimeId: z
+      .string()
+      .regex(/^\d{4}\.\d{2}$/)
+      .optional()
+      .describe('Script runs: the runtime the script ran in'),
   })
   .strict()
   .superRefine((result, ctx) => {
@@ -174,6 +239,7 @@ export const checkResultSchema = z
     onlyFor('statusText', typesWithStatusCode);
     onlyFor('pages', typesWithPages);
     onlyFor('heartbeat', ['HEARTBEAT']);
+    for (const field of ['steps', 'logs', 'requests', 'runtimeId'] as const) onlyFor(field, typesWithScripts);
     if (type === 'HEARTBEAT' && result.heartbeat === undefined) {
       ctx.addIssue({ code: 'custom', path: ['heartbeat'], message: 'required for HEARTBEAT results' });
     }
@@ -189,13 +255,17 @@ export const checkResultSchema = z
       seen.add(page.index);
     });
   })
-  .describe('check-results.v1: one run of a check');
+  .describe(
+    'check-results.v1: one run of a check. Fields are only ever added to v1 as optional ones (steps, logs, requests and runtimeId came with script checks), so a v1 record stays valid and a consumer may ignore fields it does not know.',
+  );
 
 /** A validated result: ids lower-case, startedAt canonical UTC, defaults applied. */
 export type CheckResult = z.output<typeof checkResultSchema>;
 /** What a producer may send. */
 export type CheckResultInput = z.input<typeof checkResultSchema>;
 export type CheckResultPage = NonNullable<CheckResult['pages']>[number];
+export type CheckResultStep = NonNullable<CheckResult['steps']>[number];
+export type CheckResultRequest = NonNullable<CheckResultInput['requests']>[number];
 
 export type ParsedCheckResult = { ok: true; value: CheckResult } | { ok: false; message: string };
 

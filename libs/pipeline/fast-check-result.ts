@@ -54,6 +54,9 @@ function canonical(raw: Raw): boolean {
   if (!wellFormed(raw.runLocation)) return false;
   if (!plain(raw.errorMessage, MAX_ERROR_MESSAGE) || !plain(raw.statusText, MAX_STATUS_TEXT)) return false;
   if (raw.ssl !== undefined && !wellFormed(raw.ssl.domain)) return false;
+  // Script runs' steps, logs and requests have their own cuts and type rules: zod judges those.
+  if (raw.steps !== undefined || raw.logs !== undefined || raw.requests !== undefined || raw.runtimeId !== undefined)
+    return false;
   const type = raw.checkType;
   if ((raw.statusCode !== undefined || raw.statusText !== undefined) && !WITH_STATUS.has(type)) return false;
   if ((raw.heartbeat !== undefined) !== (type === 'HEARTBEAT')) return false;

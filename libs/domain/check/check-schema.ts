@@ -10,7 +10,18 @@ import {
   retryStrategySchema,
   tcpRequestSchema,
   urlRequestSchema,
+  refineDnsRequest,
 } from './definition.ts';
+import {
+  SCRIPT_DEGRADED_DEFAULT_MS,
+  SCRIPT_RESPONSE_TIME_CAP_MS,
+  isScriptCheck,
+  refineScriptShape,
+  scriptFilesSchema,
+  scriptSchema,
+} from './script.ts';
+
+export * from './script.ts';
 
 export const checkTypes = ['API', 'BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS'] as const;
 export type CheckType = (typeof checkTypes)[number];
@@ -30,16 +41,34 @@ export const responseTimeDefaults: Readonly<Record<CheckType, { degraded: number
   DNS: { degraded: 500, max: 1_000 },
   BROWSER: { degraded: 10_000, max: 20_000 },
   HEARTBEAT: { degraded: 10_000, max: 20_000 },
-  MULTI_STEP: { degraded: 10_000, max: 20_000 },
+  MULTI_STEP: { degraded: SCRIPT_DEGRADED_DEFAULT_MS, max: SCRIPT_RESPONSE_TIME_CAP_MS },
   TCP: { degraded: 10_000, max: 20_000 },
-  PLAYWRIGHT: { degraded: 10_000, max: 20_000 },
+  PLAYWRIGHT: { degraded: SCRIPT_DEGRADED_DEFAULT_MS, max: SCRIPT_RESPONSE_TIME_CAP_MS },
 };
+const scriptDefaults = { degraded: SCRIPT_DEGRADED_DEFAULT_MS, max: SCRIPT_RESPONSE_TIME_CAP_MS };
 
-export function responseTimeCap(checkType: CheckType): number {
-  return checkType === 'DNS' ? DNS_RESPONSE_TIME_CAP_MS : RESPONSE_TIME_CAP_MS;
+/**
+ * The largest maxResponseTime a check may have. A script's is its run budget, so script checks
+ * (MULTI_STEP, PLAYWRIGHT, a BROWSER check with a script) may take up to 240 s.
+ */
+export function responseTimeCap(checkType: CheckType, definition: { script?: unknown } = {}): number {
+  if (checkType === 'DNS') return DNS_RESPONSE_TIME_CAP_MS;
+  if (checkType === 'MULTI_STEP' || checkType === 'PLAYWRIGHT') return SCRIPT_RESPONSE_TIME_CAP_MS;
+  if (checkType === 'BROWSER' && definition.script !== undefined) return SCRIPT_RESPONSE_TIME_CAP_MS;
+  return RESPONSE_TIME_CAP_MS;
 }
 
-const responseTimeSchema = z.number().int().min(0).max(RESPONSE_TIME_CAP_MS);
+/** The response times a check gets when it leaves them out: a BROWSER script runs like PLAYWRIGHT. */
+export function responseTimeDefaultsFor(
+  checkType: CheckType,
+  definition: { script?: unknown } = {},
+): { degraded: number; max: number } {
+  if (checkType === 'BROWSER' && definition.script !== undefined) return scriptDefaults;
+  return responseTimeDefaults[checkType];
+}
+
+// The per-type caps are applied by checkInputSchema's refinement; this is the largest of them.
+const responseTimeSchema = z.number().int().min(0).max(SCRIPT_RESPONSE_TIME_CAP_MS);
 
 const commonFields = {
   name: nameSchema,
@@ -80,10 +109,10 @@ function variants<B extends z.ZodRawShape, H extends z.ZodType>(base: B, heartbe
     of('URL', { request: urlRequestSchema.optional(), retryStrategy }),
     of('TCP', { request: tcpRequestSchema.optional(), retryStrategy }),
     of('DNS', { request: dnsRequestSchema.optional(), retryStrategy }),
-    of('BROWSER', { browser: browserSchema.optional(), retryStrategy }),
+    of('BROWSER', { browser: browserSchema.optional(), script: scriptSchema.optional(), retryStrategy }),
     of('HEARTBEAT', { heartbeat: heartbeat.optional() }),
-    of('MULTI_STEP', {}),
-    of('PLAYWRIGHT', {}),
+    of('MULTI_STEP', { script: scriptSchema.optional(), retryStrategy }),
+    of('PLAYWRIGHT', { script: scriptSchema.optional(), files: scriptFilesSchema.optional(), retryStrategy }),
   ] as const;
 }
 
@@ -115,8 +144,8 @@ export const checkInputSchema = z
   .superRefine((input, ctx) => {
     // Guards against running on a half-parsed object: zod may still call refinements then.
     if (!Object.hasOwn(responseTimeDefaults, input.checkType)) return;
-    const defaults = responseTimeDefaults[input.checkType];
-    const cap = responseTimeCap(input.checkType);
+    const defaults = responseTimeDefaultsFor(input.checkType, input as { script?: unknown });
+    const cap = responseTimeCap(input.checkType, input as { script?: unknown });
     const degraded = input.degradedResponseTime ?? defaults.degraded;
     const max = input.maxResponseTime ?? defaults.max;
     if (max > cap)
@@ -140,6 +169,8 @@ export const checkInputSchema = z
       });
     }
     refineAssertionSources(input, ctx);
+    refineScriptShape(input, ctx);
+    if (input.checkType === 'DNS') refineDnsRequest(input.request, ctx, ['request']);
   });
 
 /** Each type accepts only the assertion sources it can measure. */
@@ -187,9 +218,12 @@ export function isManagedCheck(check: Check): boolean {
     case 'DNS':
       return check.request !== undefined;
     case 'BROWSER':
-      return check.browser !== undefined;
+      return check.browser !== undefined || check.script !== undefined;
     case 'HEARTBEAT':
       return check.heartbeat !== undefined;
+    case 'MULTI_STEP':
+    case 'PLAYWRIGHT':
+      return isScriptCheck(check);
     default:
       return false;
   }
@@ -204,7 +238,7 @@ export function applyCheckDefaults(input: CheckInput): CheckFields {
     degradedResponseTime?: number;
     maxResponseTime?: number;
   };
-  const defaults = responseTimeDefaults[parsed.checkType];
+  const defaults = responseTimeDefaultsFor(parsed.checkType, parsed as { script?: unknown });
   return {
     ...parsed,
     degradedResponseTime: parsed.degradedResponseTime ?? defaults.degraded,

@@ -114,8 +114,9 @@ describe('check response times', () => {
     expect(defaults('API')).toEqual([5000, 20000]);
     expect(defaults('URL')).toEqual([3000, 5000]);
     expect(defaults('DNS')).toEqual([500, 1000]);
-    for (const type of ['BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT'] as const)
-      expect(defaults(type)).toEqual([10000, 20000]);
+    for (const type of ['BROWSER', 'HEARTBEAT', 'TCP'] as const) expect(defaults(type)).toEqual([10000, 20000]);
+    // A script's maxResponseTime is its run budget (see script.test.ts).
+    for (const type of ['MULTI_STEP', 'PLAYWRIGHT'] as const) expect(defaults(type)).toEqual([30000, 240000]);
     expect(checkTypes).toHaveLength(8);
   });
 
