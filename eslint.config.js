@@ -7,6 +7,7 @@ export default tseslint.config(
       'node_modules/',
       'data/',
       '.services/',
+      '.runtimes/',
       'bench/results/',
       'apps/cli/bin/',
       'dist/',

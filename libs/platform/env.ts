@@ -80,6 +80,8 @@ export const runnerEnv = {
   VIGIL_RUNNER_ALLOW_PRIVATE: env.bool(false),
   /** Debian's chromium; browser checks drive it with playwright-core. */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /** Where script runtimes are installed (npm run runtimes:install); unset, <repo>/.runtimes. */
+  VIGIL_RUNTIMES_DIR: z.string().min(1).optional(),
 };
 
 export type PlatformConfig = z.output<z.ZodObject<typeof platformEnv>>;

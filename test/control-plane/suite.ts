@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalogue, stageOn } from '#runtimes';
 import { createAccount, type TestVigil } from '#test-vigil';
 
 /** Every rule of the control plane, run against one running Vigil (embedded or on Redis). */
@@ -75,8 +76,17 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
           '2023.02',
           '2022.10',
         ]);
+        // Stages follow the calendar; the test setup installed every runtime not REMOVED today.
+        const today = new Date();
+        for (const runtime of loadCatalogue()) {
+          const listed = list.body.find((r: { name: string }) => r.name === runtime.name);
+          const stage = stageOn(runtime, today);
+          expect(listed, runtime.name).toMatchObject({ stage, installed: stage !== 'REMOVED' });
+          expect(listed.browserSupport).toEqual(runtime.browserSupport);
+          expect((await a.owner.get(`/v1/runtimes/${runtime.name}`)).body).toEqual(listed);
+        }
         const current = await a.owner.get('/v1/runtimes/2025.04');
-        expect(current.body).toMatchObject({ stage: 'CURRENT', nodeJsVersion: 'v22.11.0', multiStepSupport: true });
+        expect(current.body).toMatchObject({ nodeJsVersion: 'v22.11.0', multiStepSupport: true });
         expect((await a.owner.get('/v1/runtimes/2023.02')).body.multiStepSupport).toBe(false);
         expect((await a.owner.get('/v1/runtimes/1999.01')).status).toBe(404);
         const removed = await vigil.admin.post('/v1/accounts', {
@@ -88,9 +98,30 @@ export function controlPlaneSuite(name: string, start: () => Promise<TestVigil>)
         expect(removed.status).toBe(400);
         expect(removed.body.message).toMatch(/runtimeId/);
         expect((await a.owner.patch('/v1/accounts/me', { runtimeId: 'nope' })).status).toBe(400);
-        const patched = await a.owner.patch('/v1/accounts/me', { runtimeId: '2024.09', name: 'Renamed' });
-        expect(patched.body).toMatchObject({ runtimeId: '2024.09', name: 'Renamed' });
+        const patched = await a.owner.patch('/v1/accounts/me', { runtimeId: '2026.04', name: 'Renamed' });
+        expect(patched.body).toMatchObject({ runtimeId: '2026.04', name: 'Renamed' });
         expect((await a.owner.get('/v1/accounts/me')).body.name).toBe('Renamed');
+      });
+
+      it('refuses a runtime past its end of life for accounts, groups and checks, naming it and the current one', async () => {
+        const a = await createAccount(vigil);
+        const today = new Date();
+        // 2024.09 (end of life 2026-09-30) on the day this was written; any runtime removed by the calendar will do.
+        const removed = loadCatalogue().find((r) => r.stage !== 'REMOVED' && stageOn(r, today) === 'REMOVED');
+        const current = loadCatalogue().find((r) => r.stage === 'CURRENT' && stageOn(r, today) === 'CURRENT');
+        expect(removed, 'a runtime the calendar removed').toBeDefined();
+        expect(current).toBeDefined();
+        const message = new RegExp(`runtimeId: runtime "${removed!.name}" was removed.*"${current!.name}"`);
+        const account = await a.owner.patch('/v1/accounts/me', { runtimeId: removed!.name });
+        expect(account.status).toBe(400);
+        expect(account.body.message).toMatch(message);
+        const check = await a.owner.post('/v1/checks', { name: 'x', checkType: 'API', runtimeId: removed!.name });
+        expect(check.status).toBe(400);
+        expect(check.body.message).toMatch(message);
+        const group = await a.owner.post('/v1/check-groups', { name: 'g', runtimeId: removed!.name });
+        expect(group.status).toBe(400);
+        expect(group.body.message).toMatch(message);
+        expect((await a.owner.get('/v1/accounts/me')).body.runtimeId).toBe(current!.name);
       });
     });
 

@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { createLogger } from '#core';
+import { installMissing, runtimesRoot } from '#runtimes';
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL('../../scripts/services.sh', import.meta.url));
@@ -22,9 +24,31 @@ export interface ServiceEnv {
   CHROMIUM_PATH: string;
 }
 
+/** The runtimes global setup installed (every one not REMOVED today), or why it could not. */
+export type RuntimesEnv = { root: string; installed: string[] } | { error: string };
+
 declare module 'vitest' {
   export interface ProvidedContext {
     services: ServiceEnv | { error: string };
+    runtimes: RuntimesEnv;
+  }
+}
+
+/**
+ * Installs every runtime that is not REMOVED today into the default root (<repo>/.runtimes, where
+ * the Vigil the tests start looks): a no-op when installed. Under CI a failure fails the setup; else
+ * the suites that need a runtime fail with the reason.
+ */
+async function installRuntimes(project: TestProject): Promise<void> {
+  const root = runtimesRoot();
+  try {
+    const logger = createLogger({ level: 'warn', name: 'global-setup' });
+    const installed = await installMissing(root, { logger, now: new Date() });
+    project.provide('runtimes', { root, installed: installed.map((runtime) => runtime.name) });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    if (process.env.CI === 'true') throw new Error(`installing runtimes failed: ${detail}`, { cause: error });
+    project.provide('runtimes', { error: `installing runtimes (npm run runtimes:install) failed: ${detail}` });
   }
 }
 
@@ -36,6 +60,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<void> {
   if (process.env.VIGIL_TEST_SERVICES === 'none') {
     project.provide('services', { error: 'VIGIL_TEST_SERVICES=none: services were not started' });
+    project.provide('runtimes', { error: 'VIGIL_TEST_SERVICES=none: runtimes were not installed' });
     return;
   }
   try {
@@ -72,4 +97,5 @@ export default async function setup(project: TestProject): Promise<void> {
     const detail = error instanceof Error ? error.message : String(error);
     project.provide('services', { error: `scripts/services.sh up failed: ${detail}` });
   }
+  await installRuntimes(project);
 }

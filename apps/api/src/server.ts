@@ -22,7 +22,7 @@ import { buildApp } from './app.ts';
 import { CommandRunner, type ReadModelSync } from './commands.ts';
 import { createReadCache } from './read-cache.ts';
 import type { ApiConfig } from './config.ts';
-import { loadRuntimes, RuntimeCatalogue } from './runtimes/catalogue.ts';
+import { createRuntimeInstallations, loadCatalogue, RuntimeCatalogue, runtimesRoot } from './runtimes/catalogue.ts';
 import { ChannelService } from './services/channels.ts';
 import { CheckRunService } from './services/check-runs.ts';
 import { HeartbeatService } from './services/heartbeats.ts';
@@ -81,7 +81,11 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     const services = createServices({
       commands,
       readModels,
-      runtimes: new RuntimeCatalogue(loadRuntimes()),
+      runtimes: new RuntimeCatalogue(
+        loadCatalogue(),
+        () => new Date(commands.now()),
+        createRuntimeInstallations(runtimesRoot(config.VIGIL_RUNTIMES_DIR)),
+      ),
       box,
       stateStore: platform.stateStore,
       publicUrl: config.VIGIL_PUBLIC_URL,

@@ -211,10 +211,30 @@ export class CheckService {
 
   private async assertReferences(access: Access, input: CheckInput): Promise<void> {
     if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
+    let groupRuntimeId: string | null = null;
     if (input.groupId) {
       const group = await this.readModels.checkGroup(input.groupId);
       if (!group || group.accountId !== access.accountId)
         throw new ValidationError(`groupId: check group ${input.groupId} not found in this account`);
+      groupRuntimeId = group.group.runtimeId;
+    }
+    // A script check naming no runtime runs in its group's, else its account's (resolved at run
+    // time, as Checkly does); that one must not be removed either.
+    if (!input.runtimeId && runsInRuntime(input)) {
+      const runtime = this.runtimes.effective(groupRuntimeId, access.account.runtimeId);
+      const source = groupRuntimeId ? "the group's" : "the account's";
+      this.runtimes.assertUsable(runtime.name, `runtimeId (unset, so ${source} runtime)`);
     }
   }
+}
+
+/** Checks whose runs execute a script in a runtime; a BROWSER check does when it carries a script. */
+function runsInRuntime(input: CheckInput): boolean {
+  const definition = input as { script?: unknown; files?: unknown };
+  return (
+    input.checkType === 'MULTI_STEP' ||
+    input.checkType === 'PLAYWRIGHT' ||
+    definition.script !== undefined ||
+    definition.files !== undefined
+  );
 }
