@@ -1,5 +1,6 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserServer } from 'playwright-core';
 import type { Logger } from '#core';
+import { bounded, BrowserCallTimeout } from './browser-bound.ts';
 import type { BrowserPool, BrowserRunOptions } from './types.ts';
 
 export const CHROMIUM_ARGS = [
@@ -14,6 +15,15 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/** Launching Chromium and connecting to it. */
+const LAUNCH_MS = 30_000;
+/** A browser that does not answer a trivial CDP call within this long is replaced. */
+const HEALTH_MS = 3000;
+/** Creating or closing a context; past this the browser is taken as hung and replaced. */
+const CONTEXT_MS = 10_000;
+/** A run with no signal of its own still ends (callers always pass one; this is the backstop). */
+const UNSIGNALLED_RUN_MS = 120_000;
+
 export interface BrowserPoolOptions {
   executablePath: string;
   /** Runs (browser contexts) open at once; more wait for a slot. */
@@ -21,95 +31,219 @@ export interface BrowserPoolOptions {
   logger: Logger;
 }
 
+export interface BrowserPoolStats {
+  maxPages: number;
+  /** Runs holding a slot. */
+  inFlight: number;
+  /** Runs waiting for one. */
+  waiting: number;
+  /** Chromium processes started, and replaced because they died or stopped answering. */
+  launches: number;
+  replaced: number;
+}
+
+export interface ManagedBrowserPool extends BrowserPool {
+  stats(): BrowserPoolStats;
+}
+
+interface Instance {
+  server: BrowserServer;
+  browser: Browser;
+  /** The health check in flight, shared by the runs acquiring meanwhile. */
+  check?: Promise<boolean>;
+}
+
+interface Launch {
+  starting: Promise<Instance>;
+  instance?: Instance;
+}
+
+interface Waiter {
+  grant(): void;
+  refuse(error: unknown): void;
+}
+
 /**
- * One Chromium per process, launched on first use and again if it dies; each run gets a fresh
- * context (no cookies, cache or storage shared between runs or accounts).
+ * One Chromium per process, launched on first use and replaced when it dies or stops answering;
+ * each run gets a fresh context (no cookies, cache or storage shared between runs or accounts).
+ * Every browser call is bounded by the run's signal or a limit of its own, so a slot comes back
+ * on every path: abort, timeout, a crashed browser, a CDP call that never answers.
  */
-export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
+export function createBrowserPool(options: BrowserPoolOptions): ManagedBrowserPool {
   const log = options.logger.child({ component: 'browser-pool' });
-  let browser: Promise<Browser> | undefined;
+  let current: Launch | undefined;
   let closed = false;
   let active = 0;
-  const waiting: Array<() => void> = [];
+  let launches = 0;
+  let replaced = 0;
+  const waiting: Waiter[] = [];
 
-  function launch(): Promise<Browser> {
-    if (!browser) {
-      const launching = chromium.launch({
-        executablePath: options.executablePath,
-        headless: true,
-        args: CHROMIUM_ARGS,
-      });
-      browser = launching;
-      launching.then(
-        (b) => {
-          log.info({ version: b.version() }, 'chromium launched');
-          b.on('disconnected', () => {
-            if (browser === launching) browser = undefined;
-            if (!closed) log.warn('chromium disconnected; the next run launches it again');
-          });
-        },
-        (error: unknown) => {
-          if (browser === launching) browser = undefined;
-          log.error({ err: error }, 'chromium failed to launch');
-        },
-      );
+  async function start(): Promise<Instance> {
+    launches += 1;
+    // launchServer (not launch) keeps the process in hand: a hung Chromium cannot close itself.
+    const server = await chromium.launchServer({
+      executablePath: options.executablePath,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      timeout: LAUNCH_MS,
+    });
+    try {
+      const browser = await chromium.connect(server.wsEndpoint(), { timeout: LAUNCH_MS });
+      log.info({ version: browser.version(), pid: server.process().pid }, 'chromium launched');
+      return { server, browser };
+    } catch (error) {
+      await server.kill().catch(() => undefined);
+      throw error;
     }
-    return browser;
   }
 
-  async function acquire(signal?: AbortSignal): Promise<void> {
+  function launch(): Promise<Instance> {
+    if (current) return current.starting;
+    const entry: Launch = { starting: start() };
+    current = entry;
+    entry.starting.then(
+      (instance) => {
+        entry.instance = instance;
+        instance.browser.on('disconnected', () => retire(instance, 'disconnected'));
+      },
+      (error: unknown) => {
+        if (current === entry) current = undefined;
+        log.error({ err: error }, 'chromium failed to launch');
+      },
+    );
+    return entry.starting;
+  }
+
+  /** Drops the browser and kills its process; the next run launches another. */
+  function retire(instance: Instance, reason: string): void {
+    if (current?.instance !== instance) return;
+    current = undefined;
+    if (!closed) {
+      replaced += 1;
+      log.warn({ reason }, 'chromium replaced; the next run launches it again');
+    }
+    // SIGKILL to the process group: a stopped or hung browser ignores anything gentler.
+    void instance.server.kill().catch(() => undefined);
+  }
+
+  function answers(instance: Instance): Promise<boolean> {
+    if (!instance.browser.isConnected()) return Promise.resolve(false);
+    instance.check ??= (async () => {
+      const session = await bounded(
+        instance.browser.newBrowserCDPSession(),
+        'chromium health check',
+        undefined,
+        HEALTH_MS,
+      );
+      await bounded(session.send('Browser.getVersion'), 'chromium health check', undefined, HEALTH_MS);
+      void session.detach().catch(() => undefined);
+      return true;
+    })()
+      .catch(() => false)
+      .finally(() => (instance.check = undefined));
+    return instance.check;
+  }
+
+  /** A browser that answers: the current one, or a new one when it died or hangs. */
+  async function ready(signal: AbortSignal): Promise<Instance> {
+    for (let attempt = 1; ; attempt++) {
+      const instance = await bounded(launch(), 'chromium launch', signal);
+      if (await bounded(answers(instance), 'chromium health check', signal)) return instance;
+      retire(instance, 'unresponsive');
+      if (attempt >= 2) throw new Error('chromium does not answer, even after a restart');
+    }
+  }
+
+  async function acquire(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw signal.reason;
     if (active < options.maxPages) {
       active += 1;
       return;
     }
     await new Promise<void>((resolve, reject) => {
-      const grant = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
+      const waiter: Waiter = {
+        grant: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        refuse: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
       };
       const onAbort = () => {
-        const index = waiting.indexOf(grant);
+        const index = waiting.indexOf(waiter);
         if (index >= 0) waiting.splice(index, 1);
-        reject(signal?.reason ?? new Error('aborted'));
+        reject(signal.reason ?? new Error('aborted'));
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      waiting.push(grant);
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiting.push(waiter);
     });
   }
 
+  /** Hands the slot to the next waiter (it stays counted) or frees it. */
   function release(): void {
     const next = waiting.shift();
-    if (next) next();
+    if (next) next.grant();
     else active -= 1;
+  }
+
+  async function openContext(instance: Instance, run: BrowserRunOptions, signal: AbortSignal) {
+    const creating = instance.browser.newContext({
+      viewport: run.viewport,
+      serviceWorkers: 'block',
+      ...(run.proxy ? { proxy: { server: run.proxy.server } } : {}),
+    });
+    try {
+      return await bounded(creating, 'browser newContext', signal, CONTEXT_MS);
+    } catch (error) {
+      // Created after the run gave up on it: nobody else would close it.
+      creating.then((late) => void late.close().catch(() => undefined)).catch(() => undefined);
+      if (error instanceof BrowserCallTimeout) retire(instance, 'newContext hung');
+      throw error;
+    }
   }
 
   return {
     async withContext<T>(run: BrowserRunOptions, work: (context: BrowserContext) => Promise<T>): Promise<T> {
       if (closed) throw new Error('the browser pool is closed');
-      await acquire(run.signal);
+      const signal = run.signal ?? AbortSignal.timeout(UNSIGNALLED_RUN_MS);
+      await acquire(signal);
+      let instance: Instance | undefined;
       let context: BrowserContext | undefined;
-      const onAbort = () => void context?.close().catch(() => {});
-      try {
-        const instance = await launch();
-        context = await instance.newContext({
-          viewport: run.viewport,
-          serviceWorkers: 'block',
-          ...(run.proxy ? { proxy: { server: run.proxy.server } } : {}),
+      let closing: Promise<void> | undefined;
+      // Closing on abort makes the run's pending calls fail now, rather than at their own timeouts.
+      const close = () => {
+        if (!context || !instance) return Promise.resolve();
+        const owner = instance;
+        closing ??= bounded(context.close(), 'browser context close', undefined, CONTEXT_MS).catch((error) => {
+          if (error instanceof BrowserCallTimeout) retire(owner, 'context close hung');
         });
-        run.signal?.addEventListener('abort', onAbort, { once: true });
-        if (run.signal?.aborted) onAbort();
-        return await work(context);
+        return closing;
+      };
+      const onAbort = () => void close();
+      try {
+        instance = await ready(signal);
+        context = await openContext(instance, run, signal);
+        signal.addEventListener('abort', onAbort, { once: true });
+        return await bounded(work(context), 'browser run', signal);
       } finally {
-        run.signal?.removeEventListener('abort', onAbort);
-        await context?.close().catch(() => {});
+        signal.removeEventListener('abort', onAbort);
+        await close();
         release();
       }
     },
+    stats: () => ({ maxPages: options.maxPages, inFlight: active, waiting: waiting.length, launches, replaced }),
     async close(): Promise<void> {
       closed = true;
-      const current = browser;
-      browser = undefined;
-      if (current) await current.then((b) => b.close()).catch(() => {});
+      for (const waiter of waiting.splice(0)) waiter.refuse(new Error('the browser pool is closed'));
+      const entry = current;
+      current = undefined;
+      const instance = await entry?.starting.catch(() => undefined);
+      if (!instance) return;
+      await bounded(instance.server.close(), 'chromium close', undefined, CONTEXT_MS).catch(() =>
+        instance.server.kill().catch(() => undefined),
+      );
     },
   };
 }

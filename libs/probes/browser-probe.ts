@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { BrowserContext, Request } from 'playwright-core';
 import type { BrowserDefinition, CheckResultPage } from '#domain';
 import { checkLiteral } from './address.ts';
+import { bounded } from './browser-bound.ts';
 import { METRICS_SCRIPT, type PageMetrics } from './browser-metrics.ts';
 import { errorText, type RawRun } from './result.ts';
 import { substitute } from './secrets.ts';
@@ -31,9 +32,11 @@ async function visit(
   url: string,
   timeoutMs: number,
   proxy: PolicyProxy | undefined,
+  signal: AbortSignal,
 ): Promise<RawRun> {
-  await context.addInitScript(METRICS_SCRIPT);
-  const page = await context.newPage();
+  // Each call is bounded by the run: a call on a context closed meanwhile may never settle.
+  await bounded(context.addInitScript(METRICS_SCRIPT), 'browser addInitScript', signal);
+  const page = await bounded(context.newPage(), 'browser newPage', signal);
   const counters: Counters = { consoleErrors: 0, networkErrors: 0, userScriptErrors: 0, documentErrors: 0 };
   const isDocument = (request: Request) => request.isNavigationRequest() && request.frame() === page.mainFrame();
   page.on('console', (message) => {
@@ -54,7 +57,11 @@ async function visit(
   let error: string | undefined;
   let implicitFailure: string | undefined;
   try {
-    const response = await page.goto(url, { waitUntil: definition.waitUntil, timeout: Math.max(1, timeoutMs) });
+    const response = await bounded(
+      page.goto(url, { waitUntil: definition.waitUntil, timeout: Math.max(1, timeoutMs) }),
+      'browser goto',
+      signal,
+    );
     const status = response?.status();
     if (status !== undefined && status >= 400) implicitFailure = `document status ${status}`;
   } catch (failure) {
@@ -66,13 +73,15 @@ async function visit(
   let metrics: PageMetrics = {};
   if (!error) {
     try {
-      metrics = await Promise.race([
+      metrics = await bounded(
         // Two frames first, so shifts and paints of the last task are reported.
         page.evaluate(
           'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))).then(() => window.__vigilMetrics())',
         ) as Promise<PageMetrics>,
-        new Promise<PageMetrics>((resolve) => setTimeout(() => resolve({}), METRICS_TIMEOUT_MS).unref()),
-      ]);
+        'browser metrics',
+        signal,
+        METRICS_TIMEOUT_MS,
+      );
     } catch {
       metrics = {};
     }
@@ -122,7 +131,7 @@ export async function runBrowser(
   try {
     return await pool.withContext(
       { viewport: definition.viewport, signal, ...(proxy ? { proxy: { server: proxy.server } } : {}) },
-      (context) => visit(context, definition, url, timeoutMs - (performance.now() - started), proxy),
+      (context) => visit(context, definition, url, timeoutMs - (performance.now() - started), proxy, signal),
     );
   } catch (error) {
     return {
