@@ -4,6 +4,7 @@ import type { Logger } from '#core';
 import { createHttpServer } from '#http';
 import type { CheckLookup, ResultSink } from '#pipeline';
 import type { Platform } from '#platform';
+import type { ReadModelInvalidation } from '#readmodels';
 import type { ApiConfig } from './config.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
@@ -39,6 +40,8 @@ export interface ApiDeps {
   alerting: Omit<ChannelRouteDeps, 'services'>;
   runs: CheckRunService;
   heartbeats: HeartbeatService;
+  /** Read-model change announcements (revocations among them), on every replica. */
+  invalidation: ReadModelInvalidation;
 }
 
 /** Rate-limit buckets with their own per-minute limits; the spec sets multistep analytics at 30. */
@@ -87,6 +90,11 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   checkRunRoutes(app, { runs: deps.runs, checks: deps.services.checks });
   pingRoutes(app, deps.heartbeats);
   alertChannelRoutes(app, { services: deps.services, ...deps.alerting });
-  consoleRoutes(app, { services: deps.services, platform: deps.platform, log: deps.log });
+  consoleRoutes(app, {
+    services: deps.services,
+    platform: deps.platform,
+    log: deps.log,
+    invalidation: deps.invalidation,
+  });
   return app;
 }

@@ -148,6 +148,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       alerting: createAlerting(config, readModels, platform, box, commands, log),
       runs,
       heartbeats,
+      invalidation: cache.invalidation,
     });
     // Added last so it closes first: stop taking requests and drain in-flight ones before adapters close.
     lifecycle.add('http', () => app.close());

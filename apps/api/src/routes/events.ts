@@ -3,9 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { RateLimitedError } from '#core';
 import { errorResponses, zodRoutes } from '#http';
 import type { EventHub, HubEvent } from '../console/event-hub.ts';
+import type { StreamGuard } from '../console/stream-guard.ts';
 
 export interface EventRouteOptions {
   hub: EventHub;
+  /** Closes a stream once its principal loses access (key revoked, user removed or demoted). */
+  guard: StreamGuard;
   /** Open streams per key (per principal in the account). */
   maxPerKey?: number;
   /** Bytes a client may leave unread before it is dropped. */
@@ -15,8 +18,9 @@ export interface EventRouteOptions {
 
 /**
  * GET /v1/events: Server-Sent Events of the account's status changes (`status`) and new alerts
- * (`alert`). Authenticated like every route; a stream is keyed by account and principal, the
- * number per key is bounded, and a client that stops reading is dropped rather than buffered.
+ * (`alert`). Authenticated like every route, and re-checked on every change after that (the
+ * guard); a stream is keyed by account and principal, the number per key is bounded, and a client
+ * that stops reading is dropped rather than buffered.
  */
 export function eventRoutes(app: FastifyInstance, options: EventRouteOptions): void {
   const maxPerKey = options.maxPerKey ?? 5;
@@ -28,8 +32,9 @@ export function eventRoutes(app: FastifyInstance, options: EventRouteOptions): v
     for (const close of [...closers]) close();
   });
 
+  const minRole = 'READ_ONLY';
   zodRoutes(app).get('/v1/events', {
-    config: { access: { minRole: 'READ_ONLY' } },
+    config: { access: { minRole } },
     schema: {
       tags: ['check status'],
       summary: 'Live status changes and new alerts of the account (text/event-stream: events status and alert)',
@@ -88,11 +93,13 @@ export function eventRoutes(app: FastifyInstance, options: EventRouteOptions): v
         send(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`),
       );
       const keepAlive = setInterval(() => send(': keep-alive\n\n'), keepAliveMs);
+      let unwatch = () => {};
       const close = () => {
         if (closed) return;
         closed = true;
         clearInterval(keepAlive);
         unsubscribe();
+        unwatch();
         closers.delete(close);
         const left = (open.get(scope) ?? 1) - 1;
         if (left <= 0) open.delete(scope);
@@ -101,6 +108,7 @@ export function eventRoutes(app: FastifyInstance, options: EventRouteOptions): v
       };
       closers.add(close);
       raw.on('close', close);
+      unwatch = options.guard.watch(access, minRole, close);
       send('retry: 3000\n: connected\n\n');
     },
   });
