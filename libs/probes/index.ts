@@ -4,7 +4,7 @@ export { runProbe, runWithRetries, backoffSeconds, createProber, type ProberOpti
 export { createBrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions } from './browser-pool.ts';
 export { evaluateAssertions, describeAssertion, type Observed } from './assertions.ts';
 export { substitute, createScrubber, SCRUBBED } from './secrets.ts';
-export { ALLOW_PRIVATE_HINT } from './address.ts';
+export { ALLOW_PRIVATE_HINT, AddressRefused, resolveGuarded } from './address.ts';
 export { RESPONSE_BODY_CAP } from './http-probe.ts';
 export { TCP_REPLY_CAP, TCP_REPLY_IDLE_MS } from './tcp-probe.ts';
 export type {

@@ -1,0 +1,154 @@
+import { EGRESS_PORT, RUNTIME_NODE, SANDBOX_UID, type SandboxSpec } from './types.ts';
+
+/** Paths inside the sandbox that the runner provides. */
+export const INSIDE = {
+  bridge: '/.vigil/bridge.mjs',
+  socket: '/.vigil/proxy.sock',
+} as const;
+
+export interface HostFiles {
+  bridge: string;
+  passwd: string;
+  group: string;
+  hosts: string;
+  socket: string;
+  work: string;
+}
+
+// Read-only pieces of /etc a runtime and Chromium need: CAs, fonts, the chromium launcher's flags,
+// the alternatives that /usr/bin links point through. Never /etc/ssl/private, shadow or resolv.conf.
+const ETC = [
+  '/etc/ssl/certs',
+  '/etc/ssl/openssl.cnf',
+  '/etc/ca-certificates',
+  '/etc/fonts',
+  '/etc/chromium',
+  '/etc/chromium.d',
+  '/etc/alternatives',
+  '/etc/ld.so.cache',
+  '/etc/localtime',
+  '/etc/mime.types',
+  '/etc/nsswitch.conf',
+];
+
+export function sandboxEnv(spec: SandboxSpec): Record<string, string> {
+  const proxy = `http://127.0.0.1:${EGRESS_PORT}`;
+  return {
+    ...spec.env,
+    HOME: '/work',
+    TMPDIR: '/tmp',
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HTTP_PROXY: proxy,
+    HTTPS_PROXY: proxy,
+    http_proxy: proxy,
+    https_proxy: proxy,
+    VIGIL_EGRESS_PROXY: proxy,
+    // Node ≥ 24's built-in fetch and http honour the proxy variables only with this set.
+    NODE_USE_ENV_PROXY: '1',
+  };
+}
+
+/**
+ * bwrap's options (passed through a pipe with --args, so host paths stay out of the sandbox's
+ * /proc/1/cmdline) and the command line inside (which bwrap only takes from argv).
+ */
+export function bwrapArgs(spec: SandboxSpec, host: HostFiles, disk: number): { options: string[]; command: string[] } {
+  const args = [
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_UID),
+    '--hostname',
+    'sandbox',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--symlink',
+    'usr/lib',
+    '/lib',
+    '--symlink',
+    'usr/lib64',
+    '/lib64',
+    '--symlink',
+    'usr/bin',
+    '/bin',
+    '--symlink',
+    'usr/sbin',
+    '/sbin',
+  ];
+  for (const path of ETC) args.push('--ro-bind-try', path, path);
+  args.push(
+    '--ro-bind',
+    host.passwd,
+    '/etc/passwd',
+    '--ro-bind',
+    host.group,
+    '/etc/group',
+    '--ro-bind',
+    host.hosts,
+    '/etc/hosts',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(Math.min(disk, 256 * 1024 * 1024)),
+    '--tmpfs',
+    '/dev/shm',
+    '--size',
+    String(disk),
+    '--tmpfs',
+    '/tmp',
+    '--ro-bind',
+    spec.runtimeDir,
+    '/runtime',
+    '--bind',
+    host.work,
+    '/work',
+    '--ro-bind',
+    host.bridge,
+    INSIDE.bridge,
+    '--bind',
+    host.socket,
+    INSIDE.socket,
+  );
+  for (const bind of spec.extraReadOnlyBinds ?? []) args.push('--ro-bind', bind.host, bind.inside);
+  args.push('--remount-ro', '/', '--chdir', '/work', '--clearenv');
+  for (const [name, value] of Object.entries(sandboxEnv(spec))) args.push('--setenv', name, value);
+  return { options: args, command: [RUNTIME_NODE, INSIDE.bridge, String(EGRESS_PORT), INSIDE.socket, ...spec.command] };
+}
+
+/**
+ * The launcher runs as root just long enough to join the run's cgroups and set rlimits, then drops
+ * to the unprivileged uid and becomes bwrap. bwrap then makes its user namespace as that uid, so
+ * the sandboxed processes are the host's `nobody`, not root with its capabilities dropped.
+ */
+export function launcherScript(options: {
+  procsFiles: string[];
+  bwrap: string;
+  maxOpenFiles: number;
+  fileBytes: number;
+  maxProcesses: number;
+}): string {
+  const join = options.procsFiles.map((file) => `echo $$ > '${file}' || exit 125`).join('\n');
+  const limits = [
+    `--nofile=${options.maxOpenFiles}`,
+    `--fsize=${options.fileBytes}`,
+    `--nproc=${options.maxProcesses}`,
+    '--core=0',
+  ].join(' ');
+  return [
+    join,
+    `exec prlimit ${limits} -- setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups ` +
+      `--inh-caps=-all --bounding-set=-all --no-new-privs -- '${options.bwrap}' --args 3 -- "$@"`,
+  ]
+    .filter(Boolean)
+    .join('\n');
+}

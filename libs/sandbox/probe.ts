@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import { SANDBOX_UID, type ProbeResult } from './types.ts';
+
+/**
+ * Starts a throw-away sandbox with the same namespaces, uid drop and mounts kinds a run uses, and
+ * runs /usr/bin/true in it. Anything short of that exiting 0 means "no sandbox here", with why.
+ */
+export async function probeBwrap(bwrap: string, base: string): Promise<ProbeResult> {
+  try {
+    await access(bwrap, constants.X_OK);
+  } catch {
+    return { available: false, reason: `bubblewrap is not installed (no executable ${bwrap})` };
+  }
+  const args = [
+    `--reuid=${SANDBOX_UID}`,
+    `--regid=${SANDBOX_UID}`,
+    '--clear-groups',
+    '--no-new-privs',
+    '--',
+    bwrap,
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_UID),
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--symlink',
+    'usr/lib',
+    '/lib',
+    '--symlink',
+    'usr/lib64',
+    '/lib64',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--ro-bind',
+    base,
+    '/base',
+    '--',
+    '/usr/bin/true',
+  ];
+  return new Promise((resolve) => {
+    execFile('setpriv', args, { env: {}, timeout: 10_000 }, (error, _stdout, stderr) => {
+      if (!error) return resolve({ available: true });
+      const detail = stderr.trim().split('\n')[0] || error.message;
+      resolve({ available: false, reason: `bubblewrap cannot create its namespaces here: ${detail}` });
+    });
+  });
+}

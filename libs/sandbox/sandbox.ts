@@ -1,0 +1,223 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chown } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ValidationError } from '#core';
+import { bwrapArgs, launcherScript, type HostFiles } from './bwrap-args.ts';
+import { createCgroups, sweepStaleCgroups, type Cgroups, type RunCgroup } from './cgroup.ts';
+import { SandboxUnavailableError } from './errors.ts';
+import { probeBwrap } from './probe.ts';
+import { createEgressProxy } from './proxy.ts';
+import { watchTreeMemory } from './rss-watch.ts';
+import {
+  DEFAULT_DISK_BYTES,
+  DEFAULT_MAX_OPEN_FILES,
+  DEFAULT_MAX_PROCESSES,
+  SANDBOX_UID,
+  sandboxSpecSchema,
+  type ProbeResult,
+  type Sandbox,
+  type SandboxOptions,
+  type SandboxOutcome,
+  type SandboxSpec,
+} from './types.ts';
+import { prepareWork, sweepStaleState } from './workdir.ts';
+
+const BRIDGE_SOURCE = fileURLToPath(new URL('./bridge.mjs', import.meta.url));
+
+/** Static files every run binds read-only: the bridge and a minimal passwd, group and hosts. */
+function writeStaticFiles(base: string): Omit<HostFiles, 'socket' | 'work'> {
+  mkdirSync(base, { recursive: true, mode: 0o711 });
+  chmodSync(base, 0o711);
+  const files = {
+    bridge: join(base, 'bridge.mjs'),
+    passwd: join(base, 'passwd'),
+    group: join(base, 'group'),
+    hosts: join(base, 'hosts'),
+  };
+  copyFileSync(BRIDGE_SOURCE, files.bridge);
+  writeFileSync(files.passwd, `nobody:x:${SANDBOX_UID}:${SANDBOX_UID}:nobody:/work:/usr/sbin/nologin\n`);
+  writeFileSync(files.group, `nogroup:x:${SANDBOX_UID}:\n`);
+  writeFileSync(files.hosts, '127.0.0.1 localhost sandbox\n::1 localhost\n');
+  for (const file of Object.values(files)) chmodSync(file, 0o644);
+  return files;
+}
+
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const bwrap = options.bwrapPath ?? '/usr/bin/bwrap';
+  const stateDir = options.stateDir ?? tmpdir();
+  const base = join(stateDir, `vigil-sandbox-${process.pid}`);
+  let staticFiles: Omit<HostFiles, 'socket' | 'work'> | undefined;
+  let cgroups: Cgroups | undefined;
+  let probed: Promise<ProbeResult> | undefined;
+  const running = new Set<Promise<unknown>>();
+  let closed = false;
+
+  function probe(): Promise<ProbeResult> {
+    probed ??= (async () => {
+      try {
+        staticFiles = writeStaticFiles(base);
+      } catch (error) {
+        return { available: false, reason: `cannot write ${base}: ${(error as Error).message}` };
+      }
+      sweepStaleCgroups();
+      await sweepStaleState(stateDir);
+      cgroups = createCgroups();
+      if (cgroups.unavailable)
+        options.logger.warn({ reason: cgroups.unavailable }, 'sandbox: no per-run cgroups; memory watched by RSS');
+      return probeBwrap(bwrap, base);
+    })();
+    return probed;
+  }
+
+  async function run(input: SandboxSpec): Promise<SandboxOutcome> {
+    if (closed) throw new SandboxUnavailableError('the sandbox is closed');
+    const parsed = sandboxSpecSchema.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ValidationError(`sandbox spec ${issue?.path.join('.') || ''}: ${issue?.message ?? 'invalid'}`);
+    }
+    const verdict = await probe();
+    if (!verdict.available) throw new SandboxUnavailableError(verdict.reason);
+    const task = runOnce(input);
+    running.add(task);
+    try {
+      return await task;
+    } finally {
+      running.delete(task);
+    }
+  }
+
+  async function runOnce(spec: SandboxSpec): Promise<SandboxOutcome> {
+    const started = performance.now();
+    const runId = randomBytes(6).toString('hex');
+    const runDir = join(base, runId);
+    const disk = spec.diskBytes ?? DEFAULT_DISK_BYTES;
+    const maxProcesses = spec.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+    mkdirSync(runDir, { mode: 0o711 });
+    const cleanups: (() => Promise<void> | void)[] = [() => rmSync(runDir, { recursive: true, force: true })];
+    try {
+      const work = await prepareWork(join(runDir, 'work'), spec.workDir, disk);
+      cleanups.unshift(() => work.release());
+      const proxy = createEgressProxy({
+        allowPrivate: spec.allowPrivate,
+        logger: options.logger,
+        ...(options.trustedCa ? { trustedCa: options.trustedCa } : {}),
+      });
+      const socket = join(runDir, 'proxy.sock');
+      await proxy.listen(socket);
+      cleanups.unshift(() => proxy.close());
+      await chown(socket, SANDBOX_UID, SANDBOX_UID);
+      chmodSync(socket, 0o600);
+      let cgroup: RunCgroup | undefined;
+      if (cgroups && !cgroups.unavailable) {
+        cgroup = cgroups.create(runId, { memoryBytes: spec.memoryBytes, maxProcesses });
+        cleanups.unshift(() => cgroup?.remove());
+      }
+      const host: HostFiles = { ...staticFiles!, socket, work: work.path };
+      const outcome = await execute(spec, host, disk, maxProcesses, cgroup, started);
+      if (outcome.exitCode !== null || outcome.signal !== null) await work.copyBack(spec.workDir, disk);
+      return outcome;
+    } finally {
+      for (const cleanup of cleanups) {
+        try {
+          await cleanup();
+        } catch (error) {
+          options.logger.warn({ err: error, runId }, 'sandbox: cleanup step failed');
+        }
+      }
+    }
+  }
+
+  function execute(
+    spec: SandboxSpec,
+    host: HostFiles,
+    disk: number,
+    maxProcesses: number,
+    cgroup: RunCgroup | undefined,
+    started: number,
+  ): Promise<SandboxOutcome> {
+    const script = launcherScript({
+      procsFiles: cgroup?.procsFiles ?? [],
+      bwrap,
+      maxOpenFiles: spec.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES,
+      fileBytes: disk,
+      // RLIMIT_NPROC counts every process of the uid on the host (all runs at once): with a pids
+      // cgroup per run it is only a backstop; without one it is the cap.
+      maxProcesses: cgroup ? Math.max(maxProcesses * 16, 4096) : maxProcesses,
+    });
+    const args = bwrapArgs(spec, host, disk);
+    // An empty environment: bwrap's own pid 1 inside the sandbox keeps the environ it was started with.
+    const child = spawn('/bin/sh', ['-c', script, 'sandbox', ...args.command], {
+      env: {},
+      // The shell would export its cwd as PWD, and bwrap's init would keep it: start from /.
+      cwd: '/',
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const argsPipe = child.stdio[3] as NodeJS.WritableStream;
+    argsPipe.on('error', () => undefined);
+    argsPipe.end(Buffer.from(args.options.map((a) => `${a}\0`).join('')));
+
+    return new Promise((resolve) => {
+      let killed: SandboxOutcome['killed'];
+      let truncated = false;
+      const out = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+      const sizes = { stdout: 0, stderr: 0 };
+      const kill = (reason: NonNullable<SandboxOutcome['killed']>) => {
+        killed ??= reason;
+        for (const target of [-child.pid!, child.pid!]) {
+          try {
+            process.kill(target, 'SIGKILL');
+          } catch {
+            // Already gone.
+          }
+        }
+      };
+      for (const name of ['stdout', 'stderr'] as const) {
+        child[name]!.on('data', (chunk: Buffer) => {
+          const room = spec.maxOutputBytes - sizes[name];
+          if (room > 0) out[name].push(room >= chunk.length ? chunk : chunk.subarray(0, room));
+          sizes[name] += chunk.length;
+          if (sizes[name] > spec.maxOutputBytes) {
+            truncated = true;
+            kill('output');
+          }
+        });
+      }
+      const timer = setTimeout(() => kill('timeout'), spec.timeoutMs);
+      const onAbort = () => kill('aborted');
+      if (spec.signal?.aborted) onAbort();
+      spec.signal?.addEventListener('abort', onAbort, { once: true });
+      const stopWatch = cgroup ? undefined : watchTreeMemory(child.pid!, spec.memoryBytes, () => kill('memory'));
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        spec.signal?.removeEventListener('abort', onAbort);
+        stopWatch?.();
+        if (!killed && cgroup?.oomKilled()) killed = 'memory';
+        resolve({
+          exitCode: code,
+          signal,
+          stdout: Buffer.concat(out.stdout).toString('utf8'),
+          stderr: Buffer.concat(out.stderr).toString('utf8'),
+          truncated,
+          ...(killed ? { killed } : {}),
+          durationMs: Math.round(performance.now() - started),
+        });
+      });
+    });
+  }
+
+  return {
+    probe,
+    run,
+    async close() {
+      closed = true;
+      await Promise.allSettled([...running]);
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}

