@@ -17,6 +17,11 @@ export interface StreamGuardOptions {
    * publish time); announced ones are acted on at once.
    */
   recheckMs?: number;
+  /**
+   * Least time between two sweeps: a stream of writes anywhere becomes one sweep per gap, not one
+   * per write, at the price of closing up to this much later.
+   */
+  minGapMs?: number;
 }
 
 interface Watched {
@@ -83,10 +88,12 @@ export class StreamGuard {
     }
     this.running = true;
     try {
-      do {
+      for (;;) {
         this.again = false;
         await Promise.all([...this.watched.entries()].map(([scope, entry]) => this.recheck(scope, entry)));
-      } while (this.again);
+        if (!this.again) break;
+        await new Promise((resolve) => setTimeout(resolve, this.options.minGapMs ?? 100));
+      }
     } finally {
       this.running = false;
     }
