@@ -17,11 +17,13 @@ export {
   findInstalled,
   installRuntime,
   installMissing,
+  installStatus,
   createRuntimeInstallations,
   MARKER_FILE,
   type InstalledRuntime,
   type InstallOptions,
   type RuntimeInstallations,
+  type InstallStatus,
 } from './install.ts';
 export { probeChromium, chromiumMajor, type ChromiumProbe } from './browser.ts';
 export { runtimeManifest, NODE_PACKAGE } from './manifest.ts';

@@ -1,12 +1,19 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '#core';
 import { loadCatalogue } from './catalogue.ts';
-import { findInstalled, installMissing, installRuntime, MARKER_FILE } from './install.ts';
+import {
+  createRuntimeInstallations,
+  findInstalled,
+  installMissing,
+  installRuntime,
+  installStatus,
+  MARKER_FILE,
+} from './install.ts';
 
 const run = promisify(execFile);
 const logger = createLogger({ level: 'silent' });
@@ -57,7 +64,9 @@ describe('installRuntime (npm ci from the committed lockfile)', { timeout: 300_0
     expect(readFileSync(join(root, NAME, MARKER_FILE), 'utf8')).toBe(before);
   });
 
-  it('an install made from another lockfile is not "installed" and is replaced', async () => {
+  it('an install made from another lockfile is not "installed" and is replaced; a killed installer\'s leftovers go', async () => {
+    mkdirSync(join(root, `.tmp-${NAME}-killed`));
+    writeFileSync(join(root, `.tmp-${NAME}-killed`, 'package.json'), '{}');
     const markerPath = join(root, NAME, MARKER_FILE);
     const marker = JSON.parse(readFileSync(markerPath, 'utf8'));
     writeFileSync(markerPath, JSON.stringify({ ...marker, lockfileSha256: '0'.repeat(64) }));
@@ -78,6 +87,16 @@ describe('installRuntime (npm ci from the committed lockfile)', { timeout: 300_0
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
+  });
+
+  it('reports what is installed and what is missing', async () => {
+    const installations = createRuntimeInstallations(root);
+    expect(await installations.isInstalled(NAME)).toBe(true);
+    expect(await installations.isInstalled('2026.04')).toBe(false);
+    expect(await installations.isInstalled('2024.09')).toBe(false);
+    const status = await installStatus(root, { now: new Date('2026-11-25T12:00:00Z') });
+    expect(status.installed.map((installed) => installed.name)).toEqual([NAME]);
+    expect(status.missing).toEqual(['2026.04']);
   });
 
   it('refuses a removed runtime (no lockfile) and an unknown one', async () => {

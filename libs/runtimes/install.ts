@@ -1,6 +1,18 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { access, chmod, constants, copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import {
+  access,
+  chmod,
+  constants,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { z } from 'zod';
@@ -134,6 +146,15 @@ async function swapIn(root: string, tmp: string, name: string): Promise<void> {
   await rm(trash, { recursive: true, force: true });
 }
 
+/** Half-done installs of a killed installer (~200 MB each). Only called under the runtime's lock. */
+async function removeLeftovers(root: string, name: string, log: Logger): Promise<void> {
+  for (const entry of await readdir(root)) {
+    if (!entry.startsWith(`.tmp-${name}-`) && !entry.startsWith(`.old-${name}-`)) continue;
+    log.warn({ entry }, 'removing a runtime install left behind by an interrupted installer');
+    await rm(join(root, entry), { recursive: true, force: true });
+  }
+}
+
 /**
  * Installs one runtime under root from its committed lockfile with `npm ci`, unless that exact
  * lockfile is already installed there. The install is built in a private directory, verified, and
@@ -155,6 +176,7 @@ export async function installRuntime(root: string, name: string, options: Instal
       const raced = await findInstalled(root, name);
       if (raced) return raced;
       const log = options.logger.child({ runtime: name });
+      await removeLeftovers(root, name, log);
       const started = Date.now();
       log.info({ root }, 'installing runtime');
       const tmp = await mkdtemp(join(root, `.tmp-${name}-`));
@@ -211,4 +233,25 @@ export async function installMissing(
   }
   if (failures.length > 0) throw new UnavailableError(`runtimes not installed: ${failures.join('; ')}`);
   return installed;
+}
+
+export interface InstallStatus {
+  installed: InstalledRuntime[];
+  /** Runtimes not REMOVED on `now` that are not installed under root: their script checks fail. */
+  missing: string[];
+}
+
+/** What a process's /ready can report: which usable runtimes this host has, and which it lacks. */
+export async function installStatus(
+  root: string,
+  options: { now: Date; runtimes?: Runtime[] },
+): Promise<InstallStatus> {
+  const catalogue = new RuntimeCatalogue(options.runtimes ?? loadCatalogue(), () => options.now);
+  const status: InstallStatus = { installed: [], missing: [] };
+  for (const runtime of catalogue.usable()) {
+    const found = await findInstalled(root, runtime.name);
+    if (found) status.installed.push(found);
+    else status.missing.push(runtime.name);
+  }
+  return status;
 }
