@@ -36,6 +36,14 @@ describe('stageOn: life stage follows the calendar', () => {
     expect(catalogue.catalogued.find((r) => r.name === '2024.09')?.stage).toBe('STABLE');
   });
 
+  it('once the CURRENT runtime is past its end of life, the newest usable one stands in', () => {
+    const catalogue = on('2027-05-01');
+    expect(catalogue.get('2025.04')?.stage).toBe('REMOVED');
+    expect(catalogue.usable().map((r) => r.name)).toEqual(['2026.04']);
+    expect(catalogue.current.name).toBe('2026.04');
+    expect(() => on('2030-01-01').current).toThrow(/past its end of life/);
+  });
+
   it('a year earlier 2024.09 was still usable', () => {
     expect(
       on('2025-11-25')

@@ -105,10 +105,18 @@ export class RuntimeCatalogue {
     return this.runtimes.filter((runtime) => runtime.stage !== 'REMOVED');
   }
 
-  /** The runtime new accounts get when they name none: today's CURRENT one. */
+  /**
+   * The runtime new accounts get when they name none: today's CURRENT one. Once the calendar has
+   * removed it and the catalogue names no successor yet, the newest usable release (not ALPHA or BETA,
+   * unless nothing else is left), so account creation never depends on the catalogue being edited in time.
+   */
   get current(): Runtime {
-    const current = this.runtimes.find((runtime) => runtime.stage === 'CURRENT');
-    if (!current) throw new Error('the runtime catalogue has no CURRENT runtime today');
+    const usable = this.usable();
+    const current =
+      usable.find((runtime) => runtime.stage === 'CURRENT') ??
+      usable.find((runtime) => runtime.stage !== 'ALPHA' && runtime.stage !== 'BETA') ??
+      usable[0];
+    if (!current) throw new Error('every runtime of the catalogue is past its end of life');
     return current;
   }
 
