@@ -13,6 +13,7 @@
  *   runner            N one-minute API checks on loopback run by one runner: runs/min, schedule delay, CPU per run
  *   console           the web console in Chromium (chart, overview) and GET /status/{slug} vs bare fastify
  *   kafka-clients     kafkajs against @platformatic/kafka: produce and consume the same records
+ *   scripts-sandbox   the sandbox's cost per run: sandboxed `node -e 0` beside a bare spawn
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
  */
 import { spawn } from 'node:child_process';
@@ -31,6 +32,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   console: async () => (await import('./console/run.ts')).run,
   'kafka-clients': async () => (await import('./kafka-clients.ts')).run,
   profile: async () => (await import('./support/profile.ts')).run,
+  'scripts-sandbox': async () => (await import('./scripts-sandbox.ts')).run,
   // The first analytics bench parses its own argv and runs on import: start it as a child.
   'analytics-reader': async () => (argv) =>
     new Promise((resolve, reject) => {

@@ -12,7 +12,7 @@
 #   logs       <service> [lines]             tail of the service's log files
 #   kafka-run-class <class> [args...]        run a class from the Kafka jars (tools, console clients)
 #
-# Services: redis clickhouse kafka postgres dnsmasq chromium. Without a service
+# Services: redis clickhouse kafka postgres dnsmasq chromium bubblewrap. Without a service
 # list, commands act on all of them.
 #
 # Environment:
@@ -35,7 +35,8 @@
 # - Readiness probes: Redis `PING`, ClickHouse `SELECT 1` over HTTP, Kafka a
 #   metadata request with kcat (falls back to org.apache.kafka.tools.TopicCommand),
 #   PostgreSQL `SELECT 1` with psql (then the database `vigil` is created if missing),
-#   dnsmasq a `dig` query over UDP and over TCP, Chromium `chromium --version`.
+#   dnsmasq a `dig` query over UDP and over TCP, Chromium `chromium --version`,
+#   bubblewrap (the script sandbox, libs/sandbox) `bwrap --version`.
 # - PostgreSQL (Debian's postgresql, newest /usr/lib/postgresql/*/bin) trusts
 #   connections from 127.0.0.1; run as root, the server runs as the `postgres` user.
 # - dnsmasq serves the test zone vigil.test from test/fixtures/dnsmasq/records.conf
@@ -72,7 +73,7 @@ SLF4J_VERSION=1.7.36
 MAVEN_DEPENDENCY_PLUGIN_VERSION=3.6.1
 KAFKA_HEAP_OPTS="${VIGIL_KAFKA_HEAP_OPTS:--Xms256m -Xmx1g}"
 
-ALL_SERVICES=(redis clickhouse kafka postgres dnsmasq chromium)
+ALL_SERVICES=(redis clickhouse kafka postgres dnsmasq chromium bubblewrap)
 
 REDIS_DIR="$SERVICES_DIR/redis"
 CH_DIR="$SERVICES_DIR/clickhouse"
@@ -101,11 +102,11 @@ done
 unset _p
 
 valid_service() {
-  case "$1" in redis | clickhouse | kafka | postgres | dnsmasq | chromium) return 0 ;; *) return 1 ;; esac
+  case "$1" in redis | clickhouse | kafka | postgres | dnsmasq | chromium | bubblewrap) return 0 ;; *) return 1 ;; esac
 }
 
-# Chromium is a program the runner launches, not a server: it is installed and checked, never started.
-is_daemon() { [ "$1" != chromium ]; }
+# Chromium and bubblewrap are programs the runner launches, not servers: installed and checked, never started.
+is_daemon() { [ "$1" != chromium ] && [ "$1" != bubblewrap ]; }
 
 pidfile_of() {
   case "$1" in
@@ -234,6 +235,9 @@ chromium_bin() {
   command -v chromium 2>/dev/null && return 0
   [ -x /usr/bin/chromium ] && echo /usr/bin/chromium
 }
+bwrap_bin() { [ -x /usr/bin/bwrap ] && echo /usr/bin/bwrap; }
+# The program a non-daemon service stands for.
+program_of() { if [ "$1" = bubblewrap ]; then bwrap_bin; else chromium_bin; fi; }
 java_bin() {
   if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
     echo "$JAVA_HOME/bin/java"
@@ -267,6 +271,10 @@ probe() {
       out="$(timeout 30 "$bin" --version 2>/dev/null)" || return 1
       [[ "$out" == *Chromium* ]]
       ;;
+    bubblewrap)
+      out="$(timeout 10 /usr/bin/bwrap --version 2>/dev/null)" || return 1
+      [[ "$out" == bubblewrap* ]]
+      ;;
     redis)
       command -v redis-cli >/dev/null 2>&1 || return 1
       out="$(timeout 5 redis-cli -h "$HOST" -p "$REDIS_PORT" PING 2>/dev/null)" || return 1
@@ -296,7 +304,7 @@ log_files_of() {
     kafka) echo "$KAFKA_DIR/logs/server.log $KAFKA_DIR/logs/kafka.out" ;;
     postgres) echo "$PG_DIR/server.log $PG_DIR/initdb.log" ;;
     dnsmasq) echo "$DNS_DIR/dnsmasq.log" ;;
-    chromium) ;;
+    chromium | bubblewrap) ;;
   esac
 }
 
@@ -358,6 +366,9 @@ ensure_packages() {
         ;;
       chromium)
         chromium_bin >/dev/null 2>&1 || pkgs+=(chromium)
+        ;;
+      bubblewrap)
+        bwrap_bin >/dev/null 2>&1 || pkgs+=(bubblewrap)
         ;;
     esac
   done
@@ -897,8 +908,8 @@ launch_service() {
 wait_ready() {
   local svc="$1" start=$SECONDS pid="" gone_since=""
   if ! is_daemon "$svc"; then
-    probe "$svc" || die "$svc: '$(chromium_bin || echo chromium) --version' does not answer"
-    log "$svc: installed ($(chromium_bin))"
+    probe "$svc" || die "$svc: '$(program_of "$svc" || echo "$svc") --version' does not answer"
+    log "$svc: installed ($(program_of "$svc"))"
     return 0
   fi
   while :; do
@@ -1010,7 +1021,7 @@ cmd_status() {
   for svc in "${SERVICES[@]}"; do
     if ! is_daemon "$svc"; then
       if probe "$svc"; then state=installed; else state=missing; fi
-      printf '%-11s %-13s %s\n' "$svc" "$state" "$(chromium_bin || echo '-')"
+      printf '%-11s %-13s %s\n' "$svc" "$state" "$(program_of "$svc" || echo '-')"
       continue
     fi
     ports="$(ports_of "$svc" | sed "s/\([0-9]\+\)/$HOST:\1/g; s/ /,/g")"

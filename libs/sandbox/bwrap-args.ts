@@ -2,7 +2,7 @@ import { EGRESS_PORT, RUNTIME_NODE, SANDBOX_UID, type SandboxSpec } from './type
 
 /** Paths inside the sandbox that the runner provides. */
 export const INSIDE = {
-  bridge: '/.vigil/bridge.mjs',
+  bridge: '/.vigil/bridge.cjs',
   socket: '/.vigil/proxy.sock',
 } as const;
 
@@ -122,7 +122,11 @@ export function bwrapArgs(spec: SandboxSpec, host: HostFiles, disk: number): { o
   for (const bind of spec.extraReadOnlyBinds ?? []) args.push('--ro-bind', bind.host, bind.inside);
   args.push('--remount-ro', '/', '--chdir', '/work', '--clearenv');
   for (const [name, value] of Object.entries(sandboxEnv(spec))) args.push('--setenv', name, value);
-  return { options: args, command: [RUNTIME_NODE, INSIDE.bridge, String(EGRESS_PORT), INSIDE.socket, ...spec.command] };
+  // The runtime's node gets the bridge preloaded in its own process; anything else runs under it.
+  const [file, ...rest] = spec.command as [string, ...string[]];
+  const command =
+    file === RUNTIME_NODE ? [file, '--require', INSIDE.bridge, ...rest] : [RUNTIME_NODE, INSIDE.bridge, file, ...rest];
+  return { options: args, command };
 }
 
 /**

