@@ -223,6 +223,7 @@ describe('browser pool: slots come back on every path', () => {
     await waitIdle(p);
     await expectHealthy(p);
     expect(chromiumPids()).not.toContain(pid);
+    expect(p.stats()).toMatchObject({ launches: 2, replaced: 1 });
   });
 
   it('a browser that stops answering (SIGSTOP) mid-run: the run ends by its deadline, the pool replaces it', async () => {
@@ -238,6 +239,7 @@ describe('browser pool: slots come back on every path', () => {
     await waitIdle(p);
     await expectHealthy(p);
     expect(chromiumPids()).not.toContain(pid);
+    expect(p.stats()).toMatchObject({ launches: 2, replaced: 1 });
   });
 });
 

@@ -19,6 +19,8 @@ export const CHROMIUM_ARGS = [
 const LAUNCH_MS = 30_000;
 /** A browser that does not answer a trivial CDP call within this long is replaced. */
 const HEALTH_MS = 3000;
+/** An answer this recent stands in for the health check (it costs a CDP session per run otherwise). */
+const FRESH_MS = 1000;
 /** Creating or closing a context; past this the browser is taken as hung and replaced. */
 const CONTEXT_MS = 10_000;
 /** A run with no signal of its own still ends (callers always pass one; this is the backstop). */
@@ -51,6 +53,8 @@ interface Instance {
   browser: Browser;
   /** The health check in flight, shared by the runs acquiring meanwhile. */
   check?: Promise<boolean>;
+  /** When Chromium last answered a call (performance.now()). */
+  answeredAt: number;
 }
 
 interface Launch {
@@ -90,7 +94,7 @@ export function createBrowserPool(options: BrowserPoolOptions): ManagedBrowserPo
     try {
       const browser = await chromium.connect(server.wsEndpoint(), { timeout: LAUNCH_MS });
       log.info({ version: browser.version(), pid: server.process().pid }, 'chromium launched');
-      return { server, browser };
+      return { server, browser, answeredAt: performance.now() };
     } catch (error) {
       await server.kill().catch(() => undefined);
       throw error;
@@ -128,6 +132,7 @@ export function createBrowserPool(options: BrowserPoolOptions): ManagedBrowserPo
 
   function answers(instance: Instance): Promise<boolean> {
     if (!instance.browser.isConnected()) return Promise.resolve(false);
+    if (performance.now() - instance.answeredAt < FRESH_MS) return Promise.resolve(true);
     instance.check ??= (async () => {
       const session = await bounded(
         instance.browser.newBrowserCDPSession(),
@@ -137,6 +142,7 @@ export function createBrowserPool(options: BrowserPoolOptions): ManagedBrowserPo
       );
       await bounded(session.send('Browser.getVersion'), 'chromium health check', undefined, HEALTH_MS);
       void session.detach().catch(() => undefined);
+      instance.answeredAt = performance.now();
       return true;
     })()
       .catch(() => false)
@@ -195,7 +201,9 @@ export function createBrowserPool(options: BrowserPoolOptions): ManagedBrowserPo
       ...(run.proxy ? { proxy: { server: run.proxy.server } } : {}),
     });
     try {
-      return await bounded(creating, 'browser newContext', signal, CONTEXT_MS);
+      const context = await bounded(creating, 'browser newContext', signal, CONTEXT_MS);
+      instance.answeredAt = performance.now();
+      return context;
     } catch (error) {
       // Created after the run gave up on it: nobody else would close it.
       creating.then((late) => void late.close().catch(() => undefined)).catch(() => undefined);
