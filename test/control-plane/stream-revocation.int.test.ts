@@ -9,6 +9,8 @@ const PROMPT_MS = 15_000;
 
 interface Stream {
   text(): string;
+  /** Whether the server has not ended it (yet). */
+  isOpen(): boolean;
   /** Resolves when the server ended the stream; rejects after PROMPT_MS. */
   ended(): Promise<void>;
   waitFor(needle: string): Promise<void>;
@@ -47,6 +49,7 @@ async function openStream(url: string, key: string, accountId: string): Promise<
   };
   const stream: Stream = {
     text: () => text,
+    isOpen: () => !done,
     ended: async () => {
       await until(() => done, 'the server did not end the stream');
       await pump;
@@ -164,5 +167,32 @@ describe('event streams after revocation, across two API replicas on Redis', () 
     expect(demotedStream.text()).toContain(after);
     for (const s of removedStreams) expect(s.text()).not.toContain(after);
     expect((await client(streaming.url, removed.key, a.accountId).get('/v1/accounts/me')).status).toBe(403);
+  });
+});
+
+describe('event streams after revocation, embedded (one process, in-process invalidation)', () => {
+  let vigil: TestVigil;
+  const open: Stream[] = [];
+  beforeAll(async () => {
+    vigil = await startVigil();
+  });
+  afterAll(async () => {
+    for (const stream of open) stream.stop();
+    await vigil?.stop();
+  });
+
+  it('closes the stream of a deleted key; the owner keeps his', async () => {
+    const a = await createAccount(vigil);
+    const made = await a.owner.post('/v1/api-keys', { name: 'ci', type: 'user' });
+    expect(made.status).toBe(201);
+    const revoked = await openStream(vigil.url, made.body.key, a.accountId);
+    const owner = await openStream(vigil.url, a.ownerKey, a.accountId);
+    open.push(revoked, owner);
+    expect((await a.owner.delete(`/v1/api-keys/${made.body.id}`)).status).toBe(204);
+    await revoked.ended();
+    // Time for a wrong close to land, had the guard closed every stream of the account.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(owner.isOpen()).toBe(true);
+    expect((await client(vigil.url, made.body.key, a.accountId).get('/v1/accounts/me')).status).toBe(401);
   });
 });
