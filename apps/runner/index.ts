@@ -7,4 +7,5 @@ export {
   type RunnerSettings,
 } from './src/runner.ts';
 export { startRunnerApp } from './src/app.ts';
+export { createRunnerScripts, type RunnerScripts } from './src/scripts.ts';
 export { runnerConfigSchema, runnerAppEnv, loadRunnerConfig, type RunnerConfig } from './src/config.ts';

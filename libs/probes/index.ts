@@ -1,6 +1,15 @@
 // Public surface of #probes: one run of a managed check (API, URL, TCP, DNS, browser), its v1
 // result and each assertion's outcome. Scheduling and delivery belong to apps/runner.
-export { runProbe, runWithRetries, backoffSeconds, createProber, type ProberOptions } from './run.ts';
+export {
+  runProbe,
+  runWithRetries,
+  backoffSeconds,
+  createProber,
+  attemptTimeoutCap,
+  type ProberOptions,
+} from './run.ts';
+export { isScriptDefinition } from './script-probe.ts';
+export { runnableOf } from './definition.ts';
 export { createBrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions } from './browser-pool.ts';
 export { evaluateAssertions, describeAssertion, type Observed } from './assertions.ts';
 export { substitute, createScrubber, SCRUBBED } from './secrets.ts';
@@ -17,4 +26,9 @@ export type {
   BrowserRunOptions,
   Prober,
   Sleep,
+  ScriptDefinition,
+  ScriptRunner,
+  ScriptRunRequest,
+  ScriptRunOutcome,
+  ScriptRunStep,
 } from './types.ts';

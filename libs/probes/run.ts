@@ -1,18 +1,28 @@
-import type { RetryStrategy } from '#domain';
+import { SCRIPT_RESPONSE_TIME_CAP_MS, type RetryStrategy } from '#domain';
 import { sleep as abortableSleep, type Logger } from '#core';
 import { createBrowserPool } from './browser-pool.ts';
 import { runBrowser } from './browser-probe.ts';
 import { runDns } from './dns-probe.ts';
 import { runHttp } from './http-probe.ts';
 import { buildOutcome, errorText, type RawRun } from './result.ts';
+import { buildScriptOutcome, isScriptDefinition, runScript, type ScriptRawRun } from './script-probe.ts';
 import { createScrubber } from './secrets.ts';
 import { runTcp } from './tcp-probe.ts';
-import type { BrowserPool, ProbeContext, ProbeOutcome, Prober, RunnableDefinition, Sleep } from './types.ts';
+import type {
+  BrowserPool,
+  ProbeContext,
+  ProbeOutcome,
+  Prober,
+  RunnableDefinition,
+  ScriptRunner,
+  Sleep,
+} from './types.ts';
 
 class RunTimedOut extends Error {}
 
 function execute(definition: RunnableDefinition, ctx: ProbeContext, signal: AbortSignal): Promise<RawRun> {
   const { variables, allowPrivate } = ctx;
+  if (isScriptDefinition(definition)) return runScript(definition, ctx, signal);
   switch (definition.checkType) {
     case 'API':
     case 'URL':
@@ -24,6 +34,12 @@ function execute(definition: RunnableDefinition, ctx: ProbeContext, signal: Abor
     case 'BROWSER':
       return runBrowser(definition.browser, variables, allowPrivate, ctx.browser, ctx.timeoutMs, signal);
   }
+  // A script definition missing both script and files: refused by the schema, so only a bug gets here.
+  return Promise.resolve({
+    responseTime: 0,
+    error: `nothing to run for this ${(definition as { checkType: string }).checkType} check`,
+    assertions: [],
+  });
 }
 
 /**
@@ -65,12 +81,23 @@ export async function runProbe(definition: RunnableDefinition, ctx: ProbeContext
   if (timedOut && raw.error && !raw.error.includes('timed out'))
     raw = { ...raw, error: `timed out after ${ctx.timeoutMs} ms (${raw.error})` };
   try {
+    if (isScriptDefinition(definition))
+      return buildScriptOutcome(
+        definition,
+        'script' in raw ? (raw as ScriptRawRun) : { ...raw, script: { outcome: null } },
+        ctx,
+      );
     return buildOutcome(definition.checkType, raw, ctx);
   } catch (error) {
     // Only a bug gets here; its message may quote the run, so it is scrubbed too.
     // eslint-disable-next-line preserve-caught-error -- the cause would carry the unscrubbed text
     throw new Error(createScrubber(ctx.secretValues)(errorText(error)));
   }
+}
+
+/** The longest one attempt may take: a script's budget is up to 240 s (plus time to report), other runs' 60 s. */
+export function attemptTimeoutCap(definition: RunnableDefinition): number {
+  return isScriptDefinition(definition) ? SCRIPT_RESPONSE_TIME_CAP_MS + 5_000 : 60_000;
 }
 
 /** Seconds to wait before retry number `retry` (1-based), as Checkly spaces them. */
@@ -126,6 +153,8 @@ export interface ProberOptions {
   /** Debian's chromium; without it BROWSER runs fail with a clear message. */
   chromiumPath?: string;
   maxPages?: number;
+  /** Runs script checks (MULTI_STEP, PLAYWRIGHT, BROWSER with a script); its owner closes it. */
+  scripts?: ScriptRunner;
   logger: Logger;
 }
 
@@ -138,7 +167,11 @@ export function createProber(options: ProberOptions): Prober {
         logger: options.logger,
       })
     : undefined;
-  const withPool = (ctx: ProbeContext): ProbeContext => (ctx.browser || !pool ? ctx : { ...ctx, browser: pool });
+  const withPool = (ctx: ProbeContext): ProbeContext => {
+    let out = ctx.browser || !pool ? ctx : { ...ctx, browser: pool };
+    if (!out.scripts && options.scripts) out = { ...out, scripts: options.scripts };
+    return out;
+  };
   return {
     runProbe: (definition, ctx) => runProbe(definition, withPool(ctx)),
     runWithRetries: (definition, ctx, retry) => runWithRetries(definition, withPool(ctx), retry),

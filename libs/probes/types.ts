@@ -4,7 +4,9 @@ import type {
   BrowserDefinition,
   CheckResult,
   DnsRequest,
+  CheckResultInput,
   RetryStrategy,
+  ScriptFile,
   TcpRequest,
   UrlRequest,
 } from '#domain';
@@ -16,7 +18,20 @@ export type RunnableDefinition =
   | { checkType: 'URL'; request: UrlRequest }
   | { checkType: 'TCP'; request: TcpRequest }
   | { checkType: 'DNS'; request: DnsRequest }
-  | { checkType: 'BROWSER'; browser: BrowserDefinition };
+  | { checkType: 'BROWSER'; browser: BrowserDefinition }
+  | ScriptDefinition;
+
+/**
+ * A script check's run: MULTI_STEP and PLAYWRIGHT, and a BROWSER check that carries a script
+ * (it runs like PLAYWRIGHT). One of script and files is set.
+ */
+export interface ScriptDefinition {
+  checkType: 'MULTI_STEP' | 'PLAYWRIGHT' | 'BROWSER';
+  script?: string;
+  files?: ScriptFile[];
+  /** The check's own runtime; null runs it in ProbeContext.runtimeId (its group's or account's). */
+  runtimeId: string | null;
+}
 
 export type RunnableCheckType = RunnableDefinition['checkType'];
 
@@ -43,6 +58,10 @@ export interface ProbeContext {
   signal?: AbortSignal;
   /** Needed by BROWSER runs. */
   browser?: BrowserPool;
+  /** Runs script checks in the sandbox; without one they fail with a message saying so. */
+  scripts?: ScriptRunner;
+  /** The runtime a script check runs in when it names none: its group's, else its account's, else the current one. */
+  runtimeId?: string;
 }
 
 export interface AssertionOutcome {
@@ -77,5 +96,48 @@ export interface BrowserPool {
 export interface Prober {
   runProbe(definition: RunnableDefinition, context: ProbeContext): Promise<ProbeOutcome>;
   runWithRetries(definition: RunnableDefinition, context: ProbeContext, retry: RetryStrategy): Promise<ProbeOutcome>;
+  close(): Promise<void>;
+}
+
+// The script runner as a port: #scripts implements it (sandboxed runs in real runtimes); the probe
+// library only turns its outcome into a v1 result, so it does not depend on the sandbox.
+export interface ScriptRunRequest {
+  kind: 'MULTI_STEP' | 'PLAYWRIGHT';
+  script?: string;
+  files?: ScriptFile[];
+  runtimeName: string;
+  /** The script's whole process.env: the check's variables, secrets included. */
+  env: Record<string, string>;
+  /** The run's whole budget. */
+  timeoutMs: number;
+  allowPrivate: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ScriptRunStep {
+  name: string;
+  status: 'passed' | 'failed' | 'skipped';
+  durationMs: number;
+  error?: string;
+}
+
+export type ScriptRunRequestRecord = NonNullable<CheckResultInput['requests']>[number];
+export type ScriptRunPage = NonNullable<CheckResultInput['pages']>[number];
+
+export interface ScriptRunOutcome {
+  passed: boolean;
+  durationMs: number;
+  error?: string;
+  steps: ScriptRunStep[];
+  logs: string;
+  requests: ScriptRunRequestRecord[];
+  pages: ScriptRunPage[];
+  failedExpectations?: { message: string; step?: string }[];
+}
+
+export interface ScriptRunner {
+  ready(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Never throws for anything the script or its target does: failures come back as passed=false. */
+  run(request: ScriptRunRequest): Promise<ScriptRunOutcome>;
   close(): Promise<void>;
 }

@@ -2,8 +2,11 @@ import type { Registry } from 'prom-client';
 import type { Lifecycle, Logger } from '#core';
 import type { Platform } from '#platform';
 import type { ResultSink } from '#pipeline';
+import type { ScriptRunner } from '#probes';
+import { loadCatalogue, RuntimeCatalogue } from '#runtimes';
 import type { RunnerConfig } from './config.ts';
 import { startRunner, type Runner } from './runner.ts';
+import { createRunnerScripts } from './scripts.ts';
 
 type RunnerAppConfig = Pick<
   RunnerConfig,
@@ -15,6 +18,7 @@ type RunnerAppConfig = Pick<
   | 'VIGIL_RUNNER_LEASE_MS'
   | 'VIGIL_ENCRYPTION_KEY'
   | 'CHROMIUM_PATH'
+  | 'VIGIL_RUNTIMES_DIR'
 >;
 
 /** Starts the runner from its configuration and registers its drain with the lifecycle. */
@@ -25,9 +29,30 @@ export function startRunnerApp(context: {
   lifecycle: Lifecycle;
   metrics?: Registry;
   sink?: ResultSink;
+  /** A script runner to use instead of creating one (tests, or a process that already has one). */
+  scripts?: ScriptRunner;
 }): Runner {
   const { config } = context;
+  let scripts = context.scripts;
+  if (!scripts) {
+    // Added before the runner, so the lifecycle closes it after the runner has drained.
+    const created = createRunnerScripts({
+      runtimesDir: config.VIGIL_RUNTIMES_DIR,
+      chromiumPath: config.CHROMIUM_PATH,
+      logger: context.log,
+    });
+    context.platform.readiness.push(created.readiness);
+    context.lifecycle.add('scripts', () => created.close());
+    scripts = created.scripts;
+    // Probes the sandbox and builds the harness now, so the first /ready and run do not wait for it.
+    void scripts.ready().then((ready) => {
+      if (ready.ok) context.log.info('script checks run in the sandbox');
+      else context.log.warn({ reason: ready.reason }, 'script checks will fail: the sandbox is unavailable');
+    });
+  }
   const runner = startRunner({
+    scripts,
+    runtimes: new RuntimeCatalogue(loadCatalogue(), () => new Date()),
     platform: context.platform,
     log: context.log,
     metrics: context.metrics,

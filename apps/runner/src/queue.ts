@@ -77,6 +77,11 @@ export class DueQueue {
     await this.store.write([{ op: 'zadd', key: this.keys.due, member: checkId, score: dueMs }]);
   }
 
+  /** Extends a claim's lease: a leased entry's score is when its lease ends. */
+  async extend(checkId: string, leaseEndsMs: number): Promise<void> {
+    await this.store.write([{ op: 'zadd', key: this.keys.due, member: checkId, score: leaseEndsMs }]);
+  }
+
   async remove(checkIds: string[]): Promise<void> {
     if (checkIds.length === 0) return;
     await this.store.write(

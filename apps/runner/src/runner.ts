@@ -3,11 +3,20 @@ import { ConfigError, createSecretBox, parseEncryptionKey, sleep, type Logger, t
 import type { Check, CheckResult } from '#domain';
 import type { Platform } from '#platform';
 import { createBusSink, createDirectSink, type ResultSink } from '#pipeline';
-import { createProber, type Prober, type RunnableDefinition } from '#probes';
+import {
+  attemptTimeoutCap,
+  createProber,
+  isScriptDefinition,
+  runnableOf,
+  type Prober,
+  type ScriptRunner,
+} from '#probes';
 import { ReadModels } from '#readmodels';
+import type { RuntimeCatalogue } from '#runtimes';
 import { Catalogue, type CatalogueEntry, type Placement, type ScheduleChange } from './catalogue.ts';
 import { createRunnerMetrics, type RunnerMetrics } from './metrics.ts';
 import { DueQueue, type Claimed, type Scheduled, type Slot } from './queue.ts';
+import { RunRuntimeResolver } from './runtime.ts';
 import { createStartTimes } from './started.ts';
 import {
   decideClaim,
@@ -47,6 +56,10 @@ export interface RunnerDeps {
   /** Defaults: the result sink of the deployment, and the probe library. */
   sink?: ResultSink;
   prober?: Prober;
+  /** Runs script checks in the sandbox; its creator closes it. Without one they fail saying so. */
+  scripts?: ScriptRunner;
+  /** Resolves the runtime of script checks that name none (group's, account's, else current). */
+  runtimes?: RuntimeCatalogue;
 }
 
 export interface Runner {
@@ -55,8 +68,9 @@ export interface Runner {
   stop(): Promise<void>;
 }
 
-const HARD_TIMEOUT_CAP_MS = 60_000;
 const TIMEOUT_MARGIN_MS = 5_000;
+/** A script run (with retries) may hold its lease this long at most. */
+const MAX_SCRIPT_LEASE_MS = 15 * 60_000;
 const FLUSH_SIZE = 200;
 const FLUSH_DELAY_MS = 20;
 const RECONCILE_EVERY_MS = 30_000;
@@ -86,17 +100,19 @@ export function startRunner(deps: RunnerDeps): Runner {
   const box: SecretBox = createSecretBox(parseEncryptionKey(settings.encryptionKey));
   const log = deps.log.child({ component: 'runner', location: settings.location });
   const sink = deps.sink ?? defaultSink(platform);
-  const prober = deps.prober ?? createProber({ chromiumPath: settings.chromiumPath, logger: log });
+  const prober =
+    deps.prober ?? createProber({ chromiumPath: settings.chromiumPath, scripts: deps.scripts, logger: log });
   const metrics: RunnerMetrics = createRunnerMetrics(deps.metrics);
   const queue = new DueQueue(platform.stateStore, settings.location);
   const catalogue = new Catalogue(settings.location, settings.defaultLocation);
-  const variables = new RunVariableCache(new ReadModels(platform.stateStore), box);
+  const readModels = new ReadModels(platform.stateStore);
+  const variables = new RunVariableCache(readModels, box);
+  const runtimes = deps.runtimes ? new RunRuntimeResolver(readModels, deps.runtimes) : null;
   const pollMs = settings.pollMs ?? 100;
   const leaseMs = settings.leaseMs;
   const startTime = createStartTimes(platform.stateStore, settings.location, leaseMs);
   // A run (retries included) ends a margin before its lease does, so no replica takes over a live run.
   const leaseMargin = Math.min(TIMEOUT_MARGIN_MS, leaseMs / 5);
-  const attemptTimeoutCap = Math.min(HARD_TIMEOUT_CAP_MS, leaseMs - leaseMargin);
 
   const subscription = new AbortController();
   const abandon = new AbortController();
@@ -211,27 +227,29 @@ export function startRunner(deps: RunnerDeps): Runner {
     }
   };
 
-  const runDefinition = (check: Check): RunnableDefinition | null => {
-    switch (check.checkType) {
-      case 'API':
-      case 'URL':
-      case 'TCP':
-      case 'DNS':
-        return check.request ? ({ checkType: check.checkType, request: check.request } as RunnableDefinition) : null;
-      case 'BROWSER':
-        return check.browser ? { checkType: 'BROWSER', browser: check.browser } : null;
-      default:
-        return null;
-    }
-  };
-
   const runCheck = async (claimed: Claimed, entry: CatalogueEntry, check: Check, window: number, next: Scheduled) => {
-    const definition = runDefinition(check);
+    const definition = runnableOf(check);
     if (!definition) return;
     const startedAt = new Date();
     metrics.delay.observe({ type: check.checkType }, Math.max(0, startedAt.getTime() - claimed.due) / 1000);
     const { variables: values, secretValues } = await variables.get(entry.accountId, check.groupId);
-    const leaseLeft = claimed.leaseEnds - leaseMargin - startedAt.getTime();
+    const retry = 'retryStrategy' in check ? check.retryStrategy : undefined;
+    const retries = retry && retry.type !== 'NONE' && retry.maxRetries > 0 ? retry : undefined;
+    const script = isScriptDefinition(definition);
+    const attemptTimeoutMs = Math.min(check.maxResponseTime + TIMEOUT_MARGIN_MS, attemptTimeoutCap(definition));
+    let leaseEnds = claimed.leaseEnds;
+    if (script) {
+      // A script's budget (up to 240 s, with retries more) outlasts the usual lease: this claim's
+      // lease is extended to cover it before the run starts, so no replica takes a live run over.
+      const needed = attemptTimeoutMs + (retries ? retries.maxDurationSeconds * 1000 : 0) + 2 * leaseMargin;
+      const wanted = startedAt.getTime() + Math.min(needed, MAX_SCRIPT_LEASE_MS);
+      if (wanted > leaseEnds) {
+        await queue.extend(check.id, wanted);
+        leaseEnds = wanted;
+      }
+    }
+    const runtimeId = script && runtimes ? await runtimes.resolve(entry.accountId, check) : undefined;
+    const leaseLeft = leaseEnds - leaseMargin - startedAt.getTime();
     const signal = AbortSignal.any([abandon.signal, AbortSignal.timeout(Math.max(1, leaseLeft))]);
     const resultId = runResultId(check.id, settings.location, window);
     const context = {
@@ -245,14 +263,13 @@ export function startRunner(deps: RunnerDeps): Runner {
       variables: values,
       secretValues,
       allowPrivate: settings.allowPrivate,
-      timeoutMs: Math.min(check.maxResponseTime + TIMEOUT_MARGIN_MS, attemptTimeoutCap),
+      timeoutMs: Math.max(1, Math.min(attemptTimeoutMs, leaseLeft)),
       signal,
+      ...(runtimeId ? { runtimeId } : {}),
     };
-    const retry = 'retryStrategy' in check ? check.retryStrategy : undefined;
-    const outcome =
-      retry && retry.type !== 'NONE' && retry.maxRetries > 0
-        ? await prober.runWithRetries(definition, context, retry)
-        : await prober.runProbe(definition, context);
+    const outcome = retries
+      ? await prober.runWithRetries(definition, context, retries)
+      : await prober.runProbe(definition, context);
     // Abandoned at shutdown: no result and no reschedule; the lease hands the window to a replica.
     if (abandon.signal.aborted) return;
     const result = outcome.result;

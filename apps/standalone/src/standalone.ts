@@ -5,7 +5,7 @@ import { startStatusConsumer } from '#readmodels';
 import { startApi, version, type RunningApi } from '../../api/index.ts';
 import { startAlerter } from '../../alerter/index.ts';
 import { startDispatcher } from '../../dispatcher/index.ts';
-import { startRunnerApp } from '../../runner/index.ts';
+import { createRunnerScripts, startRunnerApp } from '../../runner/index.ts';
 import { startIngestor } from '../../ingestor/index.ts';
 import { startProjector } from '../../projector/index.ts';
 import type { StandaloneConfig } from './config.ts';
@@ -54,8 +54,22 @@ export async function startStandalone(
     }
     if (apps.has('dispatcher'))
       await startDispatcher({ platform, config, log, lifecycle, metrics, userAgent: `Vigil/${version}` });
-    if (apps.has('runner')) await startRunnerApp({ config, platform, log, lifecycle, metrics }).ready;
-    const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics });
+    // One sandbox and script runner for the runner's scheduled runs and the API's test and trigger.
+    const scriptRunner = createRunnerScripts({
+      runtimesDir: config.VIGIL_RUNTIMES_DIR,
+      chromiumPath: config.CHROMIUM_PATH,
+      logger: log,
+    });
+    lifecycle.add('scripts', () => scriptRunner.close());
+    const scripts = scriptRunner.scripts;
+    void scripts.ready().then((ready) => {
+      if (!ready.ok) log.warn({ reason: ready.reason }, 'script checks will fail: the sandbox is unavailable');
+    });
+    if (apps.has('runner')) {
+      platform.readiness.push(scriptRunner.readiness);
+      await startRunnerApp({ config, platform, log, lifecycle, metrics, scripts }).ready;
+    }
+    const api = await startApi(config, { log, lifecycle, platform, sync: projector, metrics, scripts });
     return { url: api.url, api, platform, lifecycle, generatedAdminKey, stop: () => lifecycle.stop() };
   } catch (error) {
     await lifecycle.stop();
