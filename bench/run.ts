@@ -14,6 +14,7 @@
  *   console           the web console in Chromium (chart, overview) and GET /status/{slug} vs bare fastify
  *   kafka-clients     kafkajs against @platformatic/kafka: produce and consume the same records
  *   scripts-sandbox   the sandbox's cost per run: sandboxed `node -e 0` beside a bare spawn
+ *   scripts           MULTI_STEP and PLAYWRIGHT script runs/min in the sandbox, beside bare node and bare Playwright Test
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
  */
 import { spawn } from 'node:child_process';
@@ -32,6 +33,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   console: async () => (await import('./console/run.ts')).run,
   'kafka-clients': async () => (await import('./kafka-clients.ts')).run,
   profile: async () => (await import('./support/profile.ts')).run,
+  scripts: async () => (await import('./scripts.ts')).run,
   'scripts-sandbox': async () => (await import('./scripts-sandbox.ts')).run,
   // The first analytics bench parses its own argv and runs on import: start it as a child.
   'analytics-reader': async () => (argv) =>
