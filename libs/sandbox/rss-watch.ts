@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import type { RunCgroup } from './cgroup.ts';
 
 const PAGE = 4096;
 
@@ -38,4 +39,16 @@ function treeRss(root: number): number {
     queue.push(...(children.get(pid) ?? []));
   }
   return total;
+}
+
+/** Calls `over` once the run's memory cgroup has had a process OOM-killed. */
+export function watchOom(cgroup: RunCgroup, over: () => void): () => void {
+  const timer = setInterval(() => {
+    try {
+      if (cgroup.oomKilled()) over();
+    } catch {
+      // The cgroup is being removed.
+    }
+  }, 100);
+  return () => clearInterval(timer);
 }

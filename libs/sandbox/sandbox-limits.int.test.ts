@@ -129,6 +129,39 @@ describe('sandbox limits', () => {
   });
 });
 
+describe('without cgroups (hosts with no writable cgroup v1): the fallbacks', () => {
+  let fallback: Sandbox;
+  beforeAll(async () => {
+    fallback = await requireSandbox({ useCgroups: false });
+  });
+  afterAll(() => fallback.close());
+
+  it('kills a 4 GB allocation by watching the tree resident memory', async () => {
+    const { outcome } = await runScript(
+      fallback,
+      runtimeDir,
+      `const held = []; for (let i = 0; i < 64; i++) { held.push(Buffer.alloc(64 * 1024 * 1024, 1)); }
+       console.log('allocated 4 GB');`,
+      { memoryBytes: 256 * 1024 * 1024 },
+    );
+    expect(outcome.stdout).not.toContain('allocated');
+    expect(outcome.killed).toBe('memory');
+  });
+
+  it('contains a fork bomb with RLIMIT_NPROC and kills it at the budget', async () => {
+    const { outcome } = await runScript(
+      fallback,
+      runtimeDir,
+      `require('child_process').spawn('/bin/sh', ['-c', 'f() { f | f & }; f'], { stdio: 'ignore' });
+       setInterval(() => {}, 1000);`,
+      { timeoutMs: 3000, maxProcesses: 64 },
+    );
+    expect(outcome.killed).toBe('timeout');
+    const { outcome: after } = await runScript(fallback, runtimeDir, 'console.log(1 + 1)');
+    expect(after).toMatchObject({ exitCode: 0, stdout: '2\n' });
+  });
+});
+
 describe('per-run cgroups', () => {
   it('are removed after each run', async () => {
     await healthy();

@@ -11,7 +11,7 @@ import { createCgroups, sweepStaleCgroups, type Cgroups, type RunCgroup } from '
 import { SandboxUnavailableError } from './errors.ts';
 import { probeBwrap } from './probe.ts';
 import { createEgressProxy } from './proxy.ts';
-import { watchTreeMemory } from './rss-watch.ts';
+import { watchOom, watchTreeMemory } from './rss-watch.ts';
 import {
   DEFAULT_DISK_BYTES,
   DEFAULT_MAX_OPEN_FILES,
@@ -49,7 +49,8 @@ function writeStaticFiles(base: string): Omit<HostFiles, 'socket' | 'work'> {
 export function createSandbox(options: SandboxOptions): Sandbox {
   const bwrap = options.bwrapPath ?? '/usr/bin/bwrap';
   const stateDir = options.stateDir ?? tmpdir();
-  const base = join(stateDir, `vigil-sandbox-${process.pid}`);
+  // One directory per sandbox (a process may hold several); the pid lets a later start sweep it.
+  const base = join(stateDir, `vigil-sandbox-${process.pid}-${randomBytes(4).toString('hex')}`);
   let staticFiles: Omit<HostFiles, 'socket' | 'work'> | undefined;
   let cgroups: Cgroups | undefined;
   let probed: Promise<ProbeResult> | undefined;
@@ -66,9 +67,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
       sweepStaleCgroups();
       await sweepStaleState(stateDir);
-      cgroups = createCgroups();
-      if (cgroups.unavailable)
-        options.logger.warn({ reason: cgroups.unavailable }, 'sandbox: no per-run cgroups; memory watched by RSS');
+      cgroups = options.useCgroups === false ? undefined : createCgroups();
+      if (!cgroups || cgroups.unavailable)
+        options.logger.warn(
+          { reason: cgroups?.unavailable ?? 'turned off' },
+          'sandbox: no per-run cgroups; memory watched by RSS, processes capped by RLIMIT_NPROC',
+        );
       return probeBwrap(bwrap, base);
     })();
     return probed;
@@ -201,7 +205,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const onAbort = () => kill('aborted');
       if (spec.signal?.aborted) onAbort();
       spec.signal?.addEventListener('abort', onAbort, { once: true });
-      const stopWatch = cgroup ? undefined : watchTreeMemory(child.pid!, spec.memoryBytes, () => kill('memory'));
+      // The kernel's OOM killer takes one process at the cap; the rest of the tree goes with it.
+      const stopWatch = cgroup
+        ? watchOom(cgroup, () => kill('memory'))
+        : watchTreeMemory(child.pid!, spec.memoryBytes, () => kill('memory'));
       child.once('close', (code, signal) => {
         clearTimeout(timer);
         spec.signal?.removeEventListener('abort', onAbort);

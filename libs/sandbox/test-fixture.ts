@@ -19,7 +19,7 @@ export function testRuntimeDir(): string {
 }
 
 /** A sandbox that is known to work here; without bubblewrap the suite fails (never skips silently). */
-export async function requireSandbox(options: { trustedCa?: string[] } = {}): Promise<Sandbox> {
+export async function requireSandbox(options: { trustedCa?: string[]; useCgroups?: boolean } = {}): Promise<Sandbox> {
   const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), ...options });
   const verdict = await sandbox.probe();
   if (verdict.available) return sandbox;

@@ -99,4 +99,9 @@ export interface SandboxOptions {
   trustedCa?: string[];
   /** Host dir for per-run state (work mounts, proxy sockets); default: the OS temp dir. */
   stateDir?: string;
+  /**
+   * Per-run cgroup v1 memory and pids limits (default true). false, or a host without writable v1
+   * controllers, falls back to an RSS watch of the tree and RLIMIT_NPROC.
+   */
+  useCgroups?: boolean;
 }

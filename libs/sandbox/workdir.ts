@@ -7,6 +7,9 @@ import { SANDBOX_UID } from './types.ts';
 
 const run = promisify(execFile);
 
+/** Files and directories /work may hold, and that are copied back: a million empty files is an attack too. */
+export const MAX_ENTRIES = 16_384;
+
 /**
  * The sandbox's /work is never the caller's directory itself: it is a size-capped tmpfs (when this
  * host lets the runner mount one) holding a copy of the caller's files, so a script can neither
@@ -28,7 +31,7 @@ export async function prepareWork(path: string, workDir: string, sizeBytes: numb
       '-t',
       'tmpfs',
       '-o',
-      `size=${sizeBytes},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0700,nosuid,nodev`,
+      `size=${sizeBytes},nr_inodes=${MAX_ENTRIES},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0700,nosuid,nodev`,
       'tmpfs',
       path,
     ]);
@@ -40,7 +43,7 @@ export async function prepareWork(path: string, workDir: string, sizeBytes: numb
   return {
     path,
     capped,
-    copyBack: (target, maxBytes) => copyRegular(path, target, { left: maxBytes }),
+    copyBack: (target, maxBytes) => copyRegular(path, target, { left: maxBytes, entries: MAX_ENTRIES }),
     async release() {
       if (capped) await run('umount', ['-l', path]).catch(() => undefined);
       await rm(path, { recursive: true, force: true });
@@ -58,7 +61,7 @@ async function chownTree(dir: string): Promise<void> {
 }
 
 /** Copies regular files and directories only, never through a symlink on either side, within a byte budget. */
-async function copyRegular(from: string, to: string, budget: { left: number }): Promise<void> {
+async function copyRegular(from: string, to: string, budget: { left: number; entries: number }): Promise<void> {
   const existing = await lstat(to).catch(() => undefined);
   if (existing?.isSymbolicLink()) return;
   if (!existing) await mkdir(to);
@@ -66,6 +69,7 @@ async function copyRegular(from: string, to: string, budget: { left: number }): 
   for (const entry of await readdir(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
     const target = join(to, entry.name);
+    if (--budget.entries < 0) return;
     if (entry.isDirectory()) await copyRegular(source, target, budget);
     else if (entry.isFile()) {
       const stat = await lstat(source);
@@ -81,7 +85,7 @@ async function copyRegular(from: string, to: string, budget: { left: number }): 
 /** Unmounts and removes the per-run state of runner processes that died (their pid no longer exists). */
 export async function sweepStaleState(parent: string): Promise<void> {
   const stale = (await readdir(parent).catch(() => [] as string[])).filter((name) => {
-    const match = /^vigil-sandbox-(\d+)$/.exec(name);
+    const match = /^vigil-sandbox-(\d+)(-[0-9a-f]+)?$/.exec(name);
     return match !== null && Number(match[1]) !== process.pid && !alive(Number(match[1]));
   });
   if (stale.length === 0) return;
