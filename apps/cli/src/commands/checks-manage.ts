@@ -4,6 +4,8 @@ import { contextOf } from '../context.ts';
 import { collect, defined, integer, readJsonObject } from '../input.ts';
 import { example } from '../kit.ts';
 import { checkSchema } from '../schemas.ts';
+import { readScript, readSuite } from '../script-files.ts';
+import { scriptOptions } from './checks-run.ts';
 
 const path = (id: string) => `/v1/checks/${encodeURIComponent(id)}`;
 const FREQUENCIES = ['1', '2', '5', '10', '15', '30', '60', '120', '180', '360', '720', '1440'];
@@ -22,9 +24,16 @@ export function editable(check: Record<string, unknown>): Record<string, unknown
 }
 
 /** GET, change, PUT: the API replaces a check whole, so the fields not named keep their values. */
-export async function patchCheck(client: ApiClient, id: string, changes: Record<string, unknown>) {
+export async function patchCheck(
+  client: ApiClient,
+  id: string,
+  changes: Record<string, unknown>,
+  /** Fields to drop from the stored check (a script replaces a test project, and the other way round). */
+  without: readonly string[] = [],
+) {
   const current = (await client.get(checkSchema, path(id))) as Record<string, unknown>;
   const body = { ...editable(current), ...changes };
+  for (const field of without) delete body[field];
   return (await client.json(checkSchema, 'PUT', path(id), { body })) as Record<string, unknown> & {
     id: string;
     name: string;
@@ -40,11 +49,13 @@ interface UpdateOptions {
   degradedMs?: number;
   maxMs?: number;
   data?: string;
+  script?: string;
+  files?: string;
+  runtime?: string;
 }
 
 export function registerCheckManagement(checks: Command): void {
-  const update = checks
-    .command('update')
+  const update = scriptOptions(checks.command('update'))
     .description('change some fields of a check; the others keep their values')
     .argument('<checkId>', 'check id')
     .option('--name <name>', 'check name')
@@ -52,8 +63,9 @@ export function registerCheckManagement(checks: Command): void {
     .option('--tag <tag>', 'tags (replace the current ones); repeat or separate with commas', collect)
     .option('--location <location>', 'run locations (replace the current ones)', collect)
     .option('--group <groupId>', 'the check group it belongs to')
-    .option('--degraded-ms <ms>', 'degraded above this response time', integer(0, 45_000))
-    .option('--max-ms <ms>', 'failed above this response time', integer(0, 45_000))
+    .option('--degraded-ms <ms>', 'degraded above this response time', integer(0, 240_000))
+    .option('--max-ms <ms>', 'failed above this response time (a script check: its budget)', integer(0, 240_000))
+    .option('--runtime <runtimeId>', 'the runtime a script runs in, YYYY.MM')
     .option('--data <json>', 'fields to change as JSON, @file or - (standard input)')
     .action(async (id: string, options: UpdateOptions, command: Command) => {
       const ctx = contextOf(command);
@@ -67,15 +79,20 @@ export function registerCheckManagement(checks: Command): void {
           groupId: options.group,
           degradedResponseTime: options.degradedMs,
           maxResponseTime: options.maxMs,
+          runtimeId: options.runtime,
+          script: options.script === undefined ? undefined : readScript(options.script, '--script'),
+          files: options.files === undefined ? undefined : readSuite(options.files, '--files'),
         }),
       };
-      const updated = await patchCheck(ctx.client(), id, changes);
+      const without = options.script !== undefined ? ['files'] : options.files !== undefined ? ['script'] : [];
+      const updated = await patchCheck(ctx.client(), id, changes, without);
       ctx.out.result(updated, () => ctx.out.print(`Updated check ${updated.name}: ${updated.id}`));
     });
   example(
     update,
     'vigil checks update 0b8c… --frequency 5 --tag prod,api',
     'vigil checks update 0b8c… --data @patch.json',
+    'vigil checks update 0b8c… --script checks/login.spec.ts',
   );
 
   const toggles: Array<[string, string, Record<string, boolean>, string]> = [

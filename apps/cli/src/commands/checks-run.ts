@@ -1,10 +1,15 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { basename } from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { z } from 'zod';
-import { contextOf, type Context } from '../context.ts';
-import { CliError, EXIT_API } from '../errors.ts';
+import { contextOf } from '../context.ts';
+import { CliError, EXIT_API, UsageError } from '../errors.ts';
 import { ApiClient } from '../http.ts';
-import { readJsonObject } from '../input.ts';
+import { defined, integer, readJsonObject } from '../input.ts';
 import { example } from '../kit.ts';
+import { readScript, readSuite } from '../script-files.ts';
+import { printRun, RUN_TIMEOUT_MS, runSchema } from './run-output.ts';
+
+export { printRun, runSchema, type Run } from './run-output.ts';
 
 const SOURCES = [
   'STATUS_CODE',
@@ -76,11 +81,25 @@ export interface DefinitionOptions {
   assert?: Assertion[];
   heartbeatPeriod?: { amount: number; unit: string };
   heartbeatGrace?: { amount: number; unit: string };
+  /** A test file: the script of a MULTI_STEP, PLAYWRIGHT or BROWSER check. */
+  script?: string;
+  /** A directory: a PLAYWRIGHT check's test project. */
+  files?: string;
+}
+
+/** The flags that name a script: --script for a test file, --files for a PLAYWRIGHT test project. */
+export function scriptOptions(command: Command): Command {
+  return command
+    .option(
+      '--script <file>',
+      'a Playwright test file (TypeScript, ESM or CommonJS): the script of a MULTI_STEP, PLAYWRIGHT or BROWSER check',
+    )
+    .option('--files <dir>', "a PLAYWRIGHT check's test project: every file under the directory (1 MiB in all)");
 }
 
 /** Adds the flags that describe what a check runs to `checks create`. */
 export function definitionOptions(command: Command): Command {
-  return command
+  return scriptOptions(command)
     .option('--url <url>', 'what an API, URL or BROWSER check requests (may use {{VARIABLES}})')
     .option('--method <method>', 'HTTP method of an API check (default GET)')
     .option('--body <text>', 'request body of an API check (JSON is sent as JSON)')
@@ -100,6 +119,13 @@ export function definitionOptions(command: Command): Command {
 /** The definition fields the flags describe, for a check of the given type. */
 export function definitionFromOptions(checkType: unknown, options: DefinitionOptions): Record<string, unknown> {
   const assertions = options.assert ?? [];
+  if (options.script !== undefined && options.files !== undefined)
+    throw new UsageError('Give --script or --files, not both');
+  if (options.script !== undefined) return { script: readScript(options.script, '--script') };
+  if (options.files !== undefined) {
+    if (checkType !== 'PLAYWRIGHT') throw new UsageError('--files makes a PLAYWRIGHT check: add --type PLAYWRIGHT');
+    return { files: readSuite(options.files, '--files') };
+  }
   if (checkType === 'HEARTBEAT' && options.heartbeatPeriod) {
     const grace = options.heartbeatGrace ?? { amount: 0, unit: 'minutes' };
     return {
@@ -135,53 +161,12 @@ function isJson(text: string): boolean {
   }
 }
 
-export const runSchema = z.looseObject({
-  result: z.looseObject({
-    runLocation: z.string(),
-    hasFailures: z.boolean(),
-    isDegraded: z.boolean().optional(),
-    responseTime: z.number(),
-    statusCode: z.number().optional(),
-    errorMessage: z.string().optional(),
-    attempts: z.number().optional(),
-    ssl: z.looseObject({ daysRemaining: z.number() }).optional(),
-  }),
-  assertions: z.array(
-    z.looseObject({
-      assertion: z.looseObject({
-        source: z.string(),
-        property: z.string(),
-        comparison: z.string(),
-        target: z.string(),
-      }),
-      passed: z.boolean(),
-      actual: z.string(),
-    }),
-  ),
-});
-export type Run = z.infer<typeof runSchema>;
-
-export function printRun(ctx: Context, run: Run): void {
-  const { result } = run;
-  const outcome = result.hasFailures ? 'FAILED' : result.isDegraded ? 'DEGRADED' : 'PASSED';
-  const status = result.statusCode === undefined ? '' : `, HTTP ${result.statusCode}`;
-  ctx.out.print(`${outcome} from ${result.runLocation} in ${Math.round(result.responseTime)} ms${status}`);
-  if (result.errorMessage) ctx.out.print(`  ${result.errorMessage}`);
-  if (result.ssl) ctx.out.print(`  certificate expires in ${result.ssl.daysRemaining} days`);
-  if (run.assertions.length > 0) {
-    ctx.out.table(run.assertions, [
-      { header: 'OK', value: (a) => (a.passed ? 'yes' : 'NO') },
-      {
-        header: 'ASSERTION',
-        value: (a) =>
-          `${a.assertion.source} ${a.assertion.property} ${a.assertion.comparison} ${a.assertion.target}`.replace(
-            /\s+/g,
-            ' ',
-          ),
-      },
-      { header: 'ACTUAL', value: (a) => a.actual },
-    ]);
-  }
+interface TestOptions extends DefinitionOptions {
+  file?: string;
+  type?: string;
+  name?: string;
+  runtime?: string;
+  maxMs?: number;
 }
 
 export function registerCheckRuns(checks: Command, program: Command): void {
@@ -193,25 +178,55 @@ export function registerCheckRuns(checks: Command, program: Command): void {
       const ctx = contextOf(command);
       const answer = await ctx
         .client()
-        .json(z.object({ results: z.array(runSchema) }), 'POST', `/v1/checks/${encodeURIComponent(id)}/trigger`);
+        .json(z.object({ results: z.array(runSchema) }), 'POST', `/v1/checks/${encodeURIComponent(id)}/trigger`, {
+          timeoutMs: RUN_TIMEOUT_MS,
+        });
       ctx.out.result(answer, () => answer.results.forEach((run) => printRun(ctx, run)));
       if (answer.results.some((run) => run.result.hasFailures)) throw new CliError('The check failed', EXIT_API);
     });
   example(trigger, 'vigil checks trigger 0b8c…');
 
-  const test = checks
-    .command('test')
+  const test = scriptOptions(checks.command('test'))
     .description('run a check definition once without saving it (exit code 1 when it fails)')
-    .requiredOption('--file <path>', 'the check as JSON, as for `checks create --data`; - reads standard input')
-    .action(async (options: { file: string }, command: Command) => {
+    .option('--file <path>', 'the check as JSON, as for `checks create --data`; - reads standard input')
+    .addOption(
+      new Option('--type <type>', 'with --script: the check type (default MULTI_STEP)').choices([
+        'MULTI_STEP',
+        'PLAYWRIGHT',
+        'BROWSER',
+      ]),
+    )
+    .option('--name <name>', 'with --script: the check name (default: the file name)')
+    .option('--runtime <runtimeId>', "the runtime a script runs in, YYYY.MM (default: the account's)")
+    .option('--max-ms <ms>', "a script's time budget, at most 240000 (the default)", integer(1, 240_000))
+    .action(async (options: TestOptions, command: Command) => {
       const ctx = contextOf(command);
-      const raw = options.file === '-' ? '-' : `@${options.file}`;
-      const body = await readJsonObject(raw, '--file');
-      const run = await ctx.client().json(runSchema, 'POST', '/v1/checks/test', { body });
+      if (options.file === undefined && options.script === undefined && options.files === undefined)
+        throw new UsageError('Give --file (a check as JSON), --script (a test file) or --files (a test project)');
+      const data =
+        options.file === undefined
+          ? {}
+          : await readJsonObject(options.file === '-' ? '-' : `@${options.file}`, '--file');
+      const scripted = options.script !== undefined || options.files !== undefined;
+      const checkType = options.type ?? data.checkType ?? (options.files !== undefined ? 'PLAYWRIGHT' : 'MULTI_STEP');
+      const source = options.script ?? options.files;
+      const body = {
+        ...data,
+        ...(scripted ? { checkType, name: data.name ?? basename(source!) } : {}),
+        ...definitionFromOptions(checkType, options),
+        ...defined({ name: options.name, runtimeId: options.runtime, maxResponseTime: options.maxMs }),
+      };
+      const run = await ctx.client().json(runSchema, 'POST', '/v1/checks/test', { body, timeoutMs: RUN_TIMEOUT_MS });
       ctx.out.result(run, () => printRun(ctx, run));
       if (run.result.hasFailures) throw new CliError('The check failed', EXIT_API);
     });
-  example(test, 'vigil checks test --file check.json');
+  example(
+    test,
+    'vigil checks test --file check.json',
+    'vigil checks test --script checks/login.spec.ts',
+    'vigil checks test --script checks/home.spec.ts --type PLAYWRIGHT --runtime 2025.04',
+    'vigil checks test --files checks/shop-suite',
+  );
 
   const heartbeat = program.command('heartbeat').description('heartbeat checks: ping URLs');
   example(heartbeat, 'vigil heartbeat ping Hk3…', 'vigil heartbeat rotate 0b8c…');

@@ -6,6 +6,7 @@ import { collect, defined, integer, readJsonObject } from '../input.ts';
 import { example, pageOptions, type PageOptions } from '../kit.ts';
 import { fetchList } from '../paging.ts';
 import { checkSchema } from '../schemas.ts';
+import { describeScript } from '../script-files.ts';
 import { registerCheckManagement } from './checks-manage.ts';
 import { definitionFromOptions, definitionOptions, registerCheckRuns, type DefinitionOptions } from './checks-run.ts';
 
@@ -14,6 +15,14 @@ const FREQUENCIES = ['1', '2', '5', '10', '15', '30', '60', '120', '180', '360',
 
 type Check = z.infer<typeof checkSchema> & Record<string, unknown>;
 const path = (id: string) => `/v1/checks/${encodeURIComponent(id)}`;
+
+/** A script or test project is summed up in the table; --json prints it whole. */
+function brief(key: string, value: unknown): unknown {
+  if (key === 'script' && typeof value === 'string') return `${describeScript(value)} (--json shows it)`;
+  if (key === 'files' && Array.isArray(value))
+    return (value as Array<{ path?: string }>).map((file) => file.path).join(', ');
+  return value;
+}
 
 interface CreateOptions extends DefinitionOptions {
   name?: string;
@@ -68,7 +77,9 @@ export function registerChecks(program: Command): void {
     .action(async (id: string, _options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const check = (await ctx.client().get(checkSchema, path(id))) as Check;
-      ctx.out.result(check, () => ctx.out.record(Object.entries(check)));
+      ctx.out.result(check, () =>
+        ctx.out.record(Object.entries(check).map(([key, value]) => [key, brief(key, value)])),
+      );
     });
   example(get, 'vigil checks get 0b8c…');
 
@@ -82,8 +93,12 @@ export function registerChecks(program: Command): void {
     .option('--group <groupId>', 'the check group it belongs to')
     .option('--no-activated', 'create it deactivated')
     .option('--muted', 'create it muted: no alerts')
-    .option('--degraded-ms <ms>', 'degraded above this response time', integer(0, 45_000))
-    .option('--max-ms <ms>', 'failed above this response time', integer(0, 45_000))
+    .option('--degraded-ms <ms>', 'degraded above this response time', integer(0, 240_000))
+    .option(
+      '--max-ms <ms>',
+      'failed above this response time (a script check: its time budget, up to 240000)',
+      integer(0, 240_000),
+    )
     .option('--ssl-domain <domain>', 'domain whose certificate to watch')
     .option('--runtime <runtimeId>', 'runtime, YYYY.MM')
     .option('--data <json>', 'the whole body as JSON, @file or - (standard input)')
@@ -122,6 +137,8 @@ export function registerChecks(program: Command): void {
     'vigil checks create --name "Login API" --type API --frequency 1 --tag prod --location eu-west-1,us-east-1',
     'vigil checks create --name "Orders API" --type API --frequency 1 --url https://example.com/api/orders --assert "STATUS_CODE EQUALS 200"',
     'vigil checks create --name "Nightly backup" --type HEARTBEAT --heartbeat-period 1d --heartbeat-grace 30m',
+    'vigil checks create --name "Login flow" --type MULTI_STEP --script checks/login.spec.ts --frequency 5',
+    'vigil checks create --name "Shop suite" --type PLAYWRIGHT --files checks/shop --runtime 2025.04',
     'vigil checks create --data @check.json',
   );
   registerCheckRuns(checks, program);

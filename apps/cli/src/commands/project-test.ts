@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
 import { CliError, UsageError } from '../errors.ts';
-import { collect } from '../input.ts';
+import { collect, defined } from '../input.ts';
 import { example } from '../kit.ts';
 import { loadProject, PROJECT_FILES } from '../project/load.ts';
 import type { DeclaredCheck, ProjectFile } from '../project/schema.ts';
-import { printRun, runSchema, type Run } from './checks-run.ts';
+import { printRun, RUN_TIMEOUT_MS, runSchema, type Run } from './run-output.ts';
 
-// Types the runner does not run on demand: heartbeats wait for pings, the others have no runner here.
-const NOT_RUN = new Set(['HEARTBEAT', 'MULTI_STEP', 'PLAYWRIGHT']);
+// Heartbeats wait for pings: there is nothing to run on demand.
+const NOT_RUN = new Set(['HEARTBEAT']);
 const CONCURRENCY = 4;
 
 /** Replaces {{KEY}} with a value the file declares on the check's group: the group may not be deployed yet. */
@@ -32,11 +32,14 @@ export function testBody(project: ProjectFile, check: DeclaredCheck): Record<str
   const variables = new Map<string, string>();
   for (const v of raw as Array<{ key?: unknown; value?: unknown }>)
     if (typeof v.key === 'string' && typeof v.value === 'string') variables.set(v.key, v.value);
-  return inline(fields, variables) as Record<string, unknown>;
+  // A script reads variables from process.env; its text (which may well contain "{{") is sent as written.
+  const { script, files, ...rest } = fields as Record<string, unknown>;
+  return { ...(inline(rest, variables) as Record<string, unknown>), ...defined({ script, files }) };
 }
 
 const runnable = (check: DeclaredCheck) =>
-  !NOT_RUN.has(check.checkType) && (check.request !== undefined || check.browser !== undefined);
+  !NOT_RUN.has(check.checkType) &&
+  [check.request, check.browser, check.script, check.files].some((definition) => definition !== undefined);
 
 interface Outcome {
   logicalId: string;
@@ -73,12 +76,17 @@ export function registerProjectTest(program: Command): void {
             outcomes[index] = {
               ...base,
               status: 'skipped',
-              error: `${check.checkType} checks are not run by vigil test`,
+              error: NOT_RUN.has(check.checkType)
+                ? `${check.checkType} checks are not run by vigil test`
+                : 'the check declares nothing to run (no request, browser, script or code)',
             };
             continue;
           }
           try {
-            const run = await client.json(runSchema, 'POST', '/v1/checks/test', { body: testBody(project, check) });
+            const run = await client.json(runSchema, 'POST', '/v1/checks/test', {
+              body: testBody(project, check),
+              timeoutMs: RUN_TIMEOUT_MS,
+            });
             outcomes[index] = { ...base, status: run.result.hasFailures ? 'failed' : 'passed', run };
           } catch (error) {
             outcomes[index] = {

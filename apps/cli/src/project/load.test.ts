@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -59,5 +59,67 @@ describe('loadProject', () => {
     expect(messages[3]).toMatch(
       /^extra\.json is not a valid project file:\n {2}\(top level\): Unrecognized key: "monitors"/,
     );
+  });
+
+  it('reads script code from paths relative to the project file: entrypoint, content, a directory', async () => {
+    const root = dir();
+    mkdirSync(join(root, 'monitoring/checks/suite/tests/node_modules/x'), { recursive: true });
+    const script = "import { test } from '@playwright/test';\ntest('a', async () => {});\n";
+    writeFileSync(join(root, 'monitoring/checks/login.spec.ts'), script);
+    writeFileSync(join(root, 'monitoring/checks/suite/tests/b.spec.ts'), 'b');
+    writeFileSync(join(root, 'monitoring/checks/suite/a.spec.ts'), 'a');
+    writeFileSync(join(root, 'monitoring/checks/suite/playwright.config.ts'), 'export default {};');
+    writeFileSync(join(root, 'monitoring/checks/suite/tests/node_modules/x/index.js'), 'skipped');
+    writeFileSync(join(root, 'monitoring/checks/suite/.env'), 'SECRET=skipped');
+    const checks = [
+      { logicalId: 'login', name: 'Login', checkType: 'MULTI_STEP', code: { entrypoint: './checks/login.spec.ts' } },
+      { logicalId: 'inline', name: 'Inline', checkType: 'MULTI_STEP', code: { content: 'test()' } },
+      { logicalId: 'suite', name: 'Suite', checkType: 'PLAYWRIGHT', code: { directory: 'checks/suite' } },
+    ];
+    writeFileSync(join(root, 'monitoring/vigil.config.json'), JSON.stringify({ project: 'shop', checks }));
+    // Run from elsewhere: paths follow the project file, not the working directory.
+    const { project } = await loadProject('monitoring/vigil.config.json', root);
+    expect(project.checks).toEqual([
+      { logicalId: 'login', name: 'Login', checkType: 'MULTI_STEP', script },
+      { logicalId: 'inline', name: 'Inline', checkType: 'MULTI_STEP', script: 'test()' },
+      {
+        logicalId: 'suite',
+        name: 'Suite',
+        checkType: 'PLAYWRIGHT',
+        files: [
+          { path: 'a.spec.ts', content: 'a' },
+          { path: 'playwright.config.ts', content: 'export default {};' },
+          { path: 'tests/b.spec.ts', content: 'b' },
+        ],
+      },
+    ]);
+  });
+
+  it('a wrong code block is a usage error naming the check and the field', async () => {
+    const root = dir();
+    const write = (name: string, code: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      writeFileSync(
+        join(root, name),
+        JSON.stringify({
+          project: 'shop',
+          checks: [{ logicalId: 'a', name: 'A', checkType: 'MULTI_STEP', code, ...extra }],
+        }),
+      );
+    write('missing.json', { entrypoint: 'nope.spec.ts' });
+    write('two.json', { entrypoint: 'a.ts', content: 'x' });
+    write('dir.json', { directory: 'suite' });
+    write('both.json', { content: 'x' }, { script: 'y' });
+    const errors = await Promise.all(
+      ['missing.json', 'two.json', 'dir.json', 'both.json'].map((name) =>
+        loadProject(name, root).catch((error: unknown) => error as Error),
+      ),
+    );
+    expect(errors.every((error) => error instanceof UsageError)).toBe(true);
+    expect(errors.map((error) => (error as Error).message)).toEqual([
+      expect.stringMatching(/^missing\.json: checks\.0\.code\.entrypoint: cannot read .*nope\.spec\.ts: ENOENT$/),
+      expect.stringContaining('checks.0.code: name exactly one of entrypoint, content or directory'),
+      expect.stringContaining('checks.0.code.directory: a test project (directory) makes a PLAYWRIGHT check'),
+      expect.stringContaining('checks.0.code: give code or script, not both'),
+    ]);
   });
 });

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, extname, resolve } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../errors.ts';
-import { projectFileSchema, type ProjectFile } from './schema.ts';
+import { readScript, readSuite } from '../script-files.ts';
+import { projectFileSchema, type DeclaredCheck, type ProjectFile } from './schema.ts';
 
 /** Looked for in the current directory, in this order, when --config is not given. */
 export const PROJECT_FILES = [
@@ -66,5 +67,19 @@ export async function loadProject(configPath: string | undefined, cwd = process.
     });
     throw new UsageError(`${basename(path)} is not a valid project file:\n${lines.join('\n')}`);
   }
-  return { path, project: parsed.data };
+  const base = dirname(path);
+  const checks = parsed.data.checks.map((check, index) =>
+    withCode(check, base, `${basename(path)}: checks.${index}.code`),
+  );
+  return { path, project: { ...parsed.data, checks } };
+}
+
+/** A check's `code` read from disk (paths relative to the project file) into the API's script or files. */
+function withCode(check: DeclaredCheck, base: string, where: string): DeclaredCheck {
+  const { code, ...rest } = check;
+  if (code === undefined) return check;
+  if (code.content !== undefined) return { ...rest, script: code.content };
+  if (code.entrypoint !== undefined)
+    return { ...rest, script: readScript(resolve(base, code.entrypoint), `${where}.entrypoint`) };
+  return { ...rest, files: readSuite(resolve(base, code.directory!), `${where}.directory`) };
 }

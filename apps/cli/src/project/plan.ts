@@ -59,6 +59,9 @@ const RESPONSE_TIMES: Record<string, [number, number]> = {
   API: [5_000, 20_000],
   URL: [3_000, 5_000],
   DNS: [500, 1_000],
+  // A script's maxResponseTime is its run budget: 240 s unless the check says otherwise.
+  MULTI_STEP: [30_000, 240_000],
+  PLAYWRIGHT: [30_000, 240_000],
 };
 const GROUP_DEFAULTS: Plain = { tags: [], runtimeId: null, environmentVariables: [] };
 const CHANNEL_DEFAULTS: Plain = {
@@ -74,8 +77,10 @@ const CHANNEL_DEFAULTS: Plain = {
 };
 export const CHANNEL_CONFIG_FIELDS = ['name', 'url', 'method', 'headers', 'queryParameters', 'template'];
 
-function checkDefaults(checkType: unknown): Plain {
-  const [degraded, max] = RESPONSE_TIMES[String(checkType)] ?? [10_000, 20_000];
+function checkDefaults(declared: { checkType: unknown; script?: unknown }): Plain {
+  // A BROWSER check written as a script runs, and defaults, like PLAYWRIGHT.
+  const type = declared.checkType === 'BROWSER' && declared.script !== undefined ? 'PLAYWRIGHT' : declared.checkType;
+  const [degraded, max] = RESPONSE_TIMES[String(type)] ?? [10_000, 20_000];
   return { ...CHECK_DEFAULTS, degradedResponseTime: degraded, maxResponseTime: max };
 }
 
@@ -154,7 +159,7 @@ export function planDeploy(project: ProjectFile, remote: RemoteState): Step[] {
     diffFields(withoutLogicalId(declared), { ...current.raw, tags: userTags(current.raw) }, GROUP_DEFAULTS),
   );
   const checks = reconcile('check', project.checks, remote.checks, (declared, current) =>
-    diffFields(withoutLogicalId(declared), checkView(current.raw, groupLogical), checkDefaults(declared.checkType)),
+    diffFields(withoutLogicalId(declared), checkView(current.raw, groupLogical), checkDefaults(declared)),
   );
   const channels = reconcile('alert-channel', project.alertChannels, remote.channels, (declared, current) =>
     diffFields(withoutLogicalId(declared), channelView(current.raw), CHANNEL_DEFAULTS),

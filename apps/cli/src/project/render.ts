@@ -1,5 +1,6 @@
 import { show } from './diff.ts';
 import type { Step } from './plan.ts';
+import { filesChangeLines, scriptChangeLines } from './script-diff.ts';
 
 const SIGNS = { create: '+', update: '~', delete: '-' } as const;
 
@@ -20,6 +21,14 @@ export function renderPlan(steps: readonly Step[]): string[] {
     const label = step.kind === 'subscription' ? step.logicalId : `${step.logicalId} (${step.name})`;
     lines.push(`${SIGNS[step.action]} ${step.action} ${step.kind} ${label}`);
     for (const change of step.changes) {
+      if (change.path === 'script') {
+        lines.push(...scriptChangeLines(change.old, change.new, '    '));
+        continue;
+      }
+      if (change.path === 'files') {
+        lines.push(...filesChangeLines(change.old, change.new, '    '));
+        continue;
+      }
       lines.push(
         step.action === 'create'
           ? `    ${change.path}: ${show(change.new)}`

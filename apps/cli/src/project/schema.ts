@@ -41,6 +41,20 @@ const groupSchema = z
   .looseObject({ logicalId: logicalIdSchema, name: z.string().trim().min(1), tags: userTags })
   .superRefine(forbidden(['id']));
 
+/**
+ * Where a script check's code lives, as Checkly's constructs say it: `entrypoint`, a test file
+ * (relative to the project file); `content`, the text inline; `directory`, a PLAYWRIGHT check's
+ * test project. Loading replaces it with the API's `script` or `files`.
+ */
+export const codeSchema = z
+  .strictObject({
+    entrypoint: z.string().min(1).optional(),
+    content: z.string().min(1).optional(),
+    directory: z.string().min(1).optional(),
+  })
+  .refine((code) => Object.values(code).filter((v) => v !== undefined).length === 1, {
+    message: 'name exactly one of entrypoint, content or directory',
+  });
 const checkSchema = z
   .looseObject({
     logicalId: logicalIdSchema,
@@ -48,8 +62,20 @@ const checkSchema = z
     checkType: z.string().min(1),
     group: logicalIdSchema.optional(),
     tags: userTags,
+    code: codeSchema.optional(),
   })
-  .superRefine(forbidden(['id', 'groupId']));
+  .superRefine(forbidden(['id', 'groupId']))
+  .superRefine((check, ctx) => {
+    if (check.code === undefined) return;
+    for (const field of ['script', 'files'])
+      if (field in check) ctx.addIssue({ code: 'custom', path: ['code'], message: `give code or ${field}, not both` });
+    if (check.code.directory !== undefined && check.checkType !== 'PLAYWRIGHT')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['code', 'directory'],
+        message: 'a test project (directory) makes a PLAYWRIGHT check; use entrypoint for one file',
+      });
+  });
 
 const keyValues = z.array(z.object({ key: z.string(), value: z.string() }));
 const channelSchema = z
