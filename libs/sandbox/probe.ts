@@ -51,7 +51,7 @@ export async function probeBwrap(bwrap: string, base: string): Promise<ProbeResu
   return new Promise((resolve) => {
     execFile('setpriv', args, { env: {}, timeout: 10_000 }, (error, _stdout, stderr) => {
       if (!error) return resolve({ available: true });
-      const detail = stderr.trim().split('\n')[0] || error.message;
+      const detail = stderr.trim().split('\n')[0] || `${bwrap} exited with ${error.code ?? error.signal}`;
       resolve({ available: false, reason: `bubblewrap cannot create its namespaces here: ${detail}` });
     });
   });
