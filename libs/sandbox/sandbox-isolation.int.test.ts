@@ -111,6 +111,8 @@ describe('sandbox isolation', () => {
         'HTTPS_PROXY',
         'HTTP_PROXY',
         'NODE_USE_ENV_PROXY',
+        'NO_PROXY',
+        'no_proxy',
         'PATH',
         'PWD',
         'TMPDIR',

@@ -59,7 +59,11 @@ export interface SandboxSpec {
    */
   workDir: string;
   command: string[];
-  /** The only env the process gets, plus HOME, TMPDIR, PATH and the proxy variables the sandbox sets. */
+  /**
+   * The only env the process gets, plus what the sandbox sets (and wins on): HOME=/work, TMPDIR=/tmp,
+   * PATH, HTTP(S)_PROXY/http(s)_proxy and VIGIL_EGRESS_PROXY=http://127.0.0.1:3128,
+   * NO_PROXY=127.0.0.1:3128 and NODE_USE_ENV_PROXY=1 (Node ≥ 24's fetch and http use the proxy).
+   */
   env: Record<string, string>;
   timeoutMs: number;
   memoryBytes: number;
