@@ -81,7 +81,9 @@ describe('script checks from the CLI', () => {
     const human = await vigil(['checks', 'test', '--script', 'broken.spec.ts'], { env, cwd: dir });
     expect(human.code).toBe(1);
     expect(human.stdout).toMatch(/^FAILED/);
-    expect(human.stdout).toMatch(/✗ check body:\n {2}.*degraded/);
+    expect(human.stdout).toMatch(
+      /\n✗ check body:\n {2}Error: expect\(received\)\.toBe\(expected\)[^\n]*\n[\s\S]*Expected: "degraded"/,
+    );
   });
 
   it('checks create --type MULTI_STEP --script stores the file; update --script replaces it', async () => {
