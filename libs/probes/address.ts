@@ -1,10 +1,13 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { checkAddress } from '#webhooks';
 
 /**
  * Check targets are user-controlled, so they get the webhooks' address policy: loopback, private,
- * link-local and metadata addresses are refused unless VIGIL_RUNNER_ALLOW_PRIVATE=true.
+ * link-local and metadata addresses are refused unless VIGIL_RUNNER_ALLOW_PRIVATE=true. Cloud
+ * metadata services are refused even then: they hand out the host's credentials, and no
+ * self-hoster monitors them on purpose.
  */
 export class AddressRefused extends Error {
   override readonly name = 'AddressRefused';
@@ -12,17 +15,74 @@ export class AddressRefused extends Error {
 
 export const ALLOW_PRIVATE_HINT = 'private targets need VIGIL_RUNNER_ALLOW_PRIVATE=true';
 
+// Well-known instance-metadata and credential endpoints of cloud providers.
+const METADATA = [
+  '169.254.169.254/32', // AWS, GCP, Azure, OpenStack, Oracle, DigitalOcean, Hetzner
+  '169.254.170.2/32', // AWS ECS task metadata and credentials
+  '169.254.170.23/32', // AWS EKS Pod Identity
+  '169.254.0.23/32', // Tencent Cloud
+  '100.100.100.200/32', // Alibaba Cloud
+  '168.63.129.16/32', // Azure wire server
+  '192.0.0.192/32', // Oracle Cloud (legacy)
+  'fd00:ec2::254/128', // AWS over IPv6
+  'fd00:ec2::23/128', // AWS EKS Pod Identity over IPv6
+].map((cidr) => ({ cidr, network: ipaddr.parseCIDR(cidr) }));
+
+/** The IPv4 address an IPv6 form carries (mapped, compatible, NAT64, 6to4), if any. */
+function carriedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const parts = address.parts;
+  const fromWords = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address();
+  if (parts.slice(0, 6).every((part) => part === 0)) return fromWords(parts[6] ?? 0, parts[7] ?? 0);
+  if (address.match(ipaddr.parseCIDR('64:ff9b::/96'))) return fromWords(parts[6] ?? 0, parts[7] ?? 0);
+  if (parts[0] === 0x2002) return fromWords(parts[1] ?? 0, parts[2] ?? 0);
+  return undefined;
+}
+
+/** The metadata range an IP address is in, directly or carried inside an IPv6 form. */
+function metadataRange(input: string): string | undefined {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(input.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  } catch {
+    return undefined;
+  }
+  const candidates = [parsed];
+  const inner = parsed.kind() === 'ipv6' ? carriedIPv4(parsed as ipaddr.IPv6) : undefined;
+  if (inner) candidates.push(inner);
+  for (const candidate of candidates) {
+    const hit = METADATA.find(({ network }) => network[0].kind() === candidate.kind() && candidate.match(network));
+    if (hit) return hit.cidr;
+  }
+  return undefined;
+}
+
 function refusal(host: string, reason: string): AddressRefused {
   const subject = isIP(host) !== 0 ? reason : `${host} resolves to a blocked address: ${reason}`;
   return new AddressRefused(`refused: ${subject} (${ALLOW_PRIVATE_HINT})`);
 }
 
+function metadataRefusal(host: string, address: string, cidr: string): AddressRefused {
+  const subject = isIP(host) !== 0 ? address : `${host} resolves to ${address}, which`;
+  return new AddressRefused(
+    `refused: ${subject} is a cloud metadata address (${cidr}); these are never check targets, private ones allowed or not`,
+  );
+}
+
+/** The verdict on one IP address: undefined when it may be connected to. */
+function judge(host: string, address: string, allowPrivate: boolean): AddressRefused | undefined {
+  const metadata = metadataRange(address);
+  if (metadata) return metadataRefusal(host, address, metadata);
+  if (allowPrivate) return undefined;
+  const verdict = checkAddress(address);
+  return verdict.allowed ? undefined : refusal(host, verdict.reason);
+}
+
 /** The policy for a literal address; names are judged at connect time by guardedLookup. */
 export function checkLiteral(host: string, allowPrivate: boolean): AddressRefused | undefined {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (allowPrivate || isIP(bare) === 0) return undefined;
-  const verdict = checkAddress(bare);
-  return verdict.allowed ? undefined : refusal(bare, verdict.reason);
+  if (isIP(bare) === 0) return undefined;
+  return judge(bare, bare, allowPrivate);
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -37,11 +97,9 @@ export function guardedLookup(allowPrivate: boolean, onLookup?: () => void) {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       onLookup?.();
       if (error) return callback(error, []);
-      if (!allowPrivate) {
-        for (const { address } of addresses) {
-          const verdict = checkAddress(address);
-          if (!verdict.allowed) return callback(refusal(hostname, verdict.reason), []);
-        }
+      for (const { address } of addresses) {
+        const refused = judge(hostname, address, allowPrivate);
+        if (refused) return callback(refused, []);
       }
       if (options.all) return callback(null, addresses);
       const [first] = addresses;

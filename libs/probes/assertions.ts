@@ -1,6 +1,6 @@
 import { JSONPath } from 'jsonpath-plus';
 import { assertionSourcesByType, type Assertion } from '#domain';
-import { shorten } from './secrets.ts';
+import { createScrubber, type Scrubber } from './secrets.ts';
 import type { AssertionOutcome, RunnableCheckType } from './types.ts';
 
 /** What a run produced, for the assertions to look at. Fields a type does not have stay undefined. */
@@ -173,8 +173,17 @@ export function describeAssertion(assertion: Assertion): string {
   return `${assertion.source}${property} ${assertion.comparison}${target}`;
 }
 
-/** Evaluates every assertion of a run against what it observed. */
-export function evaluateAssertions(
+/**
+ * A value seen is kept up to this many characters before it is scrubbed and cut for display:
+ * enough for every encoded form of the longest secret (10 000 bytes) to be whole before the cut.
+ */
+const SEEN_CAP = 256 * 1024;
+
+/**
+ * Judges every assertion of a run against what it observed. `actual` is the value as seen, not yet
+ * scrubbed or cut (shownOutcome does both, in that order, once the run's secrets are known).
+ */
+export function judgeAssertions(
   checkType: RunnableCheckType,
   assertions: readonly Assertion[],
   observed: Observed,
@@ -191,8 +200,24 @@ export function evaluateAssertions(
       };
     const found = valueOf(assertion, observed);
     if ('error' in found) return { assertion, passed: false, actual: '', message: found.error };
-    const actual = found.value === MISSING ? '(missing)' : shorten(asText(found.value));
-    const passed = compare(assertion, found.value);
-    return passed ? { assertion, passed, actual } : { assertion, passed, actual, message: `actual ${actual}` };
+    const actual = found.value === MISSING ? '(missing)' : asText(found.value).slice(0, SEEN_CAP);
+    return { assertion, passed: compare(assertion, found.value), actual };
   });
+}
+
+/** An outcome as users see it: secrets scrubbed first, then the actual value cut to 200 characters. */
+export function shownOutcome(outcome: AssertionOutcome, scrub: Scrubber): AssertionOutcome {
+  const actual = scrub.shorten(outcome.actual);
+  if (outcome.message !== undefined) return { ...outcome, actual, message: scrub(outcome.message) };
+  return outcome.passed ? { ...outcome, actual } : { ...outcome, actual, message: `actual ${actual}` };
+}
+
+/** Evaluates every assertion of a run against what it observed, as shown to users. */
+export function evaluateAssertions(
+  checkType: RunnableCheckType,
+  assertions: readonly Assertion[],
+  observed: Observed,
+  scrub: Scrubber = createScrubber([]),
+): AssertionOutcome[] {
+  return judgeAssertions(checkType, assertions, observed).map((outcome) => shownOutcome(outcome, scrub));
 }

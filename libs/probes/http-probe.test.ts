@@ -33,6 +33,12 @@ beforeAll(async () => {
         res.statusCode = 302;
         res.setHeader('location', '/json');
         return res.end();
+      case '/to': {
+        const query = new URL(req.url ?? '/', 'http://x').searchParams;
+        res.statusCode = Number(query.get('status') ?? 302);
+        res.setHeader('location', query.get('location') ?? '/');
+        return res.end();
+      }
       case '/gzip':
         res.setHeader('content-encoding', 'gzip');
         return res.end(gzipSync('compressed hello'));
@@ -251,5 +257,90 @@ describe('API and URL probes over real HTTP', () => {
       expect(text).not.toContain(encodeURIComponent(secret));
     }
     expect(echoed.result.errorMessage).toContain('********');
+  });
+
+  it('refuses cloud metadata addresses even with allowPrivate, directly and through a redirect', async () => {
+    const direct = await runProbe(
+      api({ url: 'http://169.254.169.254/latest/meta-data/' }),
+      probeContext({ allowPrivate: true, timeoutMs: 3000 }),
+    );
+    expect(direct.result.errorMessage).toContain('cloud metadata');
+    const viaRedirect = await runProbe(
+      api({ url: `${server.url}/to?location=${encodeURIComponent('http://[fd00:ec2::254]/')}` }),
+      probeContext({ allowPrivate: true, timeoutMs: 3000 }),
+    );
+    expect(viaRedirect.result.errorMessage).toContain('cloud metadata');
+  });
+});
+
+// Issue 21 item 8: what a check sends to its own origin must not follow a redirect to another one.
+describe('redirects to another origin', () => {
+  let other: TestServer;
+  const seenThere: Seen[] = [];
+  beforeAll(async () => {
+    other = await httpServer((req, res, body) => {
+      seenThere.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      res.end('landed');
+    });
+  });
+  afterAll(() => other.close());
+
+  const withCredentials = (status: number, target: string, extra: Partial<ApiRequest> = {}) =>
+    api({
+      url: `${server.url}/to?status=${status}&location=${encodeURIComponent(target)}`,
+      method: 'POST',
+      bodyType: 'JSON',
+      body: '{"token":"{{TOKEN}}"}',
+      headers: [
+        { key: 'X-Api-Key', value: '{{TOKEN}}' },
+        { key: 'Cookie', value: 'session={{TOKEN}}' },
+        { key: 'Authorization', value: 'Bearer {{TOKEN}}' },
+      ],
+      basicAuth: { username: 'u', password: '{{TOKEN}}' },
+      ...extra,
+    });
+  const ctx = probeContext({ variables: { TOKEN: 'tok-123' }, secretValues: ['tok-123'] });
+  const userHeaders = ['x-api-key', 'cookie', 'authorization', 'content-type'];
+
+  for (const status of [301, 302, 303, 307, 308]) {
+    it(`${status}: drops every header the user set and the body`, async () => {
+      seenThere.length = 0;
+      const { result } = await runProbe(withCredentials(status, `${other.url}/landing`), ctx);
+      expect(result).toMatchObject({ hasFailures: false, statusCode: 200 });
+      const landed = seenThere[0]!;
+      for (const name of userHeaders) expect(landed.headers[name], name).toBeUndefined();
+      expect(landed.body).toBe('');
+      expect(JSON.stringify(landed)).not.toContain('tok-123');
+      // Fetch rules: 303 always, and 301/302 of a POST, become a GET; 307/308 keep the method.
+      expect(landed.method).toBe(status === 307 || status === 308 ? 'POST' : 'GET');
+    });
+  }
+
+  it('a different port on the same host is another origin', async () => {
+    seenThere.length = 0;
+    const sameHostOtherPort = `http://127.0.0.1:${other.port}/landing`;
+    expect(new URL(sameHostOtherPort).hostname).toBe(new URL(server.url).hostname);
+    await runProbe(withCredentials(307, sameHostOtherPort), ctx);
+    expect(seenThere[0]?.headers['x-api-key']).toBeUndefined();
+  });
+
+  it('keeps headers and body on a same-origin redirect', async () => {
+    seen.length = 0;
+    await runProbe(withCredentials(307, '/echo'), ctx);
+    const followed = seen.find((request) => request.url === '/echo')!;
+    expect(followed.headers['x-api-key']).toBe('tok-123');
+    // basicAuth wins over an Authorization header, as it did before.
+    expect(followed.headers.authorization).toBe(`Basic ${Buffer.from('u:tok-123').toString('base64')}`);
+    expect(followed.headers.cookie).toBe('session=tok-123');
+    expect(followed.body).toBe('{"token":"tok-123"}');
+  });
+
+  it('keeps them across origins only when the check opts in', async () => {
+    seenThere.length = 0;
+    await runProbe(withCredentials(307, `${other.url}/landing`, { followRedirectsWithCredentials: true }), ctx);
+    const landed = seenThere[0]!;
+    expect(landed.headers['x-api-key']).toBe('tok-123');
+    expect(landed.headers.cookie).toBe('session=tok-123');
+    expect(landed.body).toBe('{"token":"tok-123"}');
   });
 });

@@ -6,7 +6,7 @@ import type { TLSSocket } from 'node:tls';
 import zlib from 'node:zlib';
 import type { ApiRequest, CheckResultInput, UrlRequest } from '#domain';
 import { checkLiteral, guardedLookup } from './address.ts';
-import { evaluateAssertions } from './assertions.ts';
+import { judgeAssertions } from './assertions.ts';
 import { errorText, type RawRun } from './result.ts';
 import { substitute } from './secrets.ts';
 
@@ -33,6 +33,21 @@ interface Prepared {
   url: URL;
   headers: Record<string, string>;
   body?: Buffer;
+  /** `user:password` strings put in an Authorization header, so their base64 is scrubbed too. */
+  credentials: string[];
+}
+
+/** What the runner sends on its own; everything else in a request was set by the check. */
+const RUNNER_HEADERS: Readonly<Record<string, string>> = { 'user-agent': USER_AGENT, accept: '*/*' };
+
+const basic = (credential: string) => `Basic ${Buffer.from(credential).toString('base64')}`;
+
+function decodedUserinfo(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 const CONTENT_TYPES: Record<ApiRequest['bodyType'], string | undefined> = {
@@ -65,16 +80,26 @@ function prepare(checkType: 'API' | 'URL', request: ApiRequest | UrlRequest, var
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new Error(`url: only http and https are supported, not ${url.protocol}`);
-  const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: '*/*' };
-  if (!api) return { method: 'GET', url, headers };
+  const headers: Record<string, string> = { ...RUNNER_HEADERS };
+  const credentials: string[] = [];
+  // Credentials in the URL become a header the runner controls (and drops on a redirect to
+  // another origin), and never appear in the URL printed in errors.
+  if (url.username !== '' || url.password !== '') {
+    const credential = `${decodedUserinfo(url.username)}:${decodedUserinfo(url.password)}`;
+    credentials.push(credential);
+    headers.authorization = basic(credential);
+    url.username = '';
+    url.password = '';
+  }
+  if (!api) return { method: 'GET', url, headers, credentials };
 
   for (const { key, value } of api.queryParameters)
     url.searchParams.append(substitute(key, vars), substitute(value, vars));
   for (const { key, value } of api.headers) headers[substitute(key, vars).toLowerCase()] = substitute(value, vars);
   if (api.basicAuth) {
-    const user = substitute(api.basicAuth.username, vars);
-    const password = substitute(api.basicAuth.password, vars);
-    headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    const credential = `${substitute(api.basicAuth.username, vars)}:${substitute(api.basicAuth.password, vars)}`;
+    credentials.push(credential);
+    headers.authorization = basic(credential);
   }
   let body: Buffer | undefined;
   if (api.bodyType !== 'NONE' && api.method !== 'HEAD') {
@@ -84,7 +109,7 @@ function prepare(checkType: 'API' | 'URL', request: ApiRequest | UrlRequest, var
     if (type && headers['content-type'] === undefined) headers['content-type'] = type;
   }
   if (body) headers['content-length'] = String(body.length);
-  return { method: api.method, url, headers, ...(body ? { body } : {}) };
+  return { method: api.method, url, headers, credentials, ...(body ? { body } : {}) };
 }
 
 function decoded(res: http.IncomingMessage): NodeJS.ReadableStream {
@@ -191,22 +216,28 @@ function send(prepared: Prepared, skipSSL: boolean, allowPrivate: boolean, signa
   });
 }
 
-/** The request after a redirect: 303 (and 301/302 of a POST) become a GET without a body. */
-function redirected(prepared: Prepared, status: number, location: string): Prepared {
+/**
+ * The request after a redirect: 303 (and 301/302 of a POST) become a GET without a body, as
+ * fetch does. Everything the check set (headers, credentials, body) was written for its own
+ * origin: like browsers and curl, a redirect to another scheme, host or port gets only the
+ * runner's own headers, unless the check opted in with followRedirectsWithCredentials.
+ */
+function redirected(prepared: Prepared, status: number, location: string, keepAcrossOrigins: boolean): Prepared {
   const url = new URL(location, prepared.url);
+  // The target chose this URL: credentials in it are its own, not sent from the check.
+  url.username = '';
+  url.password = '';
   const toGet = status === 303 || ((status === 301 || status === 302) && prepared.method === 'POST');
+  const method = toGet && prepared.method !== 'HEAD' ? 'GET' : prepared.method;
+  if (url.origin !== prepared.url.origin && !keepAcrossOrigins)
+    return { method, url, headers: { ...RUNNER_HEADERS }, credentials: prepared.credentials };
+  const { body, ...kept } = prepared;
   const headers = { ...prepared.headers };
   if (toGet) {
     delete headers['content-type'];
     delete headers['content-length'];
   }
-  // Credentials are meant for the origin they were written for.
-  if (url.origin !== prepared.url.origin) {
-    delete headers.authorization;
-    delete headers.cookie;
-  }
-  const method = toGet && prepared.method !== 'HEAD' ? 'GET' : prepared.method;
-  return { method, url, headers, ...(toGet || !prepared.body ? {} : { body: prepared.body }) };
+  return { ...kept, method, url, headers, ...(toGet || !body ? {} : { body }) };
 }
 
 export async function runHttp(
@@ -224,12 +255,14 @@ export async function runHttp(
   } catch (error) {
     return { responseTime: 0, error: errorText(error), assertions: [] };
   }
+  const followWithCredentials = checkType === 'API' && (request as ApiRequest).followRedirectsWithCredentials;
+  const { credentials } = prepared;
   let hop: Hop;
   try {
     hop = await send(prepared, request.skipSSL, allowPrivate, signal);
     for (let redirects = 0; request.followRedirects && REDIRECTS.has(hop.statusCode) && hop.location; redirects++) {
       if (redirects === MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
-      prepared = redirected(prepared, hop.statusCode, hop.location);
+      prepared = redirected(prepared, hop.statusCode, hop.location, followWithCredentials);
       hop = await send(prepared, request.skipSSL, allowPrivate, signal);
     }
   } catch (error) {
@@ -237,10 +270,11 @@ export async function runHttp(
       responseTime: elapsed(),
       error: `${prepared.method} ${prepared.url.href}: ${errorText(error)}`,
       assertions: [],
+      credentials,
     };
   }
   const responseTime = elapsed();
-  const assertions = evaluateAssertions(checkType, request.assertions, {
+  const assertions = judgeAssertions(checkType, request.assertions, {
     statusCode: hop.statusCode,
     headers: hop.headers,
     body: hop.body,
@@ -255,6 +289,7 @@ export async function runHttp(
   return {
     responseTime,
     assertions,
+    credentials,
     ...(implicitFailure ? { implicitFailure } : {}),
     statusCode: hop.statusCode >= 100 && hop.statusCode <= 999 ? hop.statusCode : undefined,
     statusText: hop.statusText,

@@ -1,5 +1,5 @@
 import { parseCheckResult, type CheckResult, type CheckResultInput } from '#domain';
-import { describeAssertion } from './assertions.ts';
+import { describeAssertion, shownOutcome } from './assertions.ts';
 import { createScrubber } from './secrets.ts';
 import type { AssertionOutcome, ProbeContext, ProbeOutcome, RunnableCheckType } from './types.ts';
 
@@ -8,7 +8,10 @@ export interface RawRun {
   responseTime: number;
   /** Why the run itself failed (connection refused, timeout, refused address…), if it did. */
   error?: string;
+  /** As judged: actual values whole, scrubbed and cut by buildOutcome. */
   assertions: AssertionOutcome[];
+  /** `user:password` strings the probe sent in Authorization headers (their base64 is scrubbed). */
+  credentials?: string[];
   /** Fails the run without an assertion (URL: not 2xx; browser: document status ≥ 400). */
   implicitFailure?: string;
   statusCode?: number;
@@ -25,12 +28,8 @@ const round = (ms: number) => Math.max(0, Math.round(ms * 1000) / 1000);
  * than maxResponseTime; degraded over degradedResponseTime. Every string is scrubbed of secrets.
  */
 export function buildOutcome(checkType: RunnableCheckType, raw: RawRun, ctx: ProbeContext): ProbeOutcome {
-  const scrub = createScrubber(ctx.secretValues);
-  const assertions = raw.assertions.map((outcome) => ({
-    ...outcome,
-    actual: scrub(outcome.actual),
-    ...(outcome.message === undefined ? {} : { message: scrub(outcome.message) }),
-  }));
+  const scrub = createScrubber(ctx.secretValues, raw.credentials);
+  const assertions = raw.assertions.map((outcome) => shownOutcome(outcome, scrub));
   const responseTime = round(raw.responseTime);
   const problems: string[] = [];
   if (raw.error) problems.push(raw.error);

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { TcpRequest } from '#domain';
 import { checkLiteral, guardedLookup } from './address.ts';
-import { evaluateAssertions } from './assertions.ts';
+import { judgeAssertions } from './assertions.ts';
 import { errorText, type RawRun } from './result.ts';
 import { substitute } from './secrets.ts';
 
@@ -108,7 +108,7 @@ export async function runTcp(
     };
   }
   const responseTime = result.doneAt - start;
-  const assertions = evaluateAssertions('TCP', request.assertions, { responseData: result.reply, responseTime });
+  const assertions = judgeAssertions('TCP', request.assertions, { responseData: result.reply, responseTime });
   return {
     responseTime,
     assertions,

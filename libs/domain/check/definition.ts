@@ -82,6 +82,12 @@ export const apiRequestSchema = z
     body: z.string().max(1_000_000).default(''),
     bodyType: z.enum(bodyTypes).default('NONE'),
     followRedirects: z.boolean().default(true),
+    /**
+     * Like curl's --location-trusted: headers, credentials and body the check sets go on to a
+     * redirect's target even when it is another origin (scheme, host or port). Off, they are sent
+     * to the check's own origin only, as browsers and curl do. Checkly has no such field.
+     */
+    followRedirectsWithCredentials: z.boolean().default(false),
     skipSSL: z.boolean().default(false),
     basicAuth: z
       .object({ username: z.string().max(1024), password: z.string().max(1024) })
@@ -114,17 +120,61 @@ export const tcpRequestSchema = z
 export type TcpRequest = z.output<typeof tcpRequestSchema>;
 
 export const dnsRecordTypes = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA'] as const;
+/**
+ * As stored. The rules that came later (refineDnsRequest) apply to input only, so checks saved
+ * before them still read back; the runner applies them again to what it runs.
+ */
 export const dnsRequestSchema = z
   .object({
     query: z.string().min(1).max(253),
     recordType: z.enum(dnsRecordTypes).default('A'),
     nameServer: z.string().min(1).max(253).optional(),
+    /** The nameServer's port; without a nameServer the system resolver is asked, on port 53. */
     port: z.number().int().min(1).max(65_535).optional(),
     protocol: z.enum(['UDP', 'TCP']).default('UDP'),
     assertions,
   })
   .strict();
 export type DnsRequest = z.output<typeof dnsRequestSchema>;
+
+const PLACEHOLDER = /\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g;
+// Letters, digits, hyphens and underscores (_dmarc, _sip._tcp), and any non-ASCII letter of an IDN.
+const DNS_LABEL = /^(?:\*|[A-Za-z0-9_\-\u0080-\uffff]{1,63})$/;
+
+/** Why a query name (with {{VAR}} placeholders left as they are) is not a DNS name, if it is not. */
+export function dnsQueryProblem(query: string): string | undefined {
+  // A placeholder stands for text only known at run time, where the runner checks the whole name.
+  const name = query.replace(PLACEHOLDER, 'x').replace(/\.$/, '');
+  if (/[\p{Cc}\s]/u.test(name)) return 'must not contain spaces or control characters';
+  const labels = name.split('.');
+  if (labels.some((label) => label === '')) return 'must not have an empty label (two dots, or a leading dot)';
+  const bad = labels.find((label) => !DNS_LABEL.test(label));
+  if (bad !== undefined)
+    return bad.length > 63
+      ? 'each label (between dots) must be at most 63 characters'
+      : 'may only hold letters, digits, hyphens, underscores and dots';
+  return undefined;
+}
+
+/**
+ * The input rules of a DNS request: a port needs a nameServer (the system resolver is the
+ * operator's and is asked on port 53 only), and the query must be a DNS name.
+ */
+export function refineDnsRequest(
+  request: DnsRequest | undefined,
+  ctx: z.RefinementCtx,
+  path: PropertyKey[] = [],
+): void {
+  if (!request || typeof request.query !== 'string') return;
+  if (request.port !== undefined && request.nameServer === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: [...path, 'port'],
+      message: 'needs a nameServer: without one the query goes to the system resolver, on port 53 only',
+    });
+  const problem = dnsQueryProblem(request.query);
+  if (problem) ctx.addIssue({ code: 'custom', path: [...path, 'query'], message: `must be a DNS name: ${problem}` });
+}
 
 export const timeUnits = ['seconds', 'minutes', 'hours', 'days'] as const;
 export type TimeUnit = (typeof timeUnits)[number];
