@@ -1,0 +1,3 @@
+import { scriptChecksSuite } from './script-flows.ts';
+
+scriptChecksSuite('embedded adapters', () => ({}));
