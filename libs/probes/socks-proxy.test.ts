@@ -18,8 +18,8 @@ afterAll(async () => {
 });
 
 /** A SOCKS5 CONNECT by name, as Chromium sends it; resolves with the reply code. */
-function connectThrough(host: string, port: number): Promise<number> {
-  const proxyPort = Number(new URL(proxy.server).port);
+function connectThrough(host: string, port: number, through: PolicyProxy = proxy): Promise<number> {
+  const proxyPort = Number(new URL(through.server).port);
   return new Promise((resolve, reject) => {
     const socket = net.connect(proxyPort, '127.0.0.1');
     let stage = 0;
@@ -51,5 +51,19 @@ describe('SOCKS5 policy proxy', () => {
     expect(await connectThrough('127.0.0.1', targetPort)).toBe(0x02);
     expect(await connectThrough('10.1.2.3', 80)).toBe(0x02);
     expect(proxy.refusals.get('10.1.2.3')).toContain('private');
+  });
+
+  it('with private targets allowed, still refuses cloud metadata addresses', async () => {
+    const open = await startPolicyProxy(true);
+    try {
+      const through = (host: string, port: number) => connectThrough(host, port, open);
+      expect(await through('127.0.0.1', targetPort)).toBe(0x00);
+      expect(await through('localhost', targetPort)).toBe(0x00);
+      expect(await through('169.254.169.254', 80)).toBe(0x02);
+      expect(await through('2852039166', 80)).toBe(0x02);
+      expect(open.refusals.get('169.254.169.254')).toContain('cloud metadata');
+    } finally {
+      await open.close();
+    }
   });
 });

@@ -56,7 +56,12 @@ function parseRequest(
   return { host, port: buffer.readUInt16BE(offset), length: offset + 2 };
 }
 
-function handle(client: net.Socket, refusals: Map<string, string>, sockets: Set<net.Socket>): void {
+function handle(
+  client: net.Socket,
+  refusals: Map<string, string>,
+  sockets: Set<net.Socket>,
+  allowPrivate: boolean,
+): void {
   let buffer = Buffer.alloc(0);
   let stage: 'greeting' | 'request' | 'piping' = 'greeting';
   client.on('error', () => client.destroy());
@@ -78,7 +83,7 @@ function handle(client: net.Socket, refusals: Map<string, string>, sockets: Set<
     client.pause();
     const rest = buffer.subarray(parsed.length);
     // A literal address never reaches the lookup, so it is judged here.
-    const literal = checkLiteral(parsed.host, false);
+    const literal = checkLiteral(parsed.host, allowPrivate);
     if (literal) {
       refusals.set(parsed.host, literal.message);
       return void client.end(reply(REPLY.notAllowed));
@@ -86,7 +91,7 @@ function handle(client: net.Socket, refusals: Map<string, string>, sockets: Set<
     const upstream = net.connect({
       host: parsed.host,
       port: parsed.port,
-      lookup: guardedLookup(false) as unknown as net.LookupFunction,
+      lookup: guardedLookup(allowPrivate) as unknown as net.LookupFunction,
     });
     sockets.add(upstream);
     upstream.once('close', () => sockets.delete(upstream));
@@ -111,13 +116,17 @@ function handle(client: net.Socket, refusals: Map<string, string>, sockets: Set<
   client.on('data', onData);
 }
 
-export async function startPolicyProxy(): Promise<PolicyProxy> {
+/**
+ * With `allowPrivate` the proxy still refuses cloud metadata addresses, which the address policy
+ * refuses whatever the setting, so a browser gets the same policy as the other probes.
+ */
+export async function startPolicyProxy(allowPrivate = false): Promise<PolicyProxy> {
   const refusals = new Map<string, string>();
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     sockets.add(client);
     client.once('close', () => sockets.delete(client));
-    handle(client, refusals, sockets);
+    handle(client, refusals, sockets, allowPrivate);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
