@@ -16,7 +16,9 @@ import { createPlatform, type Platform } from '#platform';
 import { createCheckpointWaiter } from '#projections';
 import { DeliveryStore, Dispatcher } from '#notify';
 import { createBusSink, createCheckLookup, createDirectSink } from '#pipeline';
-import { createProber } from '#probes';
+import { createProber, type ScriptRunner } from '#probes';
+import { createSandbox } from '#sandbox';
+import { createScriptRunner } from '#scripts';
 import type { ReadModels } from '#readmodels';
 import { buildApp } from './app.ts';
 import { CommandRunner, type ReadModelSync } from './commands.ts';
@@ -50,6 +52,8 @@ export interface StartApiOptions {
   sync?: ReadModelSync;
   /** A registry shared with the other apps of the process, so /metrics shows them all. */
   metrics?: Registry;
+  /** Runs script checks for test and trigger; the standalone process shares its runner's. */
+  scripts?: ScriptRunner;
 }
 
 /** Opens the adapters, builds the app and listens. The lifecycle closes all of it, server first. */
@@ -125,7 +129,27 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       perTokenPerMinute: config.VIGIL_PING_RATE_PER_MINUTE,
     });
     lifecycle.add('heartbeat pings', () => heartbeats.flush());
-    const probes = createProber({ chromiumPath: config.CHROMIUM_PATH, logger: log.child({ component: 'probes' }) });
+    let scripts = options.scripts;
+    if (!scripts) {
+      // Test and trigger run script checks here, in the same sandbox as a runner (never without it).
+      const sandbox = createSandbox({ logger: log.child({ component: 'sandbox' }) });
+      const owned = createScriptRunner({
+        sandbox,
+        runtimesRoot: runtimesRoot(config.VIGIL_RUNTIMES_DIR),
+        chromiumPath: config.CHROMIUM_PATH,
+        logger: log.child({ component: 'scripts' }),
+      });
+      lifecycle.add('scripts', async () => {
+        await owned.close();
+        await sandbox.close();
+      });
+      scripts = owned;
+    }
+    const probes = createProber({
+      chromiumPath: config.CHROMIUM_PATH,
+      scripts,
+      logger: log.child({ component: 'probes' }),
+    });
     lifecycle.add('probes', () => probes.close());
     const runs = new CheckRunService({
       readModels,
@@ -135,6 +159,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       prober: probes,
       location: config.VIGIL_RUNNER_DEFAULT_LOCATION,
       allowPrivate: config.VIGIL_RUNNER_ALLOW_PRIVATE,
+      runtimes: services.runtimes,
     });
     const app = await buildApp({
       config,

@@ -5,7 +5,15 @@ import type { ResultSink } from '#pipeline';
 import { resolveRunVariables, type CheckGroupView, type ReadModels } from '#readmodels';
 import type { Access } from '../access.ts';
 import type { CheckService } from './checks.ts';
-import type { ProbeOutcome, Prober, RunnableDefinition } from '#probes';
+import {
+  attemptTimeoutCap,
+  isScriptDefinition,
+  runnableOf,
+  type ProbeOutcome,
+  type Prober,
+  type RunnableDefinition,
+} from '#probes';
+import type { RuntimeCatalogue } from '#runtimes';
 
 export interface CheckRunOptions {
   readModels: ReadModels;
@@ -19,12 +27,13 @@ export interface CheckRunOptions {
   /** Runs at once per account, and in the whole process. */
   perAccount?: number;
   perProcess?: number;
+  /** Resolves the runtime of a script check that names none: its group's, its account's, else the current one. */
+  runtimes?: RuntimeCatalogue;
 }
 
 /** A run as the API answers it: the result, and how each assertion fared. */
 export type RunReport = ProbeOutcome;
 
-const HARD_TIMEOUT_CAP_MS = 60_000;
 const TIMEOUT_MARGIN_MS = 5_000;
 
 /**
@@ -72,8 +81,10 @@ export class CheckRunService {
       accountId,
       group,
     );
-    const timeoutMs = Math.min(check.maxResponseTime + TIMEOUT_MARGIN_MS, HARD_TIMEOUT_CAP_MS);
+    const timeoutMs = Math.min(check.maxResponseTime + TIMEOUT_MARGIN_MS, attemptTimeoutCap(definition));
+    const runtimeId = isScriptDefinition(definition) ? await this.runtimeOf(accountId, check) : undefined;
     const context = {
+      ...(runtimeId ? { runtimeId } : {}),
       resultId: randomUUID(),
       accountId,
       checkId: check.id,
@@ -91,6 +102,14 @@ export class CheckRunService {
     return retry && retry.type !== 'NONE' && retry.maxRetries > 0
       ? this.options.prober.runWithRetries(definition, context, retry)
       : this.options.prober.runProbe(definition, context);
+  }
+
+  private async runtimeOf(accountId: string, check: Check): Promise<string | undefined> {
+    if (check.runtimeId || !this.options.runtimes) return check.runtimeId ?? undefined;
+    const group = check.groupId ? await this.options.readModels.checkGroup(check.groupId) : null;
+    const account = await this.options.readModels.account(accountId);
+    const groupRuntime = group?.accountId === accountId ? group.group.runtimeId : null;
+    return groupRuntime ?? account?.runtimeId ?? this.options.runtimes.current.name;
   }
 
   private async groupOf(access: Access, groupId: string) {
@@ -127,23 +146,13 @@ export class CheckRunService {
 
 /** What the runner runs for a check; a check without a definition is fed from outside. */
 export function runnableDefinition(check: CheckFields | Check): RunnableDefinition {
-  switch (check.checkType) {
-    case 'API':
-    case 'URL':
-    case 'TCP':
-    case 'DNS':
-      if (check.request) return { checkType: check.checkType, request: check.request } as RunnableDefinition;
-      break;
-    case 'BROWSER':
-      if (check.browser) return { checkType: 'BROWSER', browser: check.browser };
-      break;
-    case 'HEARTBEAT':
-      throw new ValidationError('checkType: heartbeat checks are run by their pings (GET /ping/{token}), not by Vigil');
-    default:
-      break;
-  }
+  if (check.checkType === 'HEARTBEAT')
+    throw new ValidationError('checkType: heartbeat checks are run by their pings (GET /ping/{token}), not by Vigil');
+  const definition = runnableOf(check);
+  if (definition) return definition;
+  const field = ['MULTI_STEP', 'PLAYWRIGHT'].includes(check.checkType) ? 'script' : 'request';
   throw new ValidationError(
-    `request: this ${check.checkType} check has no definition to run; it is an external check, fed through POST /v1/check-results`,
+    `${field}: this ${check.checkType} check has no definition to run; it is an external check, fed through POST /v1/check-results`,
   );
 }
 
