@@ -114,6 +114,12 @@ export const clickHouseMigrations: readonly Migration[] = [
     name: 'add check_results.assertions',
     statements: [`ALTER TABLE check_results ADD COLUMN assertions Nullable(String)`],
   },
+  {
+    // A script run's steps, logs and requests as one JSON document (read back through zod).
+    version: 4,
+    name: 'add check_results.script',
+    statements: [`ALTER TABLE check_results ADD COLUMN script Nullable(String)`],
+  },
 ];
 
 export const CLICKHOUSE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

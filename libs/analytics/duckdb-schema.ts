@@ -88,6 +88,12 @@ export const duckDbMigrations: readonly Migration[] = [
     name: 'add check_results.assertions',
     statements: [`ALTER TABLE check_results ADD COLUMN IF NOT EXISTS assertions VARCHAR`],
   },
+  {
+    // A script run's steps, logs and requests as one JSON document (read back through zod).
+    version: 4,
+    name: 'add check_results.script',
+    statements: [`ALTER TABLE check_results ADD COLUMN IF NOT EXISTS script VARCHAR`],
+  },
 ];
 
 export const DUCKDB_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -50,6 +50,11 @@ export interface ResultRow {
   page_document_errors: number[];
   /** Each assertion's outcome as JSON (the result's `assertions`, bounded there); null when the run had none. */
   assertions: string | null;
+  /**
+   * A script run's steps, logs, requests and runtime as JSON (bounded by the v1 contract); null for
+   * other runs. A document for the run view, not a column to aggregate.
+   */
+  script: string | null;
 }
 
 export const RESULT_COLUMNS = [
@@ -90,6 +95,7 @@ export const RESULT_COLUMNS = [
   'page_user_script_errors',
   'page_document_errors',
   'assertions',
+  'script',
 ] as const satisfies readonly (keyof ResultRow)[];
 
 /**
@@ -142,7 +148,14 @@ export function toResultRow(result: CheckResult): ResultRow {
     page_user_script_errors: perPage((page) => page.userScriptErrors),
     page_document_errors: perPage((page) => page.documentErrors),
     assertions: result.assertions && result.assertions.length > 0 ? JSON.stringify(result.assertions) : null,
+    script: scriptDocument(result),
   };
+}
+
+function scriptDocument(result: CheckResult): string | null {
+  const { steps, logs, requests, runtimeId } = result;
+  if (steps === undefined && logs === undefined && requests === undefined && runtimeId === undefined) return null;
+  return JSON.stringify({ steps, logs, requests, runtimeId });
 }
 
 /** Keeps the first occurrence of each id: the cheapest de-duplication is not sending a copy. */

@@ -176,6 +176,30 @@ const sslSchema = z
   })
   .strict();
 
+/** What a script run adds to its result (MULTI_STEP, PLAYWRIGHT, BROWSER with a script). */
+const scriptDetailsShape = {
+  steps: z
+    .array(stepSchema)
+    .max(MAX_STEPS_PER_RESULT)
+    .optional()
+    .describe('Script runs (MULTI_STEP, PLAYWRIGHT, BROWSER with a script): each test and test.step, in order'),
+  logs: truncated(MAX_SCRIPT_LOGS).optional().describe("Script runs: the script's console output, at most 64 KiB"),
+  requests: z
+    .array(requestSchema)
+    .max(MAX_REQUESTS_PER_RESULT)
+    .optional()
+    .describe('Script runs: the HTTP requests the script made, headers and bodies at most 16 KiB each'),
+  runtimeId: z
+    .string()
+    .regex(/^\d{4}\.\d{2}$/)
+    .optional()
+    .describe('Script runs: the runtime the script ran in'),
+};
+
+/** The stored document of a script run's details (analytics column check_results.script). */
+export const scriptDetailsSchema = z.object(scriptDetailsShape).strict();
+export type ScriptDetails = z.output<typeof scriptDetailsSchema>;
+
 export const checkResultSchema = z
   .object({
     id: uuid.describe('Result id; the de-duplication key'),
@@ -206,22 +230,7 @@ export const checkResultSchema = z
       .optional()
       .describe("Each assertion's outcome, in the check's order (runs of managed checks)"),
     // Added within v1: optional fields a v1 consumer that does not know them may ignore.
-    steps: z
-      .array(stepSchema)
-      .max(MAX_STEPS_PER_RESULT)
-      .optional()
-      .describe('Script runs (MULTI_STEP, PLAYWRIGHT, BROWSER with a script): each test and test.step, in order'),
-    logs: truncated(MAX_SCRIPT_LOGS).optional().describe("Script runs: the script's console output, at most 64 KiB"),
-    requests: z
-      .array(requestSchema)
-      .max(MAX_REQUESTS_PER_RESULT)
-      .optional()
-      .describe('Script runs: the HTTP requests the script made, headers and bodies at most 16 KiB each'),
-    runtimeId: z
-      .string()
-      .regex(/^\d{4}\.\d{2}$/)
-      .optional()
-      .describe('Script runs: the runtime the script ran in'),
+    ...scriptDetailsShape,
   })
   .strict()
   .superRefine((result, ctx) => {

@@ -183,8 +183,13 @@ export function scriptChecksSuite(name: string, env: () => Record<string, string
         20_000,
         250,
       );
-      expect(stored.body).toMatchObject({ hasFailures: true });
+      expect(stored.body).toMatchObject({ hasFailures: true, runtimeId: result.runtimeId });
       expect(stored.body.errorMessage).toMatch(/place order/);
+      expect(stored.body.steps.find((s: { name: string }) => s.name === 'place order')).toMatchObject({
+        status: 'failed',
+      });
+      expect(stored.body.logs).toContain('placed with ********');
+      expect(stored.body.requests.some((r: { url: string }) => r.url.endsWith('/broken/checkout'))).toBe(true);
 
       const analytics = await eventually(
         () => a.owner.get(`/v1/analytics/multistep-checks/${checkId}?metrics=responseTime&limit=10`),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sqlDateTime, sqlNumber, sqlString, type AnalyticsStore } from '#analytics';
 import { ValidationError } from '#core';
-import { assertionOutcomeSchema, type AssertionOutcomeRecord } from '#domain';
+import { assertionOutcomeSchema, scriptDetailsSchema, type AssertionOutcomeRecord, type ScriptDetails } from '#domain';
 
 /** One stored run as the console's run table and drawer show it. */
 export interface RunRow {
@@ -31,6 +31,11 @@ export interface RunRow {
   }[];
   /** One run only (not lists): each assertion's stored outcome; null when the run stored none. */
   assertions?: AssertionOutcomeRecord[] | null;
+  /** One script run only: its steps, logs, requests and runtime, as stored. */
+  steps?: ScriptDetails['steps'];
+  logs?: ScriptDetails['logs'];
+  requests?: ScriptDetails['requests'];
+  runtimeId?: ScriptDetails['runtimeId'];
 }
 
 export interface RunsFilter {
@@ -134,9 +139,22 @@ export async function readRun(
   const id = idExpr(store);
   const where = [...whereClause(store, scope), `${id} = ${sqlString(scope.resultId, store.dialect)}`];
   const rows = await store.query(
-    `SELECT ${id} AS rid, ${COLUMNS.join(', ')}, assertions FROM ${store.source} WHERE ${where.join(' AND ')} LIMIT 1`,
+    `SELECT ${id} AS rid, ${COLUMNS.join(', ')}, assertions, script FROM ${store.source} WHERE ${where.join(' AND ')} LIMIT 1`,
   );
-  return rows[0] ? { ...toRun(rows[0]), assertions: storedAssertions(rows[0].assertions) } : null;
+  return rows[0]
+    ? { ...toRun(rows[0]), assertions: storedAssertions(rows[0].assertions), ...storedScript(rows[0].script) }
+    : null;
+}
+
+/** A script run's stored details, validated on the way out; a row that does not parse shows none. */
+function storedScript(value: unknown): ScriptDetails {
+  if (typeof value !== 'string' || value === '') return {};
+  try {
+    const parsed = scriptDetailsSchema.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
 }
 
 const storedOutcomes = z.array(assertionOutcomeSchema);

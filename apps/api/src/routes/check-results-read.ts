@@ -7,6 +7,22 @@ import type { ReadModels } from '#readmodels';
 import { readRun, readRuns } from '../console/runs-query.ts';
 
 const n = z.number().nullable();
+/** One script run only: what check-results.v1 carries for it, as stored. */
+const scriptRunFields = {
+  steps: z
+    .array(
+      z.object({
+        name: z.string(),
+        status: z.enum(['passed', 'failed', 'skipped']),
+        durationMs: z.number(),
+        error: z.string().optional(),
+      }),
+    )
+    .optional(),
+  logs: z.string().optional(),
+  requests: z.array(z.record(z.string(), z.unknown())).optional(),
+  runtimeId: z.string().optional(),
+};
 export const runJsonSchema = z
   .object({
     id: z.string(),
@@ -50,6 +66,7 @@ export const runJsonSchema = z
       .nullable()
       .optional()
       .describe("One run only: each assertion's outcome as the run judged it; null when the run stored none"),
+    ...scriptRunFields,
   })
   .meta({ id: 'CheckRunResult' });
 
