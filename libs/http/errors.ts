@@ -71,6 +71,8 @@ export const MAX_URL_LENGTH = 8192;
 
 /** Fastify's router errors, answered before any route runs; messages never echo the raw path. */
 export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  // Router errors skip the onRequest hook that sets this on every other response.
+  void reply.header('x-content-type-options', 'nosniff');
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     void reply.code(414).send(errorBody(414, 'A path segment is too long'));
   } else if (error.code === 'FST_ERR_BAD_URL') {
@@ -97,6 +99,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
   const body = JSON.stringify(errorBody(status, message));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      'X-Content-Type-Options: nosniff\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

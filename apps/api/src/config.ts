@@ -6,6 +6,21 @@ export const apiEnv = {
   ...platformEnv,
   ...webhookEnv,
   ...runnerEnv,
+  /**
+   * The public locations a check may name, comma-separated; unset, Checkly's public location names.
+   * VIGIL_RUNNER_LOCATION and VIGIL_RUNNER_DEFAULT_LOCATION are always allowed.
+   */
+  VIGIL_LOCATIONS: env
+    .list()
+    .pipe(
+      z.array(
+        z
+          .string()
+          .max(64)
+          .regex(/^[^\p{Cc}]+$/u, 'must not contain control characters'),
+      ),
+    )
+    .optional(),
   /** Pings one heartbeat URL may send per minute, per API process. */
   VIGIL_PING_RATE_PER_MINUTE: env.int(60, 1, 1_000_000),
   PORT: env.port(3000),

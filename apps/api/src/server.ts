@@ -29,6 +29,7 @@ import { ChannelService } from './services/channels.ts';
 import { CheckRunService } from './services/check-runs.ts';
 import { HeartbeatService } from './services/heartbeats.ts';
 import { openPingJournal } from './services/ping-journal.ts';
+import { createLocationCatalogue, PUBLIC_LOCATIONS } from './locations.ts';
 import { createServices } from './services/index.ts';
 import { version } from './version.ts';
 
@@ -82,6 +83,13 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       log.child({ component: 'commands' }),
       config.VIGIL_READ_YOUR_WRITES_TIMEOUT_MS,
     );
+    const locations = createLocationCatalogue({
+      publicLocations: [
+        ...(config.VIGIL_LOCATIONS ?? PUBLIC_LOCATIONS),
+        config.VIGIL_RUNNER_LOCATION,
+        config.VIGIL_RUNNER_DEFAULT_LOCATION,
+      ],
+    });
     const services = createServices({
       commands,
       readModels,
@@ -90,6 +98,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
         () => new Date(commands.now()),
         createRuntimeInstallations(runtimesRoot(config.VIGIL_RUNTIMES_DIR)),
       ),
+      locations,
       box,
       stateStore: platform.stateStore,
       publicUrl: config.VIGIL_PUBLIC_URL,
@@ -159,6 +168,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       prober: probes,
       location: config.VIGIL_RUNNER_DEFAULT_LOCATION,
       allowPrivate: config.VIGIL_RUNNER_ALLOW_PRIVATE,
+      locations,
       runtimes: services.runtimes,
     });
     const app = await buildApp({

@@ -13,7 +13,10 @@ const responseTime = browser[0]!;
 
 describe('analytics SQL', () => {
   it('bounds the window on started_at (pruning) and started_ms (exact), half-open', () => {
-    const where = whereSql(query({ metrics: 'availability', from: '1704067200.5', to: '1704070800' }), 'clickhouse');
+    const where = whereSql(
+      query({ metrics: 'availability', from: '2024-01-01T00:00:00.5Z', to: '1704070800' }),
+      'clickhouse',
+    );
     expect(where).toContain("started_at >= '2024-01-01 00:00:00'");
     expect(where).toContain('started_ms >= 1704067200500 AND started_ms < 1704070800000');
     expect(where).toContain(`account_id = '${ids.accountId}' AND check_id = '${ids.checkId}'`);

@@ -88,7 +88,7 @@ describe('parseAnalyticsParams', () => {
     });
     expect(request.window).toEqual({ from: new Date('2024-01-01T00:00:00Z'), to: new Date('2024-01-01T23:00:00Z') });
     expect(request.relativeWindow).toBeNull();
-    expect(parse({ metrics: 'availability', from: '1704067200.25' }).window).toEqual({
+    expect(parse({ metrics: 'availability', from: '2024-01-01T00:00:00.250Z' }).window).toEqual({
       from: new Date(1_704_067_200_250),
       to: now,
     });

@@ -60,11 +60,12 @@ function window(from: number, to: number): TimeWindow {
   return { from: new Date(from), to: new Date(to) };
 }
 
-const UNIX_SECONDS = /^\d{1,16}(\.\d{1,3})?$/;
+// Whole seconds only: a fraction such as 0.5 is far more likely a mistake than a wanted instant.
+const UNIX_SECONDS = /^\d{1,16}$/;
 // A date, or a date and time with seconds optional, fraction optional and Z or an offset.
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
 
-/** Parses `from` or `to`: unix seconds (fractions to the ms) or ISO 8601 (a date alone is UTC midnight). */
+/** Parses `from` or `to`: whole unix seconds or ISO 8601 (a date alone is UTC midnight). Anything else is a 400. */
 export function parseInstant(value: string, parameter: string): Date {
   let ms: number;
   if (UNIX_SECONDS.test(value)) {
@@ -73,15 +74,24 @@ export function parseInstant(value: string, parameter: string): Date {
       throw new ValidationError(`${parameter}: ${value} looks like milliseconds; pass unix seconds or ISO 8601`);
     }
   } else if (ISO.test(value)) {
+    // Date.parse rolls 2024-02-30 over into March; a day the month does not have is refused.
+    if (!isCalendarDate(value.slice(0, 10)))
+      throw new ValidationError(`${parameter}: "${value}" is not a valid date (no such day)`);
     ms = Date.parse(value);
   } else {
     throw new ValidationError(
-      `${parameter}: expected unix seconds (e.g. 1717200000) or ISO 8601 (e.g. 2024-06-01T00:00:00Z), got "${value}"`,
+      `${parameter}: expected whole unix seconds (e.g. 1717200000) or ISO 8601 (e.g. 2024-06-01T00:00:00Z), got ${JSON.stringify(value.slice(0, 64))}`,
     );
   }
   if (!Number.isFinite(ms)) throw new ValidationError(`${parameter}: "${value}" is not a valid date`);
   if (ms < EARLIEST || ms >= LATEST) throw new ValidationError(`${parameter}: must be between 1970 and 2100`);
   return new Date(ms);
+}
+
+function isCalendarDate(date: string): boolean {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const parsed = new Date(Date.UTC(year, month - 1, day));
+  return parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day;
 }
 
 /**

@@ -40,20 +40,19 @@ export class StatusPageService {
   async create(access: Access, input: StatusPageInput): Promise<StatusPage> {
     const knownCheckIds = await this.knownChecks(access, input.checkIds);
     const pageId = newId();
-    await this.slug(access, 'ReserveStatusPageSlug', input.slug, pageId);
-    const outcome = await this.commands.run(
-      statusPageDecider,
-      streamNames.statusPage(pageId),
-      (): StatusPageCommand => ({
-        type: 'CreateStatusPage',
-        pageId,
-        accountId: access.accountId,
-        page: input,
-        knownCheckIds,
-        now: this.commands.now(),
-        actor: access.actor,
-      }),
-      this.meta(access),
+    const command = (): StatusPageCommand => ({
+      type: 'CreateStatusPage',
+      pageId,
+      accountId: access.accountId,
+      page: input,
+      knownCheckIds,
+      now: this.commands.now(),
+      actor: access.actor,
+    });
+    // Decided once before the slug is reserved: a page that would be refused never takes a slug.
+    statusPageDecider.decide(command(), statusPageDecider.initialState());
+    const outcome = await this.withSlug(access, input.slug, pageId, () =>
+      this.commands.run(statusPageDecider, streamNames.statusPage(pageId), command, this.meta(access)),
     );
     return (outcome.state as StatusPageView).page;
   }
@@ -62,22 +61,20 @@ export class StatusPageService {
     const current = await this.own(access, id);
     const knownCheckIds = await this.knownChecks(access, input.checkIds);
     const oldSlug = current.page.slug;
-    if (input.slug !== oldSlug) await this.slug(access, 'ReserveStatusPageSlug', input.slug, id);
-    const outcome = await this.commands.run(
-      statusPageDecider,
-      streamNames.statusPage(id),
-      (): StatusPageCommand => ({
-        type: 'UpdateStatusPage',
-        pageId: id,
-        accountId: access.accountId,
-        page: input,
-        knownCheckIds,
-        now: this.commands.now(),
-        actor: access.actor,
-      }),
-      this.meta(access),
-    );
-    if (input.slug !== oldSlug) await this.slug(access, 'ReleaseStatusPageSlug', oldSlug, id);
+    const command = (): StatusPageCommand => ({
+      type: 'UpdateStatusPage',
+      pageId: id,
+      accountId: access.accountId,
+      page: input,
+      knownCheckIds,
+      now: this.commands.now(),
+      actor: access.actor,
+    });
+    const update = () => this.commands.run(statusPageDecider, streamNames.statusPage(id), command, this.meta(access));
+    if (input.slug === oldSlug) return ((await update()).state as StatusPageView).page;
+    statusPageDecider.decide(command(), current);
+    const outcome = await this.withSlug(access, input.slug, id, update);
+    await this.slug(access, 'ReleaseStatusPageSlug', oldSlug, id);
     return (outcome.state as StatusPageView).page;
   }
 
@@ -107,6 +104,21 @@ export class StatusPageService {
   private async knownChecks(access: Access, ids: readonly string[]): Promise<string[]> {
     const checks = await this.readModels.checksByIds([...ids]);
     return checks.filter((view) => view.accountId === access.accountId).map((view) => view.check.id);
+  }
+
+  /**
+   * Reserves the slug for the page, then writes the page; a write that fails gives the slug back,
+   * so a refused create or rename never keeps a slug from every other account.
+   */
+  private async withSlug<T>(access: Access, slug: string, pageId: string, write: () => Promise<T>): Promise<T> {
+    await this.slug(access, 'ReserveStatusPageSlug', slug, pageId);
+    try {
+      return await write();
+    } catch (error) {
+      // The write's error is the answer; a failed release leaves the slug as it was before this fix.
+      await this.slug(access, 'ReleaseStatusPageSlug', slug, pageId).catch(() => undefined);
+      throw error;
+    }
   }
 
   private async slug(access: Access, type: StatusPageSlugCommand['type'], slug: string, pageId: string) {

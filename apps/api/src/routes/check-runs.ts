@@ -32,7 +32,7 @@ export function checkRunRoutes(app: FastifyInstance, deps: { runs: CheckRunServi
       tags,
       summary: 'Run an unsaved check definition once and answer with the result; nothing is stored',
       description:
-        "The editor's \"Run\" button. The body is a check as for POST /v1/checks. The run uses the account's variables (and the group's, with groupId), from the first of its locations. It waits for the run, at most 60 s.",
+        "The editor's \"Run\" button. The body is a check as for POST /v1/checks. The run uses the account's variables (and the group's, with groupId), from the first of its locations. It waits for the run, at most 60 s, and takes one of the account's 5 run slots (429 with Retry-After when none is free). Values the caller may not read (secrets; locked values below ADMIN unless the caller created them) are substituted but shown as ********.",
       body: checkInputSchema,
       response: { 200: runReport, ...errorResponses(400, 401, 403, 429) },
     },
@@ -44,6 +44,8 @@ export function checkRunRoutes(app: FastifyInstance, deps: { runs: CheckRunServi
     schema: {
       tags,
       summary: 'Run a check now from each of its locations; the runs are stored and alert like scheduled ones',
+      description:
+        "Each location's run takes one of the account's 5 run slots (shared with test runs). The request starts only when a slot is free (else 429 with Retry-After); locations beyond the free slots run as slots free up, so a check with many locations answers after several rounds of at most 60 s each.",
       params: idParams,
       response: { 200: z.object({ results: z.array(runReport) }), ...errorResponses(400, 401, 403, 404, 429) },
     },

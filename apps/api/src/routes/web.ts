@@ -56,12 +56,15 @@ export function webRoutes(app: FastifyInstance, dir: string = WEB_DIST): void {
   const assets = loadAssets(dir);
   const page = assets.get('/index.html')!;
   const csp =
-    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'";
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {
     const path = request.url.split('?')[0]!;
     const apiLike = path.startsWith('/v1/') || path === '/v1' || path.startsWith('/ping/');
     const asset = assets.get(path);
     if (asset) {
+      // index.html by its own name is the console too: same policy as every deep link.
+      if (asset === page) void reply.header('content-security-policy', csp);
       return reply
         .header('content-type', asset.type)
         .header('cache-control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')

@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { RateLimitedError, ValidationError, type SecretBox } from '#core';
-import { applyCheckDefaults, type Check, type CheckFields, type CheckInput, type CheckResult } from '#domain';
+import {
+  applyCheckDefaults,
+  type Check,
+  type CheckFields,
+  type CheckInput,
+  type CheckResult,
+  type Viewer,
+} from '#domain';
 import type { ResultSink } from '#pipeline';
-import { resolveRunVariables, type CheckGroupView, type ReadModels } from '#readmodels';
+import { resolveRunVariables, type CheckGroupView, type ReadModels, type RunVariables } from '#readmodels';
 import type { Access } from '../access.ts';
+import type { LocationCatalogue } from '../locations.ts';
 import type { CheckService } from './checks.ts';
+import { RunSlots } from './run-slots.ts';
 import {
   attemptTimeoutCap,
   isScriptDefinition,
@@ -24,7 +33,9 @@ export interface CheckRunOptions {
   /** Where checks that name no location run (VIGIL_RUNNER_DEFAULT_LOCATION). */
   location: string;
   allowPrivate: boolean;
-  /** Runs at once per account, and in the whole process. */
+  /** Which locations a test run may name (the same rule as a saved check's). */
+  locations?: LocationCatalogue;
+  /** Probe runs at once per account, and in the whole process. */
   perAccount?: number;
   perProcess?: number;
   /** Resolves the runtime of a script check that names none: its group's, its account's, else the current one. */
@@ -35,24 +46,35 @@ export interface CheckRunOptions {
 export type RunReport = ProbeOutcome;
 
 const TIMEOUT_MARGIN_MS = 5_000;
+const RETRY_AFTER_SECONDS = 5;
 
 /**
  * Runs started from the API: the editor's "Run" button (an unsaved definition, stored nowhere)
  * and "run now" (a saved check, from each of its locations, stored and alerting like any run).
+ *
+ * Every probe run takes one of the account's slots (and one of the process's). A request starts
+ * only when its account has a slot free, else 429; the locations of a trigger then run as slots
+ * free up, so a trigger over many locations queues behind the account's own bound instead of
+ * fanning out past it.
  */
 export class CheckRunService {
-  private readonly running = new Map<string, number>();
-  private total = 0;
+  readonly slots: RunSlots;
 
-  constructor(private readonly options: CheckRunOptions) {}
+  constructor(private readonly options: CheckRunOptions) {
+    this.slots = new RunSlots(options.perAccount ?? 5, options.perProcess ?? 50);
+  }
 
   async test(access: Access, input: CheckInput): Promise<RunReport> {
     const fields = applyCheckDefaults(input);
     const definition = runnableDefinition(fields);
+    await this.options.locations?.assertUsable(access.accountId, fields.locations);
     const group = fields.groupId ? await this.groupOf(access, fields.groupId) : null;
     const location = fields.locations[0] ?? this.options.location;
-    return this.bounded(access.accountId, () =>
-      this.run({ ...fields, id: randomUUID() } as Check, definition, access.accountId, group, location),
+    // The answer goes to this caller only: they see what GET /v1/variables/{key} shows them.
+    const variables = await this.variables(access.accountId, group, { role: access.role, actor: access.actor });
+    this.admit(access.accountId);
+    return this.slots.run(access.accountId, () =>
+      this.run({ ...fields, id: randomUUID() } as Check, definition, access.accountId, variables, location),
     );
   }
 
@@ -61,26 +83,38 @@ export class CheckRunService {
     const definition = runnableDefinition(check);
     const group = check.groupId ? await this.groupOf(access, check.groupId) : null;
     const locations = check.locations.length > 0 ? check.locations : [this.options.location];
-    const reports = await this.bounded(access.accountId, () =>
-      Promise.all(locations.map((location) => this.run(check, definition, access.accountId, group, location))),
+    // Stored and read by everyone in the account: locked values are scrubbed like secrets.
+    const variables = await this.variables(access.accountId, group);
+    this.admit(access.accountId);
+    const reports = await Promise.all(
+      locations.map((location) =>
+        this.slots.run(access.accountId, () => this.run(check, definition, access.accountId, variables, location)),
+      ),
     );
     await this.options.sink.accept(reports.map((report) => report.result));
     return { results: reports };
+  }
+
+  private variables(accountId: string, group: CheckGroupView['group'] | null, viewer?: Viewer) {
+    return resolveRunVariables(this.options.readModels, this.options.box, accountId, group, viewer);
+  }
+
+  /** Synchronous up to the first slot taken, so two requests cannot both pass on one free slot. */
+  private admit(accountId: string): void {
+    if (!this.slots.hasRoom(accountId))
+      throw new RateLimitedError(
+        `Too many runs in progress (at most ${this.slots.perAccount} per account); try again when one finishes`,
+        RETRY_AFTER_SECONDS,
+      );
   }
 
   private async run(
     check: Check,
     definition: RunnableDefinition,
     accountId: string,
-    group: CheckGroupView['group'] | null,
+    { variables, secretValues }: RunVariables,
     location: string,
   ): Promise<RunReport> {
-    const { variables, secretValues } = await resolveRunVariables(
-      this.options.readModels,
-      this.options.box,
-      accountId,
-      group,
-    );
     const timeoutMs = Math.min(check.maxResponseTime + TIMEOUT_MARGIN_MS, attemptTimeoutCap(definition));
     const runtimeId = isScriptDefinition(definition) ? await this.runtimeOf(accountId, check) : undefined;
     const context = {
@@ -118,29 +152,6 @@ export class CheckRunService {
       throw new ValidationError(`groupId: check group ${groupId} not found in this account`);
     }
     return view.group;
-  }
-
-  /** One tenant's runs never take every slot: runs are bounded per account and per process. */
-  private async bounded<T>(accountId: string, work: () => Promise<T>): Promise<T> {
-    const perAccount = this.options.perAccount ?? 5;
-    const perProcess = this.options.perProcess ?? 50;
-    const mine = this.running.get(accountId) ?? 0;
-    if (mine >= perAccount || this.total >= perProcess) {
-      throw new RateLimitedError(
-        `Too many runs in progress (at most ${perAccount} per account); try again when one finishes`,
-        5,
-      );
-    }
-    this.running.set(accountId, mine + 1);
-    this.total += 1;
-    try {
-      return await work();
-    } finally {
-      this.total -= 1;
-      const left = (this.running.get(accountId) ?? 1) - 1;
-      if (left <= 0) this.running.delete(accountId);
-      else this.running.set(accountId, left);
-    }
   }
 }
 

@@ -16,6 +16,7 @@ import type { CheckGroupView, CheckView, ReadModels } from '#readmodels';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
 import { newId } from '../request-context.ts';
+import type { LocationCatalogue } from '../locations.ts';
 import type { RuntimeCatalogue } from '../runtimes/catalogue.ts';
 
 /** 24 random bytes, URL-safe: the ping URL is the only credential a heartbeat needs. */
@@ -37,6 +38,7 @@ export class CheckService {
     private readonly readModels: ReadModels,
     private readonly runtimes: RuntimeCatalogue,
     private readonly publicUrl: string,
+    private readonly locations?: LocationCatalogue,
   ) {}
 
   async createCheck(access: Access, input: CheckInput) {
@@ -211,6 +213,7 @@ export class CheckService {
 
   private async assertReferences(access: Access, input: CheckInput): Promise<void> {
     if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
+    await this.locations?.assertUsable(access.accountId, input.locations ?? []);
     let groupRuntimeId: string | null = null;
     if (input.groupId) {
       const group = await this.readModels.checkGroup(input.groupId);

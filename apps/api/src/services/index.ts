@@ -2,6 +2,7 @@ import type { SecretBox } from '#core';
 import type { ReadModels } from '#readmodels';
 import type { StateStore } from '#statestore';
 import type { CommandRunner } from '../commands.ts';
+import type { LocationCatalogue } from '../locations.ts';
 import type { RuntimeCatalogue } from '../runtimes/catalogue.ts';
 import { CheckService } from './checks.ts';
 import { IdentityService } from './identity.ts';
@@ -11,6 +12,7 @@ export interface ApiServices {
   commands: CommandRunner;
   readModels: ReadModels;
   runtimes: RuntimeCatalogue;
+  locations: LocationCatalogue;
   identity: IdentityService;
   variables: VariableService;
   checks: CheckService;
@@ -22,6 +24,7 @@ export function createServices(deps: {
   commands: CommandRunner;
   readModels: ReadModels;
   runtimes: RuntimeCatalogue;
+  locations: LocationCatalogue;
   box: SecretBox;
   stateStore: StateStore;
   publicUrl: string;
@@ -30,6 +33,6 @@ export function createServices(deps: {
     ...deps,
     identity: new IdentityService(deps.commands, deps.readModels, deps.runtimes),
     variables: new VariableService(deps.commands, deps.readModels, deps.box),
-    checks: new CheckService(deps.commands, deps.readModels, deps.runtimes, deps.publicUrl),
+    checks: new CheckService(deps.commands, deps.readModels, deps.runtimes, deps.publicUrl, deps.locations),
   };
 }
