@@ -55,7 +55,12 @@ export function sandboxEnv(spec: SandboxSpec): Record<string, string> {
  * bwrap's options (passed through a pipe with --args, so host paths stay out of the sandbox's
  * /proc/1/cmdline) and the command line inside (which bwrap only takes from argv).
  */
-export function bwrapArgs(spec: SandboxSpec, host: HostFiles, disk: number): { options: string[]; command: string[] } {
+export function bwrapArgs(
+  spec: SandboxSpec,
+  host: HostFiles,
+  disk: number,
+  seccompFd?: number,
+): { options: string[]; command: string[] } {
   const args = [
     '--unshare-all',
     '--unshare-user',
@@ -123,6 +128,7 @@ export function bwrapArgs(spec: SandboxSpec, host: HostFiles, disk: number): { o
     INSIDE.socket,
   );
   for (const bind of spec.extraReadOnlyBinds ?? []) args.push('--ro-bind', bind.host, bind.inside);
+  if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
   args.push('--remount-ro', '/', '--chdir', '/work', '--clearenv');
   for (const [name, value] of Object.entries(sandboxEnv(spec))) args.push('--setenv', name, value);
   // The runtime's node gets the bridge preloaded in its own process; anything else runs under it.

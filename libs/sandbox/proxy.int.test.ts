@@ -174,6 +174,14 @@ describe('egress proxy: per-run bounds', () => {
     held.socket.destroy();
   });
 
+  it('gives a slot back after every refusal and every finished request', async () => {
+    const { socketPath } = await proxy({ allowPrivate: false, maxConnections: 1 });
+    for (let i = 0; i < 3; i += 1) expect((await absolute(socketPath, 'http://127.0.0.1:9/')).status).toBe(403);
+    const open = await proxy({ allowPrivate: true, maxConnections: 1 });
+    for (let i = 0; i < 3; i += 1)
+      expect((await absolute(open.socketPath, `http://127.0.0.1:${targets.httpPort}/${i}`)).status).toBe(200);
+  });
+
   it('cuts the run off once its byte budget is used', async () => {
     const { socketPath, proxy: egress } = await proxy({ allowPrivate: true, maxBytes: 100_000 });
     await expect(absolute(socketPath, `http://127.0.0.1:${targets.httpPort}/big/1000000`)).rejects.toThrow();

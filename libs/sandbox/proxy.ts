@@ -44,6 +44,7 @@ export interface EgressProxy {
 
 export const EGRESS_MAX_CONNECTIONS = 64;
 export const EGRESS_MAX_BYTES = 256 * 1024 * 1024;
+const MAX_LOOKUPS = 2;
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never forwarded to the target.
 const HOP_HEADERS = new Set([
@@ -110,15 +111,37 @@ export function createEgressProxy(options: EgressProxyOptions): EgressProxy {
     socket.once('close', () => live.delete(socket));
   }
 
-  /** Resolves and vets a target; throws ProxyRefusal with the policy's message when refused. */
-  async function vet(host: string): Promise<string> {
+  /**
+   * A connection slot, taken before anything else (resolution included) and given back once when
+   * the connection ends or is refused: a flood of CONNECTs cannot grow past the bound.
+   */
+  function takeSlot(): () => void {
     if (stats.bytes > maxBytes) throw new ProxyRefusal(403, `refused: egress budget of ${maxBytes} bytes used up`);
     if (active >= maxConnections) throw new ProxyRefusal(429, `refused: at most ${maxConnections} connections at once`);
+    active += 1;
+    let held = true;
+    return () => {
+      if (held) active -= 1;
+      held = false;
+    };
+  }
+
+  // dns.lookup runs on libuv's small thread pool, shared with the runner's file work: a run may
+  // only keep a few lookups in flight (the rest wait their turn) so names that never answer
+  // cannot stall the runner.
+  let lookups = 0;
+  const waiting: (() => void)[] = [];
+  async function vet(host: string): Promise<string> {
+    if (lookups >= MAX_LOOKUPS) await new Promise<void>((resolve) => waiting.push(resolve));
+    lookups += 1;
     try {
       return await resolveGuarded(host, options.allowPrivate);
     } catch (error) {
       if (error instanceof AddressRefused) throw new ProxyRefusal(403, error.message);
       throw new ProxyRefusal(502, `cannot resolve ${host}: ${(error as Error).message}`);
+    } finally {
+      lookups -= 1;
+      waiting.shift()?.();
     }
   }
 
@@ -133,28 +156,30 @@ export function createEgressProxy(options: EgressProxyOptions): EgressProxy {
     track(client);
     client.on('error', () => client.destroy());
     let host = '';
+    let release = () => undefined as void;
     try {
+      release = takeSlot();
       const target = new URL(`http://${req.url ?? ''}`);
       host = target.hostname;
       if (!host || target.pathname !== '/' || req.url?.includes('/'))
         throw new ProxyRefusal(400, 'CONNECT needs host:port');
       const port = parsePort(target.port, 443);
       const address = await vet(host);
-      await tunnel(client, address, port, head);
+      await tunnel(client, address, port, head, release);
     } catch (error) {
+      release();
       const refusal = refused(error, host);
       if (!client.destroyed) rawReply(client, refusal.status, REASONS[refusal.status] ?? 'Error', refusal.message);
     }
   }
 
-  function tunnel(client: Duplex, address: string, port: number, head: Buffer): Promise<void> {
+  function tunnel(client: Duplex, address: string, port: number, head: Buffer, release: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
-      active += 1;
       stats.connections += 1;
       const upstream: Socket = connect({ host: address, port, timeout: connectTimeoutMs });
       track(upstream);
       upstream.once('close', () => {
-        active -= 1;
+        release();
         client.destroy();
       });
       upstream.once('timeout', () => upstream.destroy(new Error(`connect to ${address}:${port} timed out`)));
@@ -181,7 +206,9 @@ export function createEgressProxy(options: EgressProxyOptions): EgressProxy {
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     track(req.socket);
     let host = '';
+    let release = () => undefined as void;
     try {
+      release = takeSlot();
       let target: URL;
       try {
         target = new URL(req.url ?? '');
@@ -194,8 +221,9 @@ export function createEgressProxy(options: EgressProxyOptions): EgressProxy {
       const tls = target.protocol === 'https:';
       const port = parsePort(target.port, tls ? 443 : 80);
       const address = await vet(host);
-      await forward(req, res, target, address, port, tls);
+      await forward(req, res, target, address, port, tls, release);
     } catch (error) {
+      release();
       const refusal = refused(error, host);
       if (!res.headersSent) {
         res.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
@@ -211,13 +239,13 @@ export function createEgressProxy(options: EgressProxyOptions): EgressProxy {
     address: string,
     port: number,
     tls: boolean,
+    release: () => void,
   ): Promise<void> {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined && !HOP_HEADERS.has(name)) headers[name] = value;
     const family = isIP(address);
     return new Promise((resolve, reject) => {
-      active += 1;
       stats.connections += 1;
       const upstream = (tls ? httpsRequest : httpRequest)({
         protocol: target.protocol,
@@ -240,9 +268,7 @@ export function createEgressProxy(options: EgressProxyOptions): EgressProxy {
         track(socket);
         socket.on('data', count);
       });
-      upstream.once('close', () => {
-        active -= 1;
-      });
+      upstream.once('close', release);
       upstream.once('timeout', () => upstream.destroy(new Error(`no answer from ${target.host} in time`)));
       upstream.once('error', (error) => {
         if (!settled) {

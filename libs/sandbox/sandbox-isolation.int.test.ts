@@ -83,6 +83,28 @@ describe('sandbox isolation', () => {
     expect(lines[6]).toMatch(/^unshare [1-9]/);
   });
 
+  it('meets a seccomp filter: keyrings, ptrace, bpf, perf, userfaultfd and io_uring are shut', async () => {
+    // Python's ctypes makes raw system calls; PTRACE_TRACEME (ptrace 0) would succeed without the filter.
+    const py = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      "for name, nr in [('keyctl', 250), ('ptrace', 101), ('bpf', 321), ('perf_event_open', 298),",
+      "                 ('userfaultfd', 323), ('io_uring_setup', 425), ('getpid', 39)]:",
+      '    r = libc.syscall(nr, 0, 0, 0, 0, 0)',
+      "    print(name, 'ok' if r >= 0 else os.strerror(ctypes.get_errno()))",
+    ].join('\n');
+    const { outcome } = await run('', { command: ['/usr/bin/python3', '-c', py] });
+    expect(outcome.stdout.trim().split('\n')).toEqual([
+      'keyctl Operation not permitted',
+      'ptrace Operation not permitted',
+      'bpf Operation not permitted',
+      'perf_event_open Operation not permitted',
+      'userfaultfd Operation not permitted',
+      'io_uring_setup Function not implemented',
+      'getpid ok',
+    ]);
+  });
+
   it("sees only its own pid namespace: /proc/1 is the sandbox's init, with no server environment", async () => {
     const { outcome } = await run(`
       const fs = require('fs');

@@ -11,6 +11,7 @@ import { createCgroups, sweepStaleCgroups, type Cgroups, type RunCgroup } from '
 import { SandboxUnavailableError } from './errors.ts';
 import { probeBwrap } from './probe.ts';
 import { createEgressProxy } from './proxy.ts';
+import { seccompProgram } from './seccomp.ts';
 import { watchOom, watchTreeMemory } from './rss-watch.ts';
 import {
   DEFAULT_DISK_BYTES,
@@ -48,6 +49,7 @@ function writeStaticFiles(base: string): Omit<HostFiles, 'socket' | 'work'> {
 
 export function createSandbox(options: SandboxOptions): Sandbox {
   const bwrap = options.bwrapPath ?? '/usr/bin/bwrap';
+  const seccomp = seccompProgram();
   const stateDir = options.stateDir ?? tmpdir();
   // One directory per sandbox (a process may hold several); the pid lets a later start sweep it.
   const base = join(stateDir, `vigil-sandbox-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -162,18 +164,23 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       // cgroup per run it is only a backstop; without one it is the cap.
       maxProcesses: cgroup ? Math.max(maxProcesses * 16, 4096) : maxProcesses,
     });
-    const args = bwrapArgs(spec, host, disk);
+    const args = bwrapArgs(spec, host, disk, seccomp ? 4 : undefined);
     // An empty environment: bwrap's own pid 1 inside the sandbox keeps the environ it was started with.
     const child = spawn('/bin/sh', ['-c', script, 'sandbox', ...args.command], {
       env: {},
       // The shell would export its cwd as PWD, and bwrap's init would keep it: start from /.
       cwd: '/',
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', seccomp ? 'pipe' : 'ignore'],
       detached: true,
     });
     const argsPipe = child.stdio[3] as NodeJS.WritableStream;
     argsPipe.on('error', () => undefined);
     argsPipe.end(Buffer.from(args.options.map((a) => `${a}\0`).join('')));
+    if (seccomp) {
+      const filterPipe = child.stdio[4] as NodeJS.WritableStream;
+      filterPipe.on('error', () => undefined);
+      filterPipe.end(seccomp);
+    }
 
     return new Promise((resolve) => {
       let killed: SandboxOutcome['killed'];
