@@ -1,7 +1,18 @@
 // Public surface of #sandbox: runs a user's script in a fresh bubblewrap sandbox per run, with egress
-// only through the runner's policy proxy. API as agreed with the lead; additions (all optional):
-// SandboxSpec.diskBytes / maxProcesses / maxOpenFiles, createSandbox({ trustedCa, stateDir }), and
-// /work is a size-capped copy of workDir whose regular files are copied back after the run.
+// only through the runner's policy proxy.
+//
+// Deviations from the interface agreed with the lead (all additive; nothing renamed or removed):
+// - SandboxSpec gains optional diskBytes (cap of /tmp, /dev/shm and /work each, and RLIMIT_FSIZE;
+//   default 256 MiB), maxProcesses (pids cgroup, default 256) and maxOpenFiles (default 4096).
+// - /work is not the caller's workDir itself: it is a size-capped tmpfs holding a copy of workDir,
+//   and after the run its regular files and directories (never symlinks, FIFOs or sockets) are
+//   copied back into workDir, so the caller reads results from workDir as agreed.
+// - The env the sandbox adds: HOME, TMPDIR, PATH, HTTP(S)_PROXY, http(s)_proxy, VIGIL_EGRESS_PROXY
+//   and NO_PROXY/no_proxy=127.0.0.1:3128. NODE_USE_ENV_PROXY is not set (Node 24 start-up cost);
+//   pass it in env for node's own fetch to use the proxy.
+// - createSandbox options gain trustedCa (extra CAs for the proxy's own TLS to absolute-form https://
+//   targets), stateDir and useCgroups (false forces the RSS-watch and RLIMIT_NPROC fallbacks).
+// - runtimeDir and extraReadOnlyBinds must be readable by uid 65534: bwrap runs as nobody.
 export { createSandbox } from './sandbox.ts';
 export { SandboxUnavailableError } from './errors.ts';
 export { createEgressProxy, EGRESS_MAX_BYTES, EGRESS_MAX_CONNECTIONS, type EgressProxy } from './proxy.ts';
