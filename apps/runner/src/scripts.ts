@@ -22,9 +22,11 @@ export function createRunnerScripts(options: {
   runtimesDir: string | undefined;
   chromiumPath: string | undefined;
   logger: Logger;
+  /** Debian's bubblewrap by default; tests point it at a missing binary to see the sandbox refuse. */
+  bwrapPath?: string;
 }): RunnerScripts {
   const logger = options.logger.child({ component: 'scripts' });
-  const sandbox = createSandbox({ logger });
+  const sandbox = createSandbox({ logger, ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}) });
   const scripts = createScriptRunner({
     sandbox,
     runtimesRoot: runtimesRoot(options.runtimesDir),
