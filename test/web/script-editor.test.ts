@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
-import { ensureConsoleBuilt, launchChromium, seriousViolations, watchConsole } from './browser.ts';
+import { mkdirSync } from 'node:fs';
+import { ensureConsoleBuilt, launchChromium, SCREENSHOTS, seriousViolations, watchConsole } from './browser.ts';
 
 /**
  * The console's script editor in Debian's Chromium against a real Vigil: CodeMirror loads only
@@ -68,7 +69,7 @@ test('health', async ({ request }) => {
   afterAll(async () => {
     await browser?.close();
     await vigil?.stop();
-    await new Promise((resolve) => target?.close(resolve));
+    if (target) await new Promise((resolve) => target.close(resolve));
   }, 180_000);
 
   it('loads CodeMirror only for a script check, with hints for test, page and request', async () => {
@@ -103,6 +104,9 @@ test('health', async ({ request }) => {
     ]);
     expect(await result().locator('[data-testid=script-requests]').textContent()).toContain(`${base}/health`);
     expect(await result().locator('[data-testid=script-logs]').textContent()).toContain('health answered 200');
+    expect(await seriousViolations(page)).toEqual([]);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: `${SCREENSHOTS}/script-editor-run.png`, fullPage: true });
   }, 180_000);
 
   it('a failing expect fails the run and names its step', async () => {
