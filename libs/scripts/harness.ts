@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,29 @@ import { build } from 'esbuild';
 import { MODULES_INSIDE } from './transform.ts';
 
 const ENTRIES = ['preload', 'reporter', 'test'] as const;
+
+// What an ES module gets for `@playwright/test`: Node cannot see the names of a CommonJS module
+// that assigns them at run time, so they are listed, as the runtime's own index.mjs does.
+const ESM_NAMES = [
+  'test',
+  'expect',
+  'request',
+  'devices',
+  'defineConfig',
+  'mergeTests',
+  'mergeExpects',
+  'chromium',
+  'firefox',
+  'webkit',
+  'selectors',
+  'errors',
+];
+const ESM_ENTRY = [
+  "import shim from './test.cjs';",
+  'export default shim;',
+  ...ESM_NAMES.map((name) => `export const ${name} = shim.${name};`),
+  '',
+].join('\n');
 
 export interface Harness {
   dir: string;
@@ -37,12 +60,13 @@ export async function buildHarness(): Promise<Harness> {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  await writeFile(join(dir, 'test.mjs'), ESM_ENTRY);
   // The sandboxed process runs as nobody: the harness must be readable to it, and to nobody else writable.
   await chmodTree(dir);
   return { dir, close: () => rm(dir, { recursive: true, force: true }) };
 }
 
-async function chmodTree(dir: string): Promise<void> {
+export async function chmodTree(dir: string): Promise<void> {
   await chmod(dir, 0o755);
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);

@@ -87,6 +87,24 @@ describe('script outcome from the reporter events', () => {
     expect(outcome).toMatchObject({ passed: false, error: 'timed out after 1000 ms in step "outer › inner"' });
   });
 
+  it('lists steps in the order they began, with nested ones after their parent', () => {
+    const outcome = outcomeOf([
+      line({ type: 'testBegin', test: 't' }),
+      line({ type: 'stepBegin', test: 't', step: 'a' }),
+      line({ type: 'stepBegin', test: 't', step: 'a › b' }),
+      line({ type: 'stepEnd', test: 't', step: 'a › b', durationMs: 2, error: 'Error: boom' }),
+      line({ type: 'stepEnd', test: 't', step: 'a', durationMs: 5, error: 'Error: boom' }),
+      line(testEnd({ status: 'failed', hadSteps: true, errors: ['Error: boom\n    at x (y.js:1:1)'] })),
+      line({ type: 'end', status: 'failed' }),
+    ]);
+    expect(outcome.steps).toEqual([
+      { name: 'a', status: 'failed', durationMs: 5, error: 'Error: boom' },
+      { name: 'a › b', status: 'failed', durationMs: 2, error: 'Error: boom' },
+    ]);
+    expect(outcome.error).toBe('step "a › b" failed: boom');
+    expect(outcome.failedExpectations).toEqual([{ message: 'Error: boom', step: 'a › b' }]);
+  });
+
   it('fails a run whose reporter never finished, with the process output', () => {
     const outcome = outcomeOf([], { exitCode: 1, stderr: 'Error: Cannot find module x\n    at foo (bar.js:1:1)\n' });
     expect(outcome.passed).toBe(false);

@@ -8,6 +8,8 @@ export const CAP = 16 * 1024;
 const MAX_REQUESTS = 1000;
 const MAX_PAGES = 100;
 const MAX_STEPS = 1000;
+/** Lines of the event log read at most: logs and steps are capped long before. */
+const MAX_EVENTS = 50_000;
 const ERROR_CAP = 4096;
 
 // The event log is written inside the sandbox, so it is as untrusted as the script: every line is
@@ -84,7 +86,7 @@ function capHeaders(headers: Record<string, string>): Record<string, string> {
 
 export function parseEvents(log: string): Event[] {
   const events: Event[] = [];
-  for (const line of log.split('\n')) {
+  for (const line of log.split('\n', MAX_EVENTS)) {
     if (line.trim() === '') continue;
     try {
       const parsed = eventSchema.safeParse(JSON.parse(line));
@@ -128,7 +130,9 @@ export function buildOutcome({ events, sandbox, timeoutMs, durationMs, runtimeNa
   const requests: ScriptRequest[] = [];
   const pages: ScriptPage[] = [];
   const failedExpectations: { message: string; step?: string }[] = [];
-  const openSteps: string[] = [];
+  // Step name → indexes in steps of those begun and not yet ended (a name can repeat in a loop).
+  const openSteps = new Map<string, number[]>();
+  let lastOpened: string | undefined;
   const loadErrors: string[] = [];
   let logs = '';
   let running: string | undefined;
@@ -143,25 +147,33 @@ export function buildOutcome({ events, sandbox, timeoutMs, durationMs, runtimeNa
         running = event.test;
         break;
       case 'stepBegin':
-        openSteps.push(event.step);
+        // Listed in the order they began, so an outer step comes before the steps inside it.
+        if (steps.length < MAX_STEPS) {
+          const open = openSteps.get(event.step) ?? [];
+          open.push(steps.length);
+          openSteps.set(event.step, open);
+          lastOpened = event.step;
+          steps.push({ name: event.step, status: 'passed', durationMs: 0 });
+        }
         break;
       case 'stepEnd': {
-        const at = openSteps.lastIndexOf(event.step);
-        if (at >= 0) openSteps.splice(at, 1);
-        if (steps.length >= MAX_STEPS) break;
-        const step: ScriptStep = {
-          name: event.step,
-          status: event.error ? 'failed' : 'passed',
-          durationMs: event.durationMs,
-        };
-        if (event.error) step.error = clean(event.error);
-        steps.push(step);
+        const open = openSteps.get(event.step);
+        const index = open?.pop();
+        if (index === undefined) break;
+        if (open!.length === 0) openSteps.delete(event.step);
+        const step = steps[index]!;
+        step.durationMs = event.durationMs;
+        if (event.error) {
+          step.status = 'failed';
+          step.error = clean(event.error);
+        }
         break;
       }
       case 'testEnd': {
         tests += 1;
         running = undefined;
-        openSteps.length = 0;
+        for (const indexes of openSteps.values()) for (const index of indexes) steps[index]!.status = 'failed';
+        openSteps.clear();
         const failed = event.status !== 'passed' && event.status !== 'skipped';
         if (!event.hadSteps && steps.length < MAX_STEPS) {
           const step: ScriptStep = {
@@ -213,10 +225,16 @@ export function buildOutcome({ events, sandbox, timeoutMs, durationMs, runtimeNa
   }
 
   let error: string | undefined;
+  // Steps still open when the process was stopped: they failed with the run.
+  for (const indexes of openSteps.values())
+    for (const index of indexes) {
+      steps[index]!.status = 'failed';
+      if (sandbox.killed) steps[index]!.error = `stopped: ${sandbox.killed}`;
+    }
   if (sandbox.killed === 'timeout') {
-    const where = openSteps.at(-1) ?? running;
-    const inStep = openSteps.length > 0 ? ` in step "${where}"` : where ? ` in test "${where}"` : '';
-    error = `timed out after ${timeoutMs} ms${inStep}`;
+    // The innermost step still open: the last one begun that has not ended.
+    const step = lastOpened !== undefined && openSteps.has(lastOpened) ? lastOpened : [...openSteps.keys()].at(-1);
+    error = `timed out after ${timeoutMs} ms${step ? ` in step "${step}"` : running ? ` in test "${running}"` : ''}`;
   } else if (sandbox.killed === 'memory')
     error = `runtime ${runtimeName}: the script went over its memory limit and was stopped`;
   else if (sandbox.killed === 'output') error = 'the script wrote more output than allowed and was stopped';

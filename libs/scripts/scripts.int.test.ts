@@ -89,10 +89,13 @@ test('api flow', async ({ request }) => {
     const viaFetch = await fetch(process.env.TARGET + '/fetch');
     const viaAxios = await axios.get(process.env.TARGET + '/axios');
     console.log('fetch', viaFetch.status, 'axios', viaAxios.status, 'token', process.env.API_TOKEN);
-    console.log('home', process.env.HOME === undefined ? 'unset' : 'set', 'server var', process.env.DATA_DIR ?? 'absent');
+    console.log('server var', process.env.VIGIL_TEST_RUNNER_ONLY ?? 'absent');
   });
 });`;
+    // A variable of the runner's own process must not reach the script.
+    process.env.VIGIL_TEST_RUNNER_ONLY = 'leaked';
     const outcome = await runner.run(request(runtimeName, { script, env: { TARGET: base, API_TOKEN: 'tok-123' } }));
+    delete process.env.VIGIL_TEST_RUNNER_ONLY;
     expect(outcome.error).toBeUndefined();
     expect(outcome.passed).toBe(true);
     expect(outcome.steps.map((step) => [step.name, step.status])).toEqual([
@@ -133,6 +136,34 @@ test('cjs flow', async ({ request }) => {
     expect(outcome.passed).toBe(true);
     expect(outcome.steps).toEqual([{ name: 'get', status: 'passed', durationMs: expect.any(Number) }]);
     expect(outcome.requests.map((r) => r.url)).toEqual([`${base}/cjs`]);
+  });
+
+  it('runs an ES module that needs to stay one (top-level await), with a default import and nested steps', async () => {
+    const script = `
+import test, { expect } from '@playwright/test';
+import { v4 } from 'uuid';
+const settings = await (await fetch(process.env.TARGET + '/settings')).json();
+test.describe('group', () => {
+  test('nested', async ({ request }) => {
+    await test.step('outer', async () => {
+      await test.step('inner', async () => {
+        expect(settings.url).toBe('/settings');
+        expect((await request.get(process.env.TARGET + '/esm')).ok()).toBe(true);
+      });
+    });
+    console.log('uuid', typeof v4());
+  });
+  test.skip('skipped', async () => {});
+});`;
+    const outcome = await runner.run(request(runtimeName, { script, env: { TARGET: base } }));
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.passed).toBe(true);
+    expect(outcome.steps.map((step) => [step.name, step.status])).toEqual([
+      ['outer', 'passed'],
+      ['outer › inner', 'passed'],
+      ['group › skipped', 'skipped'],
+    ]);
+    expect(outcome.logs).toContain('uuid string');
   });
 
   it('runs TypeScript, and a failing expect names its step', async () => {
@@ -246,10 +277,23 @@ test('spin', async () => {
   await test.step('warm up', async () => {});
   await test.step('loop forever', async () => { for (;;) {} });
 });`;
-    const outcome = await runner.run(request(installed[0]!, { script, timeoutMs: 8_000 }));
+    // Long enough for Playwright Test to reach the loop on a loaded machine.
+    const outcome = await runner.run(request(installed[0]!, { script, timeoutMs: 25_000 }));
     expect(outcome.passed).toBe(false);
-    expect(outcome.error).toBe('timed out after 8000 ms in step "loop forever"');
-    expect(outcome.steps.map((step) => step.name)).toEqual(['warm up']);
+    expect(outcome.error).toBe('timed out after 25000 ms in step "loop forever"');
+    expect(outcome.steps.map((step) => [step.name, step.status])).toEqual([
+      ['warm up', 'passed'],
+      ['loop forever', 'failed'],
+    ]);
+  });
+
+  it('stops a run when its signal aborts', async () => {
+    const script = `import { test } from '@playwright/test';\ntest('wait', async () => { await new Promise(() => {}); });`;
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 2_000);
+    const outcome = await runner.run(request(installed[0]!, { script, signal: controller.signal }));
+    expect(outcome).toMatchObject({ passed: false, error: 'the run was cancelled' });
+    expect(outcome.durationMs).toBeLessThan(30_000);
   });
 
   it('reports a syntax error in the script with its place', async () => {

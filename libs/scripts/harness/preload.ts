@@ -1,11 +1,21 @@
 /**
- * Preloaded (--require) into every process of a script run, inside the sandbox. Node's own fetch
+ * Preloaded (--require) into every process of a script run, inside the sandbox.
+ *
+ * Compile cache: Playwright Test starts two Node processes per run that each compile most of
+ * Playwright. The runner fills V8's code cache once per runtime with a run of its own script and
+ * binds it read-only; each process here copies it into the run's private /tmp (Node writes new
+ * entries back) and enables it. A script can never write to the copy another run reads.
+ *
+ * Proxy: Node's own fetch
  * (undici, bundled into Node) ignores HTTP(S)_PROXY before Node 24's NODE_USE_ENV_PROXY, and the
  * sandbox's network holds only loopback: without this, fetch would simply fail. Node keeps its
  * global dispatcher under a registered symbol that its fetch reads; we replace it with an Agent of
  * the same (bundled) class whose connector opens a CONNECT tunnel through the egress proxy.
  */
+import { cpSync } from 'node:fs';
+import nodeModule from 'node:module';
 import { connect as netConnect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { connect as tlsConnect } from 'node:tls';
 
 type Callback = (error: Error | null, socket: Socket | null) => void;
@@ -73,6 +83,27 @@ function tunnel(proxy: URL, options: ConnectOptions, callback: Callback): void {
   socket.on('data', onData);
 }
 
+function compileCache(): void {
+  const enable = (nodeModule as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+  /* eslint-disable no-restricted-properties -- the sandboxed script's own environment */
+  const fill = process.env.VIGIL_COMPILE_CACHE_FILL;
+  const shared = process.env.VIGIL_COMPILE_CACHE;
+  /* eslint-enable no-restricted-properties */
+  if (typeof enable !== 'function') return;
+  if (fill) {
+    enable(fill);
+    return;
+  }
+  if (!shared) return;
+  const own = `${tmpdir()}/vigil-compile-cache-${process.pid}`;
+  try {
+    cpSync(shared, own, { recursive: true });
+    enable(own);
+  } catch {
+    // No cache is only slower.
+  }
+}
+
 function install(): void {
   // eslint-disable-next-line no-restricted-properties -- the sandboxed script's own environment
   const raw = process.env.VIGIL_EGRESS_PROXY;
@@ -89,4 +120,5 @@ function install(): void {
   }) as never;
 }
 
+compileCache();
 install();

@@ -8,7 +8,7 @@ import type { APIRequestContext, APIResponse, BrowserContext, Page, Request } fr
 import { PAGE_METRICS_SCRIPT } from './page-metrics.ts';
 
 declare const require: (id: string) => Record<string, unknown>;
-declare const exports: Record<string, unknown>;
+declare const module: { exports: unknown };
 
 const CAP = 16 * 1024;
 const METRICS_TIMEOUT_MS = 3000;
@@ -185,16 +185,10 @@ const test = baseTest.extend({
   },
 });
 
-// Named one by one so Node's CommonJS lexer sees them when an ES module imports this file.
-const out = exports as Record<string, unknown>;
-Object.defineProperty(exports, '__esModule', { value: true });
-exports.test = test;
-exports.default = test;
-exports.expect = base.expect;
-exports.request = base.request;
-exports.defineConfig = base.defineConfig;
-exports.devices = base.devices;
-exports.chromium = base.chromium;
-exports.selectors = base.selectors;
-exports.errors = base.errors;
-for (const [name, value] of Object.entries(base)) if (!(name in out)) out[name] = value;
+// Shaped like the runtime's own module: the test function itself, carrying every other export
+// (expect, request, devices, defineConfig, …), so default and named imports and require all work.
+const shim = test as unknown as Record<string, unknown>;
+for (const [name, value] of Object.entries(base)) if (!(name in shim)) shim[name] = value;
+shim.test = test;
+shim.default = test;
+module.exports = shim;
