@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequestSchema, type ApiRequest } from '#domain';
 import { runProbe } from './run.ts';
-import { createScrubber, SCRUBBED, substitute } from './secrets.ts';
+import { createScrubber, SCRUBBED, secretForms, substitute } from './secrets.ts';
 import { httpServer, probeContext, type TestServer } from './test-helpers.ts';
 
 describe('variables and secrets', () => {
@@ -37,6 +38,41 @@ describe('variables and secrets', () => {
       Buffer.from(`x${secret}`).toString('base64'),
     ];
     for (const form of forms) expect(scrub(`[${form}]`), form).not.toContain(form.slice(0, -3).slice(3));
+  });
+
+  it('masks exactly what a plain search for every form would mask (the one-pattern trie agrees)', () => {
+    /** Every position where some form starts, with the longest form there; overlapping runs merged. */
+    const reference = (text: string, secrets: string[]) => {
+      const forms = [...new Set(secrets.flatMap(secretForms))];
+      let out = '';
+      let kept = 0;
+      let end = -1;
+      for (let at = 0; at < text.length; at++) {
+        const length = Math.max(0, ...forms.filter((form) => text.startsWith(form, at)).map((form) => form.length));
+        if (length === 0) continue;
+        if (at < end) end = Math.max(end, at + length);
+        else {
+          if (end >= 0) out += SCRUBBED;
+          out += text.slice(kept, at);
+          end = at + length;
+        }
+        kept = end;
+      }
+      return (end >= 0 ? out + SCRUBBED : out) + text.slice(kept);
+    };
+    const chars = fc.constantFrom(...'abAB%2F/ +="\\é');
+    const word = fc.array(chars, { minLength: 1, maxLength: 6 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 4 }),
+        fc.array(chars, { maxLength: 60 }),
+        (secrets, text) => {
+          const joined = text.join('') + secrets.join('');
+          expect(createScrubber(secrets)(joined)).toBe(reference(joined, secrets));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('masks every character of overlapping secrets', () => {

@@ -44,8 +44,10 @@ function inUrlPart(value: string, part: UrlPart): string {
       } catch {
         form = char;
       }
-      // A character that changes the URL's structure (/, ?, #, @) splits the secret anyway.
-      if (form === '' || form.length > 12) form = char;
+      // The parser drops tabs and newlines. A character that changes the URL's structure
+      // (/, ?, #, @) splits the secret anyway: it stays as written.
+      if (/^[\t\n\r]$/.test(char)) form = '';
+      else if (form === '' || form.length > 12) form = char;
       charForms.set(key, form);
     }
     out += form;
@@ -60,8 +62,8 @@ function urlTail(value: string, lead: '' | '?'): string {
   return href.startsWith(prefix) ? href.slice(prefix.length) : value;
 }
 
+/** Encodings into URLs and forms; each also in lower-case hex. */
 const ENCODINGS: ReadonlyArray<(value: string) => string> = [
-  (value) => value,
   encodeURIComponent,
   encodeURI,
   // application/x-www-form-urlencoded, as URLSearchParams writes query parameters (+ for space).
@@ -70,6 +72,7 @@ const ENCODINGS: ReadonlyArray<(value: string) => string> = [
   (value) => inUrlPart(value, 'query'),
   (value) => inUrlPart(value, 'userinfo'),
   (value) => inUrlPart(value, 'fragment'),
+  // The parser's own output where the secret ends the URL: it also trims trailing spaces there.
   (value) => urlTail(value, ''),
   // An empty query is not sent: a secret ending in ? reaches the target without it.
   (value) => urlTail(value, '').replace(/\?$/, ''),
@@ -95,37 +98,59 @@ function base64Forms(value: string): string[] {
 /** Every form of one secret the runner (or a target echoing what it sent) may print. */
 export function secretForms(value: string): string[] {
   if (value === '') return [];
-  const bases = new Set([
-    value,
-    value.toLowerCase(),
-    // The URL parser drops tabs and newlines, trims spaces and controls at the ends, and reads \ as /.
-    value.replace(/[\t\n\r]/g, ''),
-    value.replace(/^[\p{Cc} ]+|[\p{Cc} ]+$/gu, ''),
-    value.replace(/\\/g, '/'),
-  ]);
-  // A hostname is lower-cased and IDNA-encoded by the URL parser.
-  const ascii = domainToASCII(value);
-  if (ascii !== '') bases.add(ascii);
-  const forms = new Set<string>();
-  for (const base of bases)
-    for (const encode of ENCODINGS) {
-      let encoded: string;
-      try {
-        encoded = encode(base);
-      } catch {
-        continue; // encodeURI throws on a lone surrogate, URL on what is no URL
-      }
-      for (const form of [encoded, encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())]) {
-        forms.add(form);
-        forms.add(JSON.stringify(form).slice(1, -1));
-      }
+  // As written, and as a hostname: lower-cased and IDNA-encoded by the URL parser.
+  const plain = [value, value.toLowerCase(), domainToASCII(value)];
+  for (const encode of ENCODINGS) {
+    let encoded: string;
+    try {
+      encoded = encode(value);
+    } catch {
+      continue; // encodeURI throws on a lone surrogate, URL on what is no URL
     }
+    plain.push(
+      encoded,
+      encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+    );
+  }
+  const forms = new Set<string>();
+  for (const form of plain) {
+    forms.add(form);
+    // As a JSON string's content (a JSON body or answer echoing it).
+    forms.add(JSON.stringify(form).slice(1, -1));
+  }
   for (const form of base64Forms(value)) forms.add(form);
   forms.delete('');
   return [...forms];
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * One pattern for all forms, as a trie: forms of one secret share long prefixes, and a trie keeps
+ * the work at each position of a text from growing with every near-duplicate. Built from the
+ * sorted forms (a range of them shares a prefix); greedy `(?:…)?` makes the match at a position
+ * the longest form there. Characters are UTF-16 units, as the pattern has no u flag.
+ */
+function triePattern(sorted: readonly string[], from = 0, to = sorted.length, depth = 0): string {
+  const first = sorted[from] as string;
+  const last = sorted[to - 1] as string;
+  let shared = depth;
+  while (shared < first.length && shared < last.length && first[shared] === last[shared]) shared++;
+  const literal = escapeRegExp(first.slice(depth, shared));
+  // Sorted and without duplicates, a form that ends here comes first in its range.
+  const ends = first.length === shared;
+  const start = ends ? from + 1 : from;
+  if (start === to) return literal;
+  const branches: string[] = [];
+  for (let i = start; i < to;) {
+    let j = i + 1;
+    while (j < to && (sorted[j] as string)[shared] === (sorted[i] as string)[shared]) j++;
+    branches.push(triePattern(sorted, i, j, shared));
+    i = j;
+  }
+  const body = branches.length === 1 ? (branches[0] as string) : `(?:${branches.join('|')})`;
+  return literal + (ends ? `(?:${body})?` : body);
+}
 
 /**
  * Removes every secret from text a probe outputs, in every encoding the runner produces: URL,
@@ -140,10 +165,9 @@ export function createScrubber(secretValues: readonly string[], credentials: rea
     if (!secretValues.some((value) => value !== '' && credential.includes(value))) continue;
     for (const form of base64Forms(credential)) forms.add(form);
   }
-  // Longest first: at each position the longest form is the one matched.
-  const ordered = [...forms].sort((a, b) => b.length - a.length);
-  const longest = ordered[0]?.length ?? 0;
-  const pattern = ordered.length === 0 ? undefined : new RegExp(ordered.map(escapeRegExp).join('|'), 'g');
+  forms.delete('');
+  const longest = Math.max(0, ...[...forms].map((form) => form.length));
+  const pattern = forms.size === 0 ? undefined : new RegExp(triePattern([...forms].sort()), 'g');
 
   /** The text with secrets masked, keeping only characters before `limit` (and secrets that cross it whole). */
   const mask = (text: string, limit: number): string => {
