@@ -84,4 +84,12 @@ describe('DNS probe against a local DNS server', () => {
     expect(raw.error).toContain('system resolver');
     for (const address of resolverAddresses()) expect(raw.error).not.toContain(address);
   });
+
+  it('refuses a cloud metadata nameServer even with allowPrivate', async () => {
+    const { result } = await runProbe(
+      dns({ query: 'a.test', nameServer: '169.254.169.254', port: 53 }),
+      probeContext({ allowPrivate: true, timeoutMs: 3000 }),
+    );
+    expect(result.errorMessage).toContain('cloud metadata');
+  });
 });

@@ -117,4 +117,18 @@ describe('TCP probe against a real echo server', () => {
     expect(outcome.assertions[0]?.actual).toBe('echo:AUTH ********');
     expect(JSON.stringify(outcome)).not.toContain(secret);
   });
+
+  it('refuses cloud metadata addresses even with allowPrivate', async () => {
+    for (const [hostname, ipFamily] of [
+      ['169.254.169.254', 'IPv4'],
+      ['2852039166', 'IPv4'],
+      ['fd00:ec2::254', 'IPv6'],
+    ] as const) {
+      const { result } = await runProbe(
+        tcp({ hostname, port: 80, ipFamily }),
+        probeContext({ allowPrivate: true, timeoutMs: 3000 }),
+      );
+      expect(result.errorMessage, hostname).toContain('cloud metadata');
+    }
+  });
 });
