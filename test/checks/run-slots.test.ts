@@ -148,5 +148,25 @@ describe('runs started from the API take a slot each', () => {
     });
     expect(updated.status).toBe(400);
     expect(updated.body.message).toMatch(/^locations\[0\]: unknown location "atlantis"/);
+
+    // The OpenAPI document states the same rule, so clients (and schemathesis) know it.
+    const doc = (await vigil.admin.get('/openapi.json')).body;
+    const found: Array<{ items?: { enum?: string[] }; maxItems?: number; uniqueItems?: boolean }> = [];
+    JSON.stringify(doc.paths['/v1/checks'].post.requestBody, (key, value) => {
+      if (key === 'locations') found.push(value);
+      return value;
+    });
+    const resolved = JSON.stringify(doc.components?.schemas ?? {}, (key, value) => {
+      if (key === 'locations' && value?.type === 'array') found.push(value);
+      return value;
+    });
+    expect(resolved.length).toBeGreaterThan(0);
+    const stated = found.filter((schema) => schema.items?.enum);
+    expect(stated.length).toBeGreaterThan(0);
+    for (const schema of stated) {
+      expect(schema.items!.enum).toEqual(expect.arrayContaining([...LOCATIONS, 'local']));
+      expect(schema.maxItems).toBe(20);
+      expect(schema.uniqueItems).toBe(true);
+    }
   });
 });

@@ -61,6 +61,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     describeRoute,
     patchDocument: createDocumentPatch(
       deps.services.runtimes.runtimes.filter((runtime) => runtime.stage !== 'REMOVED').map((runtime) => runtime.name),
+      deps.services.locations.publicLocations,
     ),
   });
   installAuth(app, {

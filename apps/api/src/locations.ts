@@ -38,6 +38,8 @@ export const MAX_CHECK_LOCATIONS = 20;
  * are an account's own, so the question is asked with the account.
  */
 export interface LocationCatalogue {
+  /** The locations every account may name (the OpenAPI document lists them). */
+  readonly publicLocations: readonly string[];
   /** The locations this account may name. */
   known(accountId: string): Promise<readonly string[]>;
   /** A 400 naming the first unknown, repeated or surplus location. */
@@ -52,6 +54,7 @@ export function createLocationCatalogue(options: {
   const max = options.max ?? MAX_CHECK_LOCATIONS;
   const known = async (_accountId: string): Promise<readonly string[]> => [...publicSet];
   return {
+    publicLocations: [...publicSet],
     known,
     async assertUsable(accountId, locations) {
       if (locations.length > max)

@@ -2,6 +2,7 @@ import type { RouteOptions } from 'fastify';
 import { z } from 'zod';
 import type { RouteDoc } from '#http';
 import type { RouteAccess } from '../access.ts';
+import { MAX_CHECK_LOCATIONS } from '../locations.ts';
 import { addRequestExamples } from './openapi-examples.ts';
 
 const accountHeader = z
@@ -65,7 +66,7 @@ const instantPattern =
  * runtime of the catalogue that is not removed, and a page's check ids are unique. (URL rules come
  * from the zod schemas themselves, as regexes, so they are exactly what the API applies.)
  */
-export function createDocumentPatch(usableRuntimes: string[]) {
+export function createDocumentPatch(usableRuntimes: string[], publicLocations: readonly string[] = []) {
   return (document: Record<string, unknown>): void => {
     const components = (document.components ?? {}) as { schemas?: Record<string, unknown> };
     const requestSchemas: unknown[] = Object.entries(components.schemas ?? {})
@@ -99,6 +100,14 @@ export function createDocumentPatch(usableRuntimes: string[]) {
       // what the API accepts (checks take any string, webhook values any Handlebars template) makes
       // the document wrong, and one as wide is no pattern at all. A page lists a check once.
       if (properties?.checkIds?.type === 'array') properties.checkIds.uniqueItems = true;
+      // A check names known locations, each once, at most MAX_CHECK_LOCATIONS (see locations.ts).
+      if (properties?.locations?.type === 'array' && publicLocations.length > 0)
+        properties.locations = {
+          ...properties.locations,
+          items: { type: 'string', enum: [...publicLocations] },
+          maxItems: MAX_CHECK_LOCATIONS,
+          uniqueItems: true,
+        };
       Object.values(node).forEach(visit);
     };
     requestSchemas.forEach(visit);
