@@ -149,6 +149,7 @@ export function launcherScript(options: {
   maxOpenFiles: number;
   fileBytes: number;
   maxProcesses: number;
+  hostUid: number;
 }): string {
   const join = options.procsFiles.map((file) => `echo $$ > '${file}' || exit 125`).join('\n');
   const limits = [
@@ -159,7 +160,7 @@ export function launcherScript(options: {
   ].join(' ');
   return [
     join,
-    `exec prlimit ${limits} -- setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups ` +
+    `exec prlimit ${limits} -- setpriv --reuid=${options.hostUid} --regid=${options.hostUid} --clear-groups ` +
       `--inh-caps=-all --bounding-set=-all --no-new-privs -- '${options.bwrap}' --args 3 -- "$@"`,
   ]
     .filter(Boolean)

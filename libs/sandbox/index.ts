@@ -12,7 +12,8 @@
 //   pass it in env for node's own fetch to use the proxy.
 // - createSandbox options gain trustedCa (extra CAs for the proxy's own TLS to absolute-form https://
 //   targets), stateDir and useCgroups (false forces the RSS-watch and RLIMIT_NPROC fallbacks).
-// - runtimeDir and extraReadOnlyBinds must be readable by uid 65534: bwrap runs as nobody.
+// - runtimeDir and extraReadOnlyBinds must be world-readable: bwrap runs as an unprivileged host uid
+//   of its own per run (HOST_UID_BASE + n), seen as 65534 inside.
 export { createSandbox } from './sandbox.ts';
 export { SandboxUnavailableError } from './errors.ts';
 export { createEgressProxy, EGRESS_MAX_BYTES, EGRESS_MAX_CONNECTIONS, type EgressProxy } from './proxy.ts';
@@ -20,6 +21,7 @@ export {
   RUNTIME_NODE,
   EGRESS_PORT,
   SANDBOX_UID,
+  HOST_UID_BASE,
   type Sandbox,
   type SandboxSpec,
   type SandboxOutcome,

