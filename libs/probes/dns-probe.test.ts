@@ -65,7 +65,7 @@ describe('DNS probe against a local DNS server', () => {
 
   it('sends the usual forms, an IDN as its A-label', async () => {
     const before = server.questions.length;
-    for (const query of ['_sip._tcp.example.test', 'example.test.', '4.3.2.1.in-addr.arpa', 'münchen.test']) {
+    for (const query of ['_sip._tcp.example.test', 'example.test.', '4.3.2.1.in-addr.arpa', 'münchen.test', '.']) {
       const { result } = await runProbe(dns({ query }), probeContext());
       expect(result.hasFailures, query).toBe(false);
     }
@@ -74,6 +74,7 @@ describe('DNS probe against a local DNS server', () => {
       'example.test',
       '4.3.2.1.in-addr.arpa',
       'xn--mnchen-3ya.test',
+      '.',
     ]);
   });
 

@@ -32,6 +32,7 @@ export function queryName(raw: string): { name: string } | { problem: string } {
   if (/[\p{Cc}\s]/u.test(raw)) return { problem: 'has spaces or control characters' };
   const trimmed = raw.replace(/\.$/, '');
   // Underscores are not hostname characters, so only a non-ASCII name goes through IDNA.
+  if (trimmed === '') return raw === '.' ? { name: '.' } : { problem: 'is empty' }; // "." is the root zone
   const name = /^[\x21-\x7e]*$/.test(trimmed) ? trimmed : domainToASCII(trimmed);
   if (name === '') return { problem: 'is not a valid international domain name' };
   if (name.length > 253) return { problem: 'is longer than 253 characters' };

@@ -146,6 +146,7 @@ export function dnsQueryProblem(query: string): string | undefined {
   // A placeholder stands for text only known at run time, where the runner checks the whole name.
   const name = query.replace(PLACEHOLDER, 'x').replace(/\.$/, '');
   if (/[\p{Cc}\s]/u.test(name)) return 'must not contain spaces or control characters';
+  if (name === '') return query === '.' ? undefined : 'must not be empty'; // "." asks about the root zone
   const labels = name.split('.');
   if (labels.some((label) => label === '')) return 'must not have an empty label (two dots, or a leading dot)';
   const bad = labels.find((label) => !DNS_LABEL.test(label));

@@ -38,6 +38,7 @@ describe('DNS request input rules', () => {
       '_sip._tcp.example.com',
       'example.com.',
       '4.3.2.1.in-addr.arpa',
+      '.',
       'xn--mnchen-3ya.de',
       'münchen.de',
       '{{HOST}}',
