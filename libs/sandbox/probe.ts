@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
-import { SANDBOX_UID, type ProbeResult } from './types.ts';
+import { HOST_UID_BASE, HOST_UID_SPAN, SANDBOX_UID, type ProbeResult } from './types.ts';
 
 /**
  * Starts a throw-away sandbox with the same namespaces, uid drop and mounts kinds a run uses, and
@@ -13,8 +13,9 @@ export async function probeBwrap(bwrap: string, base: string): Promise<ProbeResu
     return { available: false, reason: `bubblewrap is not installed (no executable ${bwrap})` };
   }
   const args = [
-    `--reuid=${SANDBOX_UID}`,
-    `--regid=${SANDBOX_UID}`,
+    // The top of the range runs use: a host whose uid map lacks it (a rootless container) says so here.
+    `--reuid=${HOST_UID_BASE + HOST_UID_SPAN - 1}`,
+    `--regid=${HOST_UID_BASE + HOST_UID_SPAN - 1}`,
     '--clear-groups',
     '--no-new-privs',
     '--',
