@@ -6,7 +6,7 @@ import {
   type CheckResultInput,
 } from '#domain';
 import { buildOutcome, errorText, validated, type RawRun } from './result.ts';
-import { createScrubber } from './secrets.ts';
+import { createScrubber, SCRUBBED } from './secrets.ts';
 import type { ProbeContext, ProbeOutcome, ScriptDefinition, ScriptRunOutcome } from './types.ts';
 
 /** What a script run adds to a raw run: carried to buildScriptOutcome, scrubbed there. */
@@ -68,7 +68,7 @@ export async function runScript(
 }
 
 /** Why the run failed, naming the failed step, so the alert says where the script broke. */
-function failureText(outcome: ScriptRunOutcome): string {
+export function failureText(outcome: ScriptRunOutcome): string {
   const failed = outcome.steps.filter((step) => step.status === 'failed');
   // The innermost failed step is the last one reported (test.step nests inside its test).
   const step = failed.at(-1);
@@ -90,7 +90,10 @@ function failureText(outcome: ScriptRunOutcome): string {
  */
 export function buildScriptOutcome(definition: ScriptDefinition, raw: ScriptRawRun, ctx: ProbeContext): ProbeOutcome {
   const base = buildOutcome(definition.checkType, raw, ctx);
-  const scrub = createScrubber(ctx.secretValues);
+  const whole = createScrubber(ctx.secretValues);
+  const scrub = (text: string) => whole(text);
+  // Logs and bodies arrive cut at their caps: a secret straddling the cut would leave its start.
+  const scrubCut = (text: string) => scrubTail(whole(text), ctx.secretValues);
   const outcome = raw.script.outcome;
   const withPages = definition.checkType !== 'MULTI_STEP';
   const extra: Partial<CheckResultInput> = {
@@ -103,8 +106,10 @@ export function buildScriptOutcome(definition: ScriptDefinition, raw: ScriptRawR
       durationMs: finite(step.durationMs),
       ...(step.error === undefined ? {} : { error: scrub(step.error) }),
     }));
-    extra.logs = scrub(outcome.logs);
-    extra.requests = outcome.requests.slice(0, MAX_REQUESTS_PER_RESULT).map((request) => scrubRequest(request, scrub));
+    extra.logs = scrubCut(outcome.logs);
+    extra.requests = outcome.requests
+      .slice(0, MAX_REQUESTS_PER_RESULT)
+      .map((request) => scrubRequest(request, scrub, scrubCut));
     if (withPages && outcome.pages.length > 0)
       extra.pages = outcome.pages.slice(0, MAX_PAGES_PER_RESULT).map((page) => ({ ...page, url: scrub(page.url) }));
   }
@@ -114,11 +119,32 @@ export function buildScriptOutcome(definition: ScriptDefinition, raw: ScriptRawR
 
 type RequestRecord = NonNullable<CheckResultInput['requests']>[number];
 
-function scrubRequest(request: RequestRecord, scrub: (text: string) => string): RequestRecord {
+/** The shortest start of a secret that counts as a leak when a cut text ends with it. */
+const MIN_TAIL = 3;
+
+/** Replaces a text's ending that is the start of a secret (cut there by a cap) with the mask. */
+export function scrubTail(text: string, secretValues: readonly string[]): string {
+  let longest = 0;
+  for (const secret of secretValues) {
+    for (let n = Math.min(secret.length - 1, text.length); n >= MIN_TAIL && n > longest; n--) {
+      if (text.endsWith(secret.slice(0, n))) {
+        longest = n;
+        break;
+      }
+    }
+  }
+  return longest === 0 ? text : `${text.slice(0, text.length - longest)}${SCRUBBED}`;
+}
+
+function scrubRequest(
+  request: RequestRecord,
+  scrub: (text: string) => string,
+  scrubCut: (text: string) => string,
+): RequestRecord {
   const headers = (values: Record<string, string> | undefined) =>
     values === undefined
       ? undefined
-      : Object.fromEntries(Object.entries(values).map(([name, value]) => [scrub(name), scrub(value)]));
+      : Object.fromEntries(Object.entries(values).map(([name, value]) => [scrub(name), scrubCut(value)]));
   const out: RequestRecord = { method: request.method.slice(0, 16) || 'GET', url: scrub(request.url) };
   if (typeof request.status === 'number' && Number.isInteger(request.status) && request.status >= 0)
     out.status = Math.min(request.status, 999);
@@ -134,9 +160,9 @@ function scrubRequest(request: RequestRecord, scrub: (text: string) => string): 
   const requestHeaders = headers(request.requestHeaders);
   const responseHeaders = headers(request.responseHeaders);
   if (requestHeaders) out.requestHeaders = requestHeaders;
-  if (request.requestBody !== undefined) out.requestBody = scrub(request.requestBody);
+  if (request.requestBody !== undefined) out.requestBody = scrubCut(request.requestBody);
   if (responseHeaders) out.responseHeaders = responseHeaders;
-  if (request.responseBody !== undefined) out.responseBody = scrub(request.responseBody);
+  if (request.responseBody !== undefined) out.responseBody = scrubCut(request.responseBody);
   return out;
 }
 
