@@ -60,6 +60,17 @@ describe('sandbox isolation', () => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
+  it('what it leaves in /work cannot break the copy back: a non-UTF-8 name, nesting past PATH_MAX', async () => {
+    const { outcome, workDir } = await run(`
+      const fs = require('fs');
+      fs.writeFileSync(Buffer.from('/work/bad\\xff\\xfe.txt', 'latin1'), 'x');
+      process.chdir('/work'); for (let i = 0; i < 2100; i++) { fs.mkdirSync('d'); process.chdir('d'); }
+      fs.writeFileSync('f', 'x'); fs.writeFileSync('/work/ok.txt', 'kept'); console.log('left it');`);
+    expect(outcome).toMatchObject({ exitCode: 0, stdout: 'left it\n' });
+    expect(readFileSync(join(workDir, 'ok.txt'), 'utf8')).toBe('kept');
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
   it('cannot read DATA_DIR/encryption.key, /etc/shadow, the repository or /root', async () => {
     const paths = [join(dataDir, 'encryption.key'), '/etc/shadow', '/work/main/package.json', '/root/.bashrc'];
     expect(readFileSync(paths[0]!, 'utf8')).toBe(KEY);

@@ -5,7 +5,7 @@ import { chown } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ValidationError } from '#core';
+import { InternalError, ValidationError } from '#core';
 import { bwrapArgs, launcherScript, type HostFiles } from './bwrap-args.ts';
 import { createCgroups, sweepStaleCgroups, type Cgroups, type RunCgroup } from './cgroup.ts';
 import { SandboxUnavailableError } from './errors.ts';
@@ -152,6 +152,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       await cgroup?.remove();
       await work.copyBack(spec.workDir, disk);
       return outcome;
+    } catch (error) {
+      // Failures of the runner's own set-up name host paths (state dir, cgroups): logged, not returned.
+      options.logger.error({ err: error, runId }, 'sandbox: could not prepare or run');
+      throw new InternalError(`sandbox run ${runId} failed in the runner (its log has the cause)`);
     } finally {
       const safely = async (step: () => Promise<void> | void) => {
         try {

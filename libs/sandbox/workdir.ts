@@ -42,7 +42,8 @@ export async function prepareWork(path: string, workDir: string, sizeBytes: numb
   return {
     path,
     capped,
-    copyBack: (target, maxBytes) => copyRegular(path, target, { left: maxBytes, entries: MAX_ENTRIES }),
+    copyBack: (target, maxBytes) =>
+      copyRegular(path, target, { left: maxBytes, entries: MAX_ENTRIES }).catch(() => undefined),
     async release() {
       if (capped) await run('umount', ['-l', path]).catch(() => undefined);
       await rm(path, { recursive: true, force: true });
@@ -59,26 +60,46 @@ async function chownTree(dir: string, uid: number): Promise<void> {
   }
 }
 
-/** Copies regular files and directories only, never through a symlink on either side, within a byte budget. */
-async function copyRegular(from: string, to: string, budget: { left: number; entries: number }): Promise<void> {
+const MAX_DEPTH = 32;
+
+interface Budget {
+  left: number;
+  entries: number;
+}
+
+/**
+ * Copies regular files and directories only, never through a symlink on either side, within byte,
+ * entry and depth budgets. What the script left is hostile: a name that is not UTF-8, a path past
+ * PATH_MAX or a file that vanished is skipped, never an error that reaches the caller.
+ */
+async function copyRegular(from: string, to: string, budget: Budget, depth = 0): Promise<void> {
+  if (depth > MAX_DEPTH) return;
   const existing = await lstat(to).catch(() => undefined);
   if (existing?.isSymbolicLink()) return;
   if (!existing) await mkdir(to);
   else if (!existing.isDirectory()) return;
   for (const entry of await readdir(from, { withFileTypes: true })) {
+    if (--budget.entries < 0) return;
+    // Bytes that are not UTF-8 come back as U+FFFD: such a name cannot be opened again by it.
+    if (entry.name.includes('\uFFFD')) continue;
     const source = join(from, entry.name);
     const target = join(to, entry.name);
-    if (--budget.entries < 0) return;
-    if (entry.isDirectory()) await copyRegular(source, target, budget);
-    else if (entry.isFile()) {
-      const stat = await lstat(source);
-      const present = await lstat(target).catch(() => undefined);
-      if (stat.size > budget.left || (present && !present.isFile())) continue;
-      budget.left -= stat.size;
-      if (present) await rm(target);
-      await copyFile(source, target, constants.COPYFILE_EXCL);
+    try {
+      if (entry.isDirectory()) await copyRegular(source, target, budget, depth + 1);
+      else if (entry.isFile()) await copyFileWithin(source, target, budget);
+    } catch {
+      // Gone, too long a path, or otherwise unreadable: left behind.
     }
   }
+}
+
+async function copyFileWithin(source: string, target: string, budget: Budget): Promise<void> {
+  const stat = await lstat(source);
+  const present = await lstat(target).catch(() => undefined);
+  if (!stat.isFile() || stat.size > budget.left || (present && !present.isFile())) return;
+  budget.left -= stat.size;
+  if (present) await rm(target);
+  await copyFile(source, target, constants.COPYFILE_EXCL);
 }
 
 /** Unmounts and removes the per-run state of runner processes that died (their pid no longer exists). */
