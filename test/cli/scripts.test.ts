@@ -35,6 +35,10 @@ test('health', async ({ request }) => {
 
 beforeAll(async () => {
   target = createServer((request, response) => {
+    if (request.url === '/shop') {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      return response.end('<title>Shop</title><h1>Welcome</h1>');
+    }
     response.writeHead(request.url === '/health' ? 200 : 404, { 'content-type': 'application/json' });
     response.end('{"status":"ok"}');
   });
@@ -163,5 +167,42 @@ describe('script checks from the CLI', () => {
     expect(tested.code).toBe(1);
     expect(tested.stdout).toMatch(/health \(Health flow\)\nFAILED/);
     expect(tested.stdout).toContain('0 passed, 1 failed');
+  });
+
+  it('a PLAYWRIGHT test project from a directory (--files) is created, triggered, and runs every spec file', async () => {
+    const env = await account();
+    const dir = tempDir('vigil-scripts-suite-');
+    mkdirSync(join(dir, 'suite', 'tests'), { recursive: true });
+    mkdirSync(join(dir, 'suite', 'node_modules', 'left-out'), { recursive: true });
+    const spec = (name: string, body: string) =>
+      `import { test, expect } from '@playwright/test';\ntest('${name}', async ({ page }) => {\n${body}\n});\n`;
+    writeFileSync(
+      join(dir, 'suite', 'tests', 'title.spec.ts'),
+      spec('title', "  await page.goto(`${process.env.BASE_URL}/shop`);\n  await expect(page).toHaveTitle('Shop');"),
+    );
+    writeFileSync(
+      join(dir, 'suite', 'tests', 'heading.spec.ts'),
+      spec(
+        'heading',
+        "  await test.step('open the shop', async () => {\n    await page.goto(`${process.env.BASE_URL}/shop`);\n  });\n  await expect(page.locator('h1')).toHaveText('Welcome');",
+      ),
+    );
+    writeFileSync(join(dir, 'suite', 'node_modules', 'left-out', 'index.js'), 'module.exports = 1;');
+    const created = await vigil(
+      ['checks', 'create', '--name', 'Shop suite', '--type', 'PLAYWRIGHT', '--files', 'suite', '--json'],
+      { env, cwd: dir },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const check = JSON.parse(created.stdout);
+    expect(check.files.map((f: { path: string }) => f.path)).toEqual(['tests/heading.spec.ts', 'tests/title.spec.ts']);
+    const triggered = await vigil(['checks', 'trigger', check.id], { env });
+    expect(triggered.code, triggered.stdout + triggered.stderr).toBe(0);
+    expect(triggered.stdout).toMatch(/^PASSED from \S+ in \d+ ms/);
+    // Both files ran: one test's own entry, the other's step.
+    expect(triggered.stdout).toMatch(/✓\s+title\s+passed/);
+    expect(triggered.stdout).toMatch(/✓\s+open the shop\s+passed/);
+    const wrongType = await vigil(['checks', 'test', '--files', 'suite', '--type', 'BROWSER'], { env, cwd: dir });
+    expect(wrongType.code).toBe(2);
+    expect(wrongType.stderr).toMatch(/--files makes a PLAYWRIGHT check/);
   });
 });
