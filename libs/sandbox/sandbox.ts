@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { chown } from 'node:fs/promises';
@@ -34,6 +34,13 @@ const BRIDGE_SOURCE = fileURLToPath(new URL('./bridge.cjs', import.meta.url));
 /** Static files every run binds read-only: the bridge and a minimal passwd, group and hosts. */
 function writeStaticFiles(base: string): Omit<HostFiles, 'socket' | 'work'> {
   mkdirSync(base, { recursive: true, mode: 0o711 });
+  // A small tmpfs of its own: the sandbox's mount table then shows the files bound from here by
+  // their path in it (/bridge.cjs, /<run>/proxy.sock), not the runner's pid and state dir.
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m,mode=0711,nosuid,nodev', 'tmpfs', base], { stdio: 'ignore' });
+  } catch {
+    // Not allowed to mount here: a plain directory works the same, only less discreet.
+  }
   chmodSync(base, 0o711);
   const files = {
     bridge: join(base, 'bridge.cjs'),
@@ -268,6 +275,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       closed = true;
       await Promise.allSettled([...running]);
       await Promise.allSettled([...background]);
+      try {
+        execFileSync('umount', ['-l', base], { stdio: 'ignore' });
+      } catch {
+        // Not a mount point (mount was refused at start).
+      }
       rmSync(base, { recursive: true, force: true });
     },
   };

@@ -112,8 +112,9 @@ export async function sweepStaleState(parent: string): Promise<void> {
   const mounts = (await readFile('/proc/self/mountinfo', 'utf8')).split('\n').map((line) => line.split(' ')[4] ?? '');
   for (const name of stale) {
     const dir = join(parent, name);
-    for (const point of mounts.filter((m) => m.startsWith(`${dir}/`)))
-      await run('umount', ['-l', point]).catch(() => undefined);
+    // Deepest first: the runs' work mounts, then the state dir's own tmpfs.
+    const points = mounts.filter((m) => m === dir || m.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
+    for (const point of points) await run('umount', ['-l', point]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
