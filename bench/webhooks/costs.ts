@@ -18,6 +18,7 @@ import {
   type CheckContext,
   type Delivery,
 } from '#notify';
+import type { WebhookChannel } from '#domain';
 import type { AlertChannelView, ReadModels } from '#readmodels';
 import { createRedisStateStore, createSqliteStateStore, type SqliteStateStore, type StateStore } from '#statestore';
 import { prepareRequest, renderTemplates } from '#webhooks';
@@ -80,7 +81,8 @@ export async function measureCosts(input: CostInput): Promise<CostRow[]> {
   const { readModels, context, view } = input;
   const alerts = Array.from({ length: n }, () => sampleAlert(input.accountId, context, 'ALERT_FAILURE'));
   const variables = await templateVariablesFor(readModels, alerts[0]!, context, 'http://localhost:3000');
-  const config = view.channel.config;
+  // The bench's channel is a webhook.
+  const config = (view.channel as WebhookChannel).config;
   const now = new Date();
   const rendered = renderTemplates(config, variables, { now, region: 'local' });
   const secret = config.webhookSecretEncrypted ? input.box.decrypt(config.webhookSecretEncrypted) : null;

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger, createSecretBox, generateApiKey, parseEncryptionKey } from '#core';
+import type { WebhookChannel } from '#domain';
 import { checkContext, DeliveryStore, Dispatcher, sampleAlert, templateVariablesFor } from '#notify';
 import { renderTemplates } from '#webhooks';
 import type { SqliteStateStore } from '#statestore';
@@ -228,7 +229,7 @@ export async function run(argv: string[]): Promise<void> {
     // Sized like the bodies Vigil sends for this channel config.
     bodyBytes = Buffer.byteLength(
       renderTemplates(
-        costView.channel.config,
+        (costView.channel as WebhookChannel).config,
         await templateVariablesFor(
           readModels,
           sampleAlert(account.accountId, costContext, 'ALERT_FAILURE'),

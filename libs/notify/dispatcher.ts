@@ -5,14 +5,16 @@ import type { AlertChannelView, ReadModels } from '#readmodels';
 import {
   deliverWebhook,
   nextAttemptAt,
-  renderTemplates,
   type DeliveryResult,
   type RetryPolicy,
   type TemplateVariables,
 } from '#webhooks';
+import { sendEmail } from './channels/email.ts';
+import { buildOutgoing, channelOrigin } from './channels/outgoing.ts';
 import { channelWants } from './channels.ts';
+import { DEFAULT_CHANNEL_ENDPOINTS, type ChannelEndpoints } from './config.ts';
 import { deterministicId } from './ids.ts';
-import { eachInLanes, KeySlots, originOf } from './lanes.ts';
+import { eachInLanes, KeySlots } from './lanes.ts';
 import type { Attempt, Delivery, DeliveryStore } from './store.ts';
 import { checkContext, templateVariablesFor, type CheckContext } from './variables.ts';
 
@@ -34,6 +36,8 @@ export interface DispatcherOptions {
   perOrigin?: number;
   /** Longest the retry loop sleeps when the queue is empty. */
   idleMs?: number;
+  /** The SMTP relay and the hosted services' APIs; by default no email and the public APIs. */
+  channels?: ChannelEndpoints;
 }
 
 export interface AttemptOutcome {
@@ -89,7 +93,10 @@ export class Dispatcher {
         })
       : undefined;
     this.originSlots = new KeySlots(options.perOrigin ?? options.concurrency ?? 32);
+    this.endpoints = options.channels ?? DEFAULT_CHANNEL_ENDPOINTS;
   }
+
+  private readonly endpoints: ChannelEndpoints;
 
   /** The fresh path: one delivery per interested channel per alert, each created once. */
   async handleAlerts(events: AlertEvent[]): Promise<void> {
@@ -153,7 +160,7 @@ export class Dispatcher {
       {
         limit: concurrency,
         perKey: this.originSlots.perKey,
-        key: (item) => originOf(item.view.channel.config.url),
+        key: (item) => channelOrigin(item.view.channel, this.endpoints),
         slots: this.originSlots,
       },
       async (item) => {
@@ -210,23 +217,39 @@ export class Dispatcher {
         const variables =
           variablesOverride ??
           (await templateVariablesFor(this.options.readModels, delivery.alert, context, this.options.publicUrl));
-        const rendered = renderTemplates(channel.channel.config, variables, {
-          now: started,
+        const outgoing = buildOutgoing(channel.channel, variables, {
+          endpoints: this.endpoints,
+          publicUrl: this.options.publicUrl,
           region: this.options.region,
+          now: started,
+          open: (sealed) => this.secret(sealed),
         });
-        const sealed = channel.channel.config.webhookSecretEncrypted;
-        request = { url: rendered.url, method: rendered.method, body: rendered.body };
-        result = await deliverWebhook(
-          { url: rendered.url, method: rendered.method, headers: rendered.headers, body: rendered.body },
-          {
-            timeoutMs: this.options.timeoutMs,
+        if (outgoing.kind === 'email') {
+          const { message } = outgoing;
+          request = { url: `mailto:${message.to}`, method: 'SMTP', body: message.text };
+          result = await sendEmail(message, {
+            smtpUrl: this.endpoints.smtpUrl,
+            from: this.endpoints.smtpFrom,
             allowPrivate: this.options.allowPrivate,
-            userAgent: this.options.userAgent,
+            timeoutMs: this.options.timeoutMs,
             deliveryId: delivery.id,
-            secret: sealed ? this.secret(sealed) : null,
-            now: started,
-          },
-        );
+          });
+        } else {
+          const { message } = outgoing;
+          // What is shown back (the test send's echo) has the service's secrets masked.
+          request = { url: message.shown.url, method: message.method, body: message.shown.body };
+          result = await deliverWebhook(
+            { url: message.url, method: message.method, headers: message.headers, body: message.body },
+            {
+              timeoutMs: this.options.timeoutMs,
+              allowPrivate: this.options.allowPrivate,
+              userAgent: this.options.userAgent,
+              deliveryId: delivery.id,
+              secret: outgoing.signingSecret,
+              now: started,
+            },
+          );
+        }
       } catch (error) {
         result = {
           outcome: 'refused',
@@ -287,6 +310,7 @@ export class Dispatcher {
     const entry = {
       deliveryId: delivery.id,
       channelId: delivery.channelId,
+      type: channel?.channel.type,
       attempt: number,
       outcome: result.outcome,
       statusCode: result.statusCode,
@@ -393,7 +417,7 @@ export class Dispatcher {
     const records: Promise<void>[] = [];
     // The channel is read first so the retry can wait for a slot on its receiver's origin.
     const channel = (await this.options.readModels.alertChannel(delivery.channelId)) ?? undefined;
-    const origin = channel ? originOf(channel.channel.config.url) : null;
+    const origin = channel ? channelOrigin(channel.channel, this.endpoints) : null;
     if (origin !== null) await this.originSlots.take(origin);
     try {
       await this.attemptOnce(delivery, channel, undefined, undefined, true, records);

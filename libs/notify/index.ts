@@ -14,3 +14,13 @@ export { channelWants, maskHeaders } from './channels.ts';
 export { deterministicId } from './ids.ts';
 export { eventVariables, templateVariablesFor, checkContext, type CheckContext } from './variables.ts';
 export { sampleAlert, sampleContext, syntheticContext } from './samples.ts';
+export {
+  channelEnv,
+  channelEndpoints,
+  DEFAULT_CHANNEL_ENDPOINTS,
+  OPSGENIE_API_URLS,
+  type ChannelEndpoints,
+} from './config.ts';
+export { buildOutgoing, channelOrigin, type Outgoing } from './channels/outgoing.ts';
+export { incidentKey } from './channels/payloads.ts';
+export { alertSummary, type AlertSummary } from './channels/summary.ts';

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { env, parseConfig } from '#core';
+import { channelEnv } from '#notify';
 import { listenUrl, platformEnv, runnerEnv, webhookEnv } from '#platform';
 
 export const apiEnv = {
   ...platformEnv,
   ...webhookEnv,
+  ...channelEnv,
   ...runnerEnv,
   /**
    * The public locations a check may name, comma-separated; unset, Checkly's public location names.

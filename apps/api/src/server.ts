@@ -14,7 +14,7 @@ import {
 import { createMetricsRegistry } from '#http';
 import { createPlatform, type Platform } from '#platform';
 import { createCheckpointWaiter } from '#projections';
-import { DeliveryStore, Dispatcher } from '#notify';
+import { channelEndpoints, DeliveryStore, Dispatcher } from '#notify';
 import { createBusSink, createCheckLookup, createDirectSink } from '#pipeline';
 import { createProber, type ScriptRunner } from '#probes';
 import { createSandbox } from '#sandbox';
@@ -218,9 +218,13 @@ function createAlerting(
     userAgent,
     publicUrl: config.VIGIL_PUBLIC_URL,
     region: config.VIGIL_REGION,
+    channels: channelEndpoints(config),
   });
   return {
-    channels: new ChannelService(commands, readModels, box),
+    channels: new ChannelService(commands, readModels, box, {
+      allowPrivate: config.VIGIL_WEBHOOK_ALLOW_PRIVATE,
+      emailConfigured: config.VIGIL_SMTP_URL !== undefined,
+    }),
     dispatcher,
     deliveries,
     userAgent,

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { env, parseConfig } from '#core';
+import { channelEnv } from '#notify';
 import { platformEnv, webhookEnv } from '#platform';
 
 export const dispatcherConfigSchema = z.object({
   ...platformEnv,
   ...webhookEnv,
+  ...channelEnv,
   /** Port of the operations server: /health, /ready, /metrics. */
   PORT: env.port(9464),
   HOST: z.string().default('0.0.0.0'),

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import { parseAlertEvent, type AlertEvent } from '#alerting';
 import { ConfigError, createSecretBox, InternalError, parseEncryptionKey, type Lifecycle, type Logger } from '#core';
-import { DeliveryStore, Dispatcher } from '#notify';
+import { channelEndpoints, DeliveryStore, Dispatcher } from '#notify';
 import type { Platform } from '#platform';
 import { ReadModels } from '#readmodels';
 import type { DispatcherConfig } from './config.ts';
@@ -20,7 +20,8 @@ export async function startDispatcher(deps: {
   const { bus, stateStore } = deps.platform;
   const { config } = deps;
   if (!bus) throw new InternalError('the dispatcher needs the message bus');
-  if (!config.VIGIL_ENCRYPTION_KEY) throw new ConfigError('VIGIL_ENCRYPTION_KEY: required to decrypt webhook secrets');
+  if (!config.VIGIL_ENCRYPTION_KEY)
+    throw new ConfigError('VIGIL_ENCRYPTION_KEY: required to decrypt alert channel secrets');
   const log = deps.log.child({ component: 'dispatcher' });
   const dispatcher = new Dispatcher({
     readModels: new ReadModels(stateStore),
@@ -39,6 +40,7 @@ export async function startDispatcher(deps: {
     // so one slow or hanging receiver holds at most half of the slots.
     concurrency: config.VIGIL_WEBHOOK_CONCURRENCY * 2,
     perOrigin: config.VIGIL_WEBHOOK_CONCURRENCY,
+    channels: channelEndpoints(config),
   });
   dispatcher.start();
   deps.lifecycle.add('dispatcher-retries', () => dispatcher.stop());

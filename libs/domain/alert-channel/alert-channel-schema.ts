@@ -1,7 +1,30 @@
 import { z } from 'zod';
 import { idSchema, nameSchema, timestampSchema, utf8Bytes } from '../validation.ts';
+import {
+  discordConfigSchema,
+  emailConfigSchema,
+  msTeamsConfigSchema,
+  opsgenieConfigInputSchema,
+  opsgenieConfigSchema,
+  pagerDutyConfigInputSchema,
+  pagerDutyConfigSchema,
+  slackConfigSchema,
+  telegramConfigInputSchema,
+  telegramConfigSchema,
+} from './channel-configs.ts';
 
-export const alertChannelTypes = ['WEBHOOK'] as const;
+export * from './channel-configs.ts';
+
+export const alertChannelTypes = [
+  'WEBHOOK',
+  'EMAIL',
+  'SLACK',
+  'PAGERDUTY',
+  'OPSGENIE',
+  'MSTEAMS',
+  'DISCORD',
+  'TELEGRAM',
+] as const;
 export type AlertChannelType = (typeof alertChannelTypes)[number];
 export const webhookMethods = ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'DELETE'] as const;
 export const WEBHOOK_TEMPLATE_MAX_BYTES = 64 * 1024;
@@ -62,16 +85,35 @@ const channelOptions = {
   sslExpiryThreshold: z.number().int().min(1).max(30).default(30),
 };
 
-export const alertChannelInputSchema = z.object({
-  type: z
-    .literal('WEBHOOK', {
-      error: (issue) => `alert channel type ${JSON.stringify(issue.input)} is not supported; the only type is WEBHOOK`,
-    })
-    .default('WEBHOOK'),
-  config: webhookConfigInputSchema,
-  ...channelOptions,
-});
+const typeError = (issue: { input?: unknown }) => {
+  const type = (issue.input as { type?: unknown } | undefined)?.type;
+  return `alert channel type ${JSON.stringify(type)} is not supported; the types are ${alertChannelTypes.join(', ')}`;
+};
+const unionOptions = {
+  error: (issue: { code?: string; input?: unknown }) => (issue.code === 'invalid_union' ? typeError(issue) : undefined),
+};
+// OpenAPI readers pick the variant by `type`.
+const discriminator = { discriminator: { propertyName: 'type' } };
+
+/** What POST and PUT accept: one variant per type. A body without `type` is a webhook, as before. */
+export const alertChannelInputSchema = z
+  .discriminatedUnion(
+    'type',
+    [
+      z.object({ type: z.literal('WEBHOOK').default('WEBHOOK'), config: webhookConfigInputSchema, ...channelOptions }),
+      z.object({ type: z.literal('EMAIL'), config: emailConfigSchema, ...channelOptions }),
+      z.object({ type: z.literal('SLACK'), config: slackConfigSchema, ...channelOptions }),
+      z.object({ type: z.literal('PAGERDUTY'), config: pagerDutyConfigInputSchema, ...channelOptions }),
+      z.object({ type: z.literal('OPSGENIE'), config: opsgenieConfigInputSchema, ...channelOptions }),
+      z.object({ type: z.literal('MSTEAMS'), config: msTeamsConfigSchema, ...channelOptions }),
+      z.object({ type: z.literal('DISCORD'), config: discordConfigSchema, ...channelOptions }),
+      z.object({ type: z.literal('TELEGRAM'), config: telegramConfigInputSchema, ...channelOptions }),
+    ],
+    unionOptions,
+  )
+  .meta({ id: 'AlertChannelInput', ...discriminator });
 export type AlertChannelInput = z.input<typeof alertChannelInputSchema>;
+export type ParsedAlertChannelInput = z.output<typeof alertChannelInputSchema>;
 
 /** As stored: the secret only ever encrypted. */
 export const webhookConfigSchema = z.object({
@@ -79,14 +121,20 @@ export const webhookConfigSchema = z.object({
   webhookSecretEncrypted: z.string().min(1).nullable(),
 });
 
-export const alertChannelSchema = z.object({
-  id: z.uuid(),
-  accountId: idSchema,
-  type: z.enum(alertChannelTypes),
-  config: webhookConfigSchema,
-  ...channelOptions,
-});
+const stored = { id: z.uuid(), accountId: idSchema, ...channelOptions };
+export const alertChannelSchema = z.discriminatedUnion('type', [
+  z.object({ ...stored, type: z.literal('WEBHOOK'), config: webhookConfigSchema }),
+  z.object({ ...stored, type: z.literal('EMAIL'), config: emailConfigSchema }),
+  z.object({ ...stored, type: z.literal('SLACK'), config: slackConfigSchema }),
+  z.object({ ...stored, type: z.literal('PAGERDUTY'), config: pagerDutyConfigSchema }),
+  z.object({ ...stored, type: z.literal('OPSGENIE'), config: opsgenieConfigSchema }),
+  z.object({ ...stored, type: z.literal('MSTEAMS'), config: msTeamsConfigSchema }),
+  z.object({ ...stored, type: z.literal('DISCORD'), config: discordConfigSchema }),
+  z.object({ ...stored, type: z.literal('TELEGRAM'), config: telegramConfigSchema }),
+]);
 export type AlertChannel = z.output<typeof alertChannelSchema>;
+export type WebhookChannel = Extract<AlertChannel, { type: 'WEBHOOK' }>;
+export type ChannelOf<T extends AlertChannelType> = Extract<AlertChannel, { type: T }>;
 
 /** A channel follows either one check or one group. */
 export const subscriptionSchema = z.object({

@@ -7,14 +7,17 @@ import {
   type CreateAlertChannel,
   type UpdateAlertChannel,
 } from './alert-channel.ts';
-import type { AlertChannel, AlertChannelInput } from './alert-channel-schema.ts';
+import type { AlertChannelInput, WebhookChannel } from './alert-channel-schema.ts';
 
 const now = '2025-01-02T03:04:05.000Z';
 const channelId = '0b6c4a52-9e1d-4f3a-8c7b-2d5e6f708192';
 const checkId = '3f2c1b7e-8d4a-4c2e-9b1f-0a1b2c3d4e5f';
 const groupId = '7d9f8e6c-5b4a-4392-8187-6f5e4d3c2b1a';
 const base = { now, actor: 'u-1', channelId, accountId: 'acc-1' };
-const input: AlertChannelInput = { type: 'WEBHOOK', config: { name: 'Ops', url: 'https://hooks.example.com/x' } };
+const input: Extract<AlertChannelInput, { type?: 'WEBHOOK' }> = {
+  type: 'WEBHOOK',
+  config: { name: 'Ops', url: 'https://hooks.example.com/x' },
+};
 const create: CreateAlertChannel = {
   ...base,
   type: 'CreateAlertChannel',
@@ -23,7 +26,7 @@ const create: CreateAlertChannel = {
 };
 const update: UpdateAlertChannel = { ...base, type: 'UpdateAlertChannel', channel: input };
 
-const channel: AlertChannel = {
+const channel: WebhookChannel = {
   id: channelId,
   accountId: 'acc-1',
   type: 'WEBHOOK',
@@ -43,7 +46,7 @@ const channel: AlertChannel = {
   sslExpiryThreshold: 30,
 };
 const created: AlertChannelEvent = { type: 'AlertChannelCreated', data: { channel, at: now } };
-const withSecret = (webhookSecretEncrypted: string | null): AlertChannel => ({
+const withSecret = (webhookSecretEncrypted: string | null): WebhookChannel => ({
   ...channel,
   config: { ...channel.config, webhookSecretEncrypted },
 });
@@ -63,8 +66,8 @@ describe('alert channel: create', () => {
       .when({ ...create, channel: { config: input.config } })
       .thenEvents([created]);
     given(alertChannelDecider)
-      .when({ ...create, channel: { ...input, type: 'EMAIL' as 'WEBHOOK' } })
-      .thenError(ValidationError, /^type: alert channel type "EMAIL" is not supported/);
+      .when({ ...create, channel: { ...input, type: 'SMS' as 'WEBHOOK' } })
+      .thenError(ValidationError, /^type: alert channel type "SMS" is not supported; the types are WEBHOOK, EMAIL/);
   });
 
   it('stores only the encrypted webhook secret', () => {
@@ -97,7 +100,7 @@ describe('alert channel: create', () => {
     ['config.template', { template: 'x'.repeat(64 * 1024 + 1) }],
   ])('refuses a bad %s, naming it', (field, patch) => {
     given(alertChannelDecider)
-      .when({ ...create, channel: { ...input, config: { ...input.config, ...patch } as AlertChannelInput['config'] } })
+      .when({ ...create, channel: { ...input, config: { ...input.config, ...patch } } as AlertChannelInput })
       .thenError(ValidationError, new RegExp(`^${field.replace(/[.[\]]/g, '\\$&')}`));
   });
 

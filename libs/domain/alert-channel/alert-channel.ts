@@ -10,6 +10,8 @@ import {
   type AlertChannel,
   type AlertChannelInput,
   type Subscription,
+  secretFieldOf,
+  SECRET_MASK,
 } from './alert-channel-schema.ts';
 
 export const alertChannelEvents = defineEvents(alertChannelEventData);
@@ -27,8 +29,10 @@ export interface CreateAlertChannel extends CommandBase {
   channelId: string;
   accountId: string;
   channel: AlertChannelInput;
-  /** The input's webhookSecret encrypted by the application; null when there is none. */
-  webhookSecretEncrypted: string | null;
+  /** The input's secret (webhookSecret, serviceKey, apiKey, botToken) sealed by the application; null when there is none. */
+  secretEncrypted?: string | null;
+  /** The older name of secretEncrypted, for webhooks. */
+  webhookSecretEncrypted?: string | null;
 }
 
 /** A full replacement (PUT), except the secret: undefined keeps the stored one. */
@@ -37,6 +41,7 @@ export interface UpdateAlertChannel extends CommandBase {
   channelId: string;
   accountId: string;
   channel: AlertChannelInput;
+  secretEncrypted?: string | null;
   webhookSecretEncrypted?: string | null;
 }
 
@@ -64,7 +69,7 @@ export function decideAlertChannel(command: AlertChannelCommand, state: AlertCha
     }
     case 'UpdateAlertChannel': {
       const current = activeIn(state, command);
-      const channel = buildChannel(current.channel.id, command, current.channel.config.webhookSecretEncrypted);
+      const channel = buildChannel(current.channel.id, command, current.channel);
       return [{ type: 'AlertChannelUpdated', data: { channel, at: command.now } }];
     }
     case 'DeleteAlertChannel': {
@@ -84,20 +89,36 @@ export function decideAlertChannel(command: AlertChannelCommand, state: AlertCha
   }
 }
 
+/** The sealed secret a stored channel holds, if its type has one. */
+export function storedSecretOf(channel: AlertChannel): string | null {
+  const field = secretFieldOf[channel.type];
+  if (field === null) return null;
+  return ((channel.config as Record<string, unknown>)[`${field}Encrypted`] as string | null | undefined) ?? null;
+}
+
 function buildChannel(
   id: string,
   command: CreateAlertChannel | UpdateAlertChannel,
-  storedSecret: string | null,
+  current: AlertChannel | null,
 ): AlertChannel {
   const input = parseInput(alertChannelInputSchema, command.channel);
-  const { webhookSecret, ...config } = input.config;
-  const encrypted = command.webhookSecretEncrypted;
+  const field = secretFieldOf[input.type];
+  const base = { id, accountId: command.accountId };
+  if (field === null) return { ...base, ...input } as AlertChannel;
+  const { [field]: plaintext, ...config } = input.config as Record<string, unknown>;
+  const encrypted = command.secretEncrypted !== undefined ? command.secretEncrypted : command.webhookSecretEncrypted;
+  const given = typeof plaintext === 'string' && plaintext !== SECRET_MASK;
   // Plaintext must never reach an event: a secret without ciphertext is an application bug.
-  if (typeof webhookSecret === 'string' && (typeof encrypted !== 'string' || encrypted === webhookSecret)) {
-    throw new ValidationError('config.webhookSecret: the webhook secret must be encrypted before it is stored');
+  if (given && (typeof encrypted !== 'string' || encrypted === plaintext)) {
+    throw new ValidationError(`config.${field}: the secret must be encrypted before it is stored`);
   }
-  const webhookSecretEncrypted = encrypted === undefined ? (webhookSecret === null ? null : storedSecret) : encrypted;
-  return { id, accountId: command.accountId, ...input, config: { ...config, webhookSecretEncrypted } };
+  // A secret left out (or sent back masked) keeps the stored one, while the type stays the same.
+  const kept = current?.type === input.type ? storedSecretOf(current) : null;
+  const sealed = encrypted !== undefined ? encrypted : plaintext === null ? null : kept;
+  if (sealed === null && input.type !== 'WEBHOOK') {
+    throw new ValidationError(`config.${field}: required for a ${input.type} channel`);
+  }
+  return { ...base, ...input, config: { ...config, [`${field}Encrypted`]: sealed } } as AlertChannel;
 }
 
 function activeIn(

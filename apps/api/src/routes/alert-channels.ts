@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFoundError } from '#core';
-import { alertChannelInputSchema, subscriptionSchema, webhookConfigInputSchema, webhookMethods } from '#domain';
+import { alertChannelInputSchema, webhookConfigInputSchema } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import {
   deliveryLogEntrySchema,
@@ -16,6 +16,7 @@ import {
 import { alertTypes, prepareRequest } from '#webhooks';
 import { checkTemplates, templateSandbox, type ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
+import { channelJson } from './alert-channel-json.ts';
 import { idParams, pageQuerySchema } from './schemas.ts';
 
 export interface ChannelRouteDeps {
@@ -29,35 +30,6 @@ export interface ChannelRouteDeps {
 }
 
 const requestSchema = z.object({ url: z.string(), headers: z.record(z.string(), z.string()), body: z.string() });
-const keyValue = z.object({ key: z.string(), value: z.string() });
-const channelJson = z
-  .object({
-    id: z.string(),
-    accountId: z.string(),
-    type: z.literal('WEBHOOK'),
-    config: z.object({
-      name: z.string(),
-      url: z.string(),
-      method: z.enum(webhookMethods),
-      headers: z.array(keyValue),
-      queryParameters: z.array(keyValue),
-      template: z.string().nullable(),
-      webhookSecret: z.string().nullable().describe('"********" when a secret is set: it is write-only'),
-    }),
-    problems: z
-      .array(z.string())
-      .describe('Why deliveries cannot succeed: a stored config that cannot work, or the last delivery refused'),
-    sendFailure: z.boolean(),
-    sendRecovery: z.boolean(),
-    sendDegraded: z.boolean(),
-    sslExpiry: z.boolean(),
-    sslExpiryThreshold: z.number().int(),
-    subscriptions: z.array(subscriptionSchema),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .meta({ id: 'AlertChannel' });
-
 export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps): void {
   const routes = zodRoutes(app);
   const tags = ['alert channels'];
@@ -71,7 +43,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     config: write,
     schema: {
       tags,
-      summary: 'Create a webhook alert channel; templates are checked, the secret is write-only',
+      summary: 'Create an alert channel of any type; it is checked on save, and its secret is write-only',
       body: alertChannelInputSchema,
       response: { 201: channelJson, ...errorResponses(400, 401, 403, 429) },
     },
@@ -106,7 +78,8 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     config: write,
     schema: {
       tags,
-      summary: 'Replace an alert channel; a webhookSecret left out keeps the stored one, null clears it',
+      summary:
+        'Replace an alert channel; a secret left out (or sent back as "********") keeps the stored one, null clears a webhookSecret',
       params: idParams,
       body: alertChannelInputSchema,
       response: { 200: channelJson, ...errorResponses(400, 401, 403, 404, 409, 429) },
@@ -197,7 +170,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     config: write,
     schema: {
       tags,
-      summary: 'Send a sample ALERT_FAILURE now and report what the receiver answered',
+      summary: 'Send a sample ALERT_FAILURE now (any channel type) and report what the receiver answered',
       params: idParams,
       response: {
         200: z.object({
@@ -235,7 +208,8 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       // A test send is seen by the caller (its request is echoed back), so it renders what they may read.
       const variables = await templateVariablesFor(deps.services.readModels, alert, context, deps.publicUrl, access);
       // A trial render on the sandbox's thread first: a template that runs too long is refused there.
-      await templateSandbox().render(view.channel.config, variables, { region: deps.region });
+      if (view.channel.type === 'WEBHOOK')
+        await templateSandbox().render(view.channel.config, variables, { region: deps.region });
       const outcome = await deps.dispatcher.attempt(delivery, view, context, variables);
       return {
         outcome: outcome.result.outcome,

@@ -39,7 +39,7 @@ describe('alert channel error state', () => {
   it('names a stored whsec_ secret that the sender cannot use', () => {
     const json = service.present(view('whsec_not-base64!'));
     expect(json.problems).toEqual([expect.stringMatching(/^config\.webhookSecret: .*base64.*replaced$/)]);
-    expect(json.config.webhookSecret).toBe('********');
+    expect((json.config as Record<string, unknown>).webhookSecret).toBe('********');
   });
 
   it('has no problems for a good secret, none for no secret, and names a refused last delivery', () => {

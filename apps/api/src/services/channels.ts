@@ -1,6 +1,14 @@
 import { validateHeaderName } from 'node:http';
 import { NotFoundError, ValidationError, type SecretBox } from '#core';
-import { alertChannelDecider, streamNames, type AlertChannelCommand, type AlertChannelInput } from '#domain';
+import {
+  alertChannelDecider,
+  secretFieldOf,
+  storedSecretOf,
+  streamNames,
+  SECRET_MASK,
+  type AlertChannelCommand,
+  type AlertChannelInput,
+} from '#domain';
 import type { AlertChannelView, ReadModels } from '#readmodels';
 import { createTemplateSandbox, webhookSecretProblem, type TemplateSandbox } from '#webhooks';
 import type { Access } from '../access.ts';
@@ -21,18 +29,34 @@ export function templateSandbox(): TemplateSandbox {
 
 export type ChannelJson = ReturnType<ChannelService['present']>;
 
-/** Webhook alert channels: event-sourced, templates checked when saved, the secret write-only. */
+export interface ChannelServiceOptions {
+  /** VIGIL_WEBHOOK_ALLOW_PRIVATE: plain http is then accepted where the hosted services require https. */
+  allowPrivate?: boolean;
+  /** Whether VIGIL_SMTP_URL is set: an EMAIL channel without it names that as its problem. */
+  emailConfigured?: boolean;
+}
+
+/** The plaintext secret an input carries, if any; the mask sent back means "keep the stored one". */
+function inputSecret(input: AlertChannelInput): string | null | undefined {
+  const field = secretFieldOf[input.type ?? 'WEBHOOK'];
+  if (field === null) return undefined;
+  const value = (input.config as Record<string, unknown>)[field] as string | null | undefined;
+  return value === SECRET_MASK && input.type !== undefined && input.type !== 'WEBHOOK' ? undefined : value;
+}
+
+/** Alert channels of every type: event-sourced, checked when saved, secrets sealed and write-only. */
 export class ChannelService {
   constructor(
     private readonly commands: CommandRunner,
     private readonly readModels: ReadModels,
     private readonly box: SecretBox,
+    private readonly options: ChannelServiceOptions = {},
   ) {}
 
   async create(access: Access, input: AlertChannelInput) {
-    await checkTemplates(input);
+    await checkChannel(input, this.options);
     const channelId = newId();
-    const secret = input.config.webhookSecret;
+    const secret = inputSecret(input);
     const outcome = await this.commands.run(
       alertChannelDecider,
       streamNames.alertChannel(channelId),
@@ -41,7 +65,7 @@ export class ChannelService {
         channelId,
         accountId: access.accountId,
         channel: input,
-        webhookSecretEncrypted: secret ? this.box.encrypt(secret) : null,
+        secretEncrypted: secret ? this.box.encrypt(secret) : null,
         now: this.commands.now(),
         actor: access.actor,
       }),
@@ -52,8 +76,8 @@ export class ChannelService {
 
   async update(access: Access, channelId: string, input: AlertChannelInput) {
     await this.get(access, channelId);
-    await checkTemplates(input);
-    const secret = input.config.webhookSecret;
+    await checkChannel(input, this.options);
+    const secret = inputSecret(input);
     const command: AlertChannelCommand = {
       type: 'UpdateAlertChannel',
       channelId,
@@ -62,7 +86,7 @@ export class ChannelService {
       now: this.commands.now(),
       actor: access.actor,
     };
-    if (secret !== undefined) command.webhookSecretEncrypted = secret === null ? null : this.box.encrypt(secret);
+    if (secret !== undefined) command.secretEncrypted = secret === null ? null : this.box.encrypt(secret);
     const outcome = await this.commands.run(alertChannelDecider, streamNames.alertChannel(channelId), () => command, {
       accountId: access.accountId,
       actor: access.actor,
@@ -142,11 +166,19 @@ export class ChannelService {
   }
 
   present(view: AlertChannelView, lastAttempt?: LastAttempt) {
-    const { webhookSecretEncrypted, ...config } = view.channel.config;
+    const channel = view.channel;
+    const field = secretFieldOf[channel.type];
+    const sealed = storedSecretOf(channel);
+    const config: Record<string, unknown> = { ...channel.config };
+    if (field !== null) {
+      delete config[`${field}Encrypted`];
+      config[field] = sealed ? MASK : null;
+    }
     return {
-      ...view.channel,
-      config: { ...config, webhookSecret: webhookSecretEncrypted ? MASK : null },
-      problems: this.problems(webhookSecretEncrypted, lastAttempt),
+      ...channel,
+      // Each type's stored config less its sealed secret, plus the secret masked: the route's schema says which.
+      config: config as never,
+      problems: this.problems(view, sealed, lastAttempt),
       subscriptions: view.subscriptions,
       createdAt: view.createdAt,
       updatedAt: view.updatedAt,
@@ -155,20 +187,29 @@ export class ChannelService {
 
   /**
    * The channel's error state: why its deliveries cannot succeed, as far as is known. A secret
-   * saved before secrets were checked on save, and the last attempt when it was refused (an
-   * address the policy blocks, a template that cannot render): neither heals by retrying.
+   * saved before secrets were checked on save (or sealed with another key), email on a server
+   * with no SMTP relay, and the last attempt when it was refused (an address the policy blocks,
+   * a template that cannot render): none heals by retrying.
    */
-  private problems(sealedSecret: string | null, lastAttempt: LastAttempt | undefined): string[] {
+  private problems(
+    view: AlertChannelView,
+    sealedSecret: string | null,
+    lastAttempt: LastAttempt | undefined,
+  ): string[] {
     const problems: string[] = [];
-    if (sealedSecret) {
+    const field = secretFieldOf[view.channel.type];
+    if (sealedSecret && field !== null) {
       let problem: string | undefined;
       try {
-        problem = webhookSecretProblem(this.box.decrypt(sealedSecret));
+        const secret = this.box.decrypt(sealedSecret);
+        if (view.channel.type === 'WEBHOOK') problem = webhookSecretProblem(secret);
       } catch {
         problem = 'the stored secret cannot be decrypted with the current key';
       }
-      if (problem) problems.push(`config.webhookSecret: ${problem}; every delivery is refused until it is replaced`);
+      if (problem) problems.push(`config.${field}: ${problem}; every delivery is refused until it is replaced`);
     }
+    if (view.channel.type === 'EMAIL' && this.options.emailConfigured === false)
+      problems.push('email is not configured on this server (VIGIL_SMTP_URL); every delivery is refused');
     if (lastAttempt?.outcome === 'refused')
       problems.push(`the last delivery (${lastAttempt.at}) was refused: ${lastAttempt.error ?? 'no reason recorded'}`);
     return problems;
@@ -188,6 +229,7 @@ export interface LastAttempt {
  * template that does not parse (the error names the field, line and column).
  */
 export async function checkTemplates(input: AlertChannelInput): Promise<void> {
+  if (input.type !== undefined && input.type !== 'WEBHOOK') return;
   const secret = input.config.webhookSecret;
   const problem = typeof secret === 'string' ? webhookSecretProblem(secret) : undefined;
   if (problem) throw new ValidationError(`config.webhookSecret: ${problem}`);
@@ -218,5 +260,18 @@ export async function checkTemplates(input: AlertChannelInput): Promise<void> {
   if (issue)
     throw new ValidationError(
       `${issue.field}: template does not parse at line ${issue.line}, column ${issue.column}: ${issue.message}`,
+    );
+}
+
+/**
+ * Checks on save beyond the schema: a webhook's templates, and https for the hosted services'
+ * webhook URLs (plain http only where private targets are allowed: local relays and tests).
+ */
+export async function checkChannel(input: AlertChannelInput, options: ChannelServiceOptions): Promise<void> {
+  if (input.type === undefined || input.type === 'WEBHOOK') return checkTemplates(input);
+  const url = 'url' in input.config ? input.config.url : undefined;
+  if (typeof url === 'string' && !options.allowPrivate && !/^https:/i.test(url.trim()))
+    throw new ValidationError(
+      `config.url: ${input.type} requires an https URL (plain http is accepted only with VIGIL_WEBHOOK_ALLOW_PRIVATE=true)`,
     );
 }
