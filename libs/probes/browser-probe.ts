@@ -66,8 +66,13 @@ async function visit(
     if (status !== undefined && status >= 400) implicitFailure = `document status ${status}`;
   } catch (failure) {
     const host = new URL(url).hostname;
-    const refused = proxy?.refusals.get(host.replace(/^\[|\]$/g, ''));
-    error = refused ?? `navigation to ${url} failed: ${firstLine(errorText(failure))}`;
+    const bare = host.replace(/^\[|\]$/g, '');
+    const refused = proxy?.refusals.get(bare);
+    const text = firstLine(errorText(failure));
+    const failed = text.includes('ERR_SOCKS_CONNECTION_FAILED') ? proxy?.failures.get(bare) : undefined;
+    error =
+      refused ??
+      `navigation to ${url} failed: ${failed ? text.replace(/net::ERR_SOCKS_CONNECTION_FAILED/, failed) : text}`;
   }
   const responseTime = performance.now() - start;
   let metrics: PageMetrics = {};
@@ -126,11 +131,13 @@ export async function runBrowser(
   const literal = checkLiteral(target.hostname, allowPrivate);
   if (literal) return fail(literal.message);
 
-  const proxy = allowPrivate ? undefined : await startPolicyProxy();
+  // Always through the policy proxy: with private targets allowed it still refuses cloud metadata,
+  // which a page could otherwise reach by a redirect or a sub-resource.
+  const proxy = await startPolicyProxy(allowPrivate);
   const started = performance.now();
   try {
     return await pool.withContext(
-      { viewport: definition.viewport, signal, ...(proxy ? { proxy: { server: proxy.server } } : {}) },
+      { viewport: definition.viewport, signal, proxy: { server: proxy.server } },
       (context) => visit(context, definition, url, timeoutMs - (performance.now() - started), proxy, signal),
     );
   } catch (error) {

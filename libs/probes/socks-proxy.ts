@@ -11,8 +11,23 @@ export interface PolicyProxy {
   server: string;
   /** Every refused connection, as `refused: … (…VIGIL_RUNNER_ALLOW_PRIVATE…)`, by host. */
   refusals: Map<string, string>;
+  /**
+   * Why a permitted connection failed, in Chromium's words, by host: through a SOCKS proxy
+   * Chromium only sees ERR_SOCKS_CONNECTION_FAILED, which would hide a refused port or a bad name.
+   */
+  failures: Map<string, string>;
   close(): Promise<void>;
 }
+
+const CHROMIUM_NAMES: Record<string, string> = {
+  ECONNREFUSED: 'net::ERR_CONNECTION_REFUSED',
+  ECONNRESET: 'net::ERR_CONNECTION_RESET',
+  ETIMEDOUT: 'net::ERR_CONNECTION_TIMED_OUT',
+  EHOSTUNREACH: 'net::ERR_ADDRESS_UNREACHABLE',
+  ENETUNREACH: 'net::ERR_ADDRESS_UNREACHABLE',
+  ENOTFOUND: 'net::ERR_NAME_NOT_RESOLVED',
+  EAI_AGAIN: 'net::ERR_NAME_NOT_RESOLVED',
+};
 
 const REPLY = {
   ok: 0x00,
@@ -59,6 +74,7 @@ function parseRequest(
 function handle(
   client: net.Socket,
   refusals: Map<string, string>,
+  failures: Map<string, string>,
   sockets: Set<net.Socket>,
   allowPrivate: boolean,
 ): void {
@@ -107,6 +123,10 @@ function handle(
     upstream.once('error', (error: Error) => {
       if (connected) return void client.destroy();
       if (error.name === 'AddressRefused') refusals.set(parsed.host, error.message);
+      else {
+        const code = (error as NodeJS.ErrnoException).code ?? '';
+        failures.set(parsed.host, CHROMIUM_NAMES[code] ?? (code || 'connection failed'));
+      }
       const code = error.name === 'AddressRefused' ? REPLY.notAllowed : REPLY.refused;
       if (client.writable) client.end(reply(code));
       client.destroy();
@@ -122,11 +142,12 @@ function handle(
  */
 export async function startPolicyProxy(allowPrivate = false): Promise<PolicyProxy> {
   const refusals = new Map<string, string>();
+  const failures = new Map<string, string>();
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     sockets.add(client);
     client.once('close', () => sockets.delete(client));
-    handle(client, refusals, sockets, allowPrivate);
+    handle(client, refusals, failures, sockets, allowPrivate);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -136,6 +157,7 @@ export async function startPolicyProxy(allowPrivate = false): Promise<PolicyProx
   return {
     server: `socks5://127.0.0.1:${port}`,
     refusals,
+    failures,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
