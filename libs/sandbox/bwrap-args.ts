@@ -139,9 +139,11 @@ export function bwrapArgs(
 }
 
 /**
- * The launcher runs as root just long enough to join the run's cgroups and set rlimits, then drops
- * to the unprivileged uid and becomes bwrap. bwrap then makes its user namespace as that uid, so
- * the sandboxed processes are the host's `nobody`, not root with its capabilities dropped.
+ * The launcher: a shell started as the run's unprivileged host uid (no capabilities, no
+ * supplementary groups) that joins the run's cgroups (their cgroup.procs are handed to that uid),
+ * sets its rlimits and becomes bwrap. bwrap then makes its user namespace as that uid, so the
+ * sandboxed processes are an unprivileged host user, not root with its capabilities dropped, and
+ * bwrap sets no_new_privs before it loads the seccomp filter.
  */
 export function launcherScript(options: {
   procsFiles: string[];
@@ -149,20 +151,14 @@ export function launcherScript(options: {
   maxOpenFiles: number;
   fileBytes: number;
   maxProcesses: number;
-  hostUid: number;
 }): string {
-  const join = options.procsFiles.map((file) => `echo $$ > '${file}' || exit 125`).join('\n');
+  const join = options.procsFiles.map((file) => `echo $$ > '${file}' || exit 125`);
+  // dash's ulimit sets soft and hard limits together, one limit per call; -f counts 512-byte blocks.
   const limits = [
-    `--nofile=${options.maxOpenFiles}`,
-    `--fsize=${options.fileBytes}`,
-    `--nproc=${options.maxProcesses}`,
-    '--core=0',
-  ].join(' ');
-  return [
-    join,
-    `exec prlimit ${limits} -- setpriv --reuid=${options.hostUid} --regid=${options.hostUid} --clear-groups ` +
-      `--inh-caps=-all --bounding-set=-all --no-new-privs -- '${options.bwrap}' --args 3 -- "$@"`,
-  ]
-    .filter(Boolean)
-    .join('\n');
+    `ulimit -n ${options.maxOpenFiles}`,
+    `ulimit -f ${Math.ceil(options.fileBytes / 512)}`,
+    `ulimit -p ${options.maxProcesses}`,
+    'ulimit -c 0',
+  ].map((line) => `${line} || exit 125`);
+  return [...join, ...limits, `exec '${options.bwrap}' --args 3 -- "$@"`].join('\n');
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -19,7 +19,8 @@ export interface RunCgroup {
 export interface Cgroups {
   /** Why per-run cgroups cannot be made, or undefined when they can. */
   unavailable: string | undefined;
-  create(runId: string, limits: { memoryBytes: number; maxProcesses: number }): RunCgroup;
+  /** `uid` may then move itself in: the launcher joins the cgroups as the run's unprivileged uid. */
+  create(runId: string, limits: { memoryBytes: number; maxProcesses: number }, uid: number): RunCgroup;
 }
 
 const ROOT = '/sys/fs/cgroup';
@@ -56,7 +57,7 @@ export function createCgroups(): Cgroups {
 
   return {
     unavailable,
-    create(runId, limits) {
+    create(runId, limits, uid) {
       const memory = join(memoryBase, runId);
       const pids = join(pidsBase, runId);
       mkdirSync(memory);
@@ -70,6 +71,7 @@ export function createCgroups(): Cgroups {
       }
       writeFileSync(join(pids, 'pids.max'), String(limits.maxProcesses));
       const procsFiles = [join(memory, 'cgroup.procs'), join(pids, 'cgroup.procs')];
+      for (const file of procsFiles) chownSync(file, uid, uid);
       return {
         procsFiles,
         memoryPeak: () => Number(readFileSync(join(memory, 'memory.max_usage_in_bytes'), 'utf8')),

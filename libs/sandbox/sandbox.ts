@@ -149,7 +149,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       chmodSync(socket, 0o600);
       let cgroup: RunCgroup | undefined;
       if (cgroups && !cgroups.unavailable) {
-        cgroup = cgroups.create(runId, { memoryBytes: spec.memoryBytes, maxProcesses });
+        cgroup = cgroups.create(runId, { memoryBytes: spec.memoryBytes, maxProcesses }, hostUid);
         now.push(() => cgroup?.remove());
       }
       const host: HostFiles = { ...staticFiles!, socket, work: work.path };
@@ -196,7 +196,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       fileBytes: disk,
       // RLIMIT_NPROC counts the processes of the run's own host uid (bwrap's two included).
       maxProcesses: maxProcesses + 2,
-      hostUid,
     });
     const args = bwrapArgs(spec, host, disk, seccomp ? 4 : undefined);
     // An empty environment: bwrap's own pid 1 inside the sandbox keeps the environ it was started with.
@@ -204,6 +203,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       env: {},
       // The shell would export its cwd as PWD, and bwrap's init would keep it: start from /.
       cwd: '/',
+      uid: hostUid,
+      gid: hostUid,
       stdio: ['ignore', 'pipe', 'pipe', 'pipe', seccomp ? 'pipe' : 'ignore'],
       detached: true,
     });
