@@ -70,7 +70,9 @@ describe('a failing script check alerts on the distributed deployment', () => {
     await waitForOk(`http://127.0.0.1:${runnerPort}`, '/ready', 120_000, 500).catch((error: unknown) => {
       throw new Error(`runner not ready: ${String(error)}\n${runner.output().slice(-2000)}`);
     });
-    const ready = await (await fetch(`http://127.0.0.1:${runnerPort}/ready`)).json();
+    const ready = (await (await fetch(`http://127.0.0.1:${runnerPort}/ready`)).json()) as {
+      checks: Record<string, unknown>;
+    };
     expect(ready.checks.sandbox).toEqual({ ok: true });
 
     const { owner } = fixture.account;

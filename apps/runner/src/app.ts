@@ -15,6 +15,7 @@ type RunnerAppConfig = Pick<
   | 'VIGIL_RUNNER_ALLOW_PRIVATE'
   | 'VIGIL_RUNNER_CONCURRENCY'
   | 'VIGIL_RUNNER_ACCOUNT_CONCURRENCY'
+  | 'VIGIL_RUNNER_SCRIPT_CONCURRENCY'
   | 'VIGIL_RUNNER_LEASE_MS'
   | 'VIGIL_ENCRYPTION_KEY'
   | 'CHROMIUM_PATH'
@@ -63,6 +64,7 @@ export function startRunnerApp(context: {
       allowPrivate: config.VIGIL_RUNNER_ALLOW_PRIVATE,
       concurrency: config.VIGIL_RUNNER_CONCURRENCY,
       accountConcurrency: config.VIGIL_RUNNER_ACCOUNT_CONCURRENCY,
+      scriptConcurrency: config.VIGIL_RUNNER_SCRIPT_CONCURRENCY,
       leaseMs: config.VIGIL_RUNNER_LEASE_MS,
       encryptionKey: config.VIGIL_ENCRYPTION_KEY,
       chromiumPath: config.CHROMIUM_PATH,

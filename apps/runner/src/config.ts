@@ -10,6 +10,11 @@ export const runnerAppEnv = {
   /** Runs at once per account in this process, so one tenant cannot take every slot. */
   VIGIL_RUNNER_ACCOUNT_CONCURRENCY: env.int(50, 1, 10_000),
   /**
+   * Script checks (MULTI_STEP, PLAYWRIGHT, BROWSER with a script) at once in this process: each is
+   * a sandboxed Node (512 MiB cap; 1.5 GiB with Chromium), so far fewer than other runs.
+   */
+  VIGIL_RUNNER_SCRIPT_CONCURRENCY: env.int(4, 1, 1_000),
+  /**
    * How long a claimed run is leased. A replica that dies mid-run leaves its runs to the others
    * after this; a run's hard timeout is kept below it, so a live run is never taken over.
    */

@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import { ConfigError, createSecretBox, parseEncryptionKey, sleep, type Logger, type SecretBox } from '#core';
-import type { Check, CheckResult } from '#domain';
+import { isScriptCheck, type Check, type CheckResult } from '#domain';
 import type { Platform } from '#platform';
 import { createBusSink, createDirectSink, type ResultSink } from '#pipeline';
 import {
@@ -39,6 +39,8 @@ export interface RunnerSettings {
   allowPrivate: boolean;
   concurrency: number;
   accountConcurrency: number;
+  /** Script runs at once (each is a sandboxed Node, and Chromium for PLAYWRIGHT); default 4. */
+  scriptConcurrency?: number;
   leaseMs: number;
   encryptionKey: string | undefined;
   chromiumPath?: string;
@@ -120,6 +122,7 @@ export function startRunner(deps: RunnerDeps): Runner {
   let caughtUp = false;
   const running = new Set<Promise<void>>();
   const perAccount = new Map<string, number>();
+  let scriptsRunning = 0;
   let wakeLoop: () => void = () => {};
 
   // Results wait a moment to be written together; their checks are rescheduled once they are durable.
@@ -341,6 +344,12 @@ export function startRunner(deps: RunnerDeps): Runner {
       // Handed back with a small delay: other tenants' due runs come first meanwhile.
       return queue.release(checkId, now + 100 + Math.floor(Math.random() * 200));
     }
+    const script = isScriptCheck(entry.check);
+    if (script && scriptsRunning >= (settings.scriptConcurrency ?? 4)) {
+      // Script runs are heavy (hundreds of MiB each): they wait for a slot without holding a lease.
+      return queue.release(checkId, now + 250 + Math.floor(Math.random() * 500));
+    }
+    if (script) scriptsRunning += 1;
     perAccount.set(entry.accountId, busy + 1);
     metrics.inFlight.inc();
     try {
@@ -351,6 +360,7 @@ export function startRunner(deps: RunnerDeps): Runner {
         due: next.due,
       });
     } finally {
+      if (script) scriptsRunning -= 1;
       metrics.inFlight.dec();
       const left = (perAccount.get(entry.accountId) ?? 1) - 1;
       if (left <= 0) perAccount.delete(entry.accountId);
