@@ -39,8 +39,9 @@ async function compile({ path, contents, loader, format, target, harness }) {
     target,
     format,
     logLevel: 'silent',
-    sourcemap: 'inline',
-    sourcesContent: false,
+    // No source maps: with them esbuild follows a `//# sourceMappingURL=<path>` comment in the
+    // script and reads that file on this host (as the runner's user) into the compiled output.
+    sourcemap: false,
     plugins: [specifiers(format, harness)],
     ...(format === 'esm'
       ? {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTransformer, ScriptSyntaxError } from './transform.ts';
 
@@ -34,6 +37,24 @@ describe('script transform', () => {
     await expect(transformer.transform('check.spec.ts', `const a = ;`, 'v24.11.1')).rejects.toThrow(
       /^check\.spec\.ts:1:11: Unexpected ";"/,
     );
+  });
+
+  it('never reads a host file that a sourceMappingURL comment names', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'transform-test-'));
+    try {
+      const map = join(dir, 'host.map');
+      writeFileSync(map, JSON.stringify({ version: 3, sources: ['HOST-ONLY-NAME'], names: [], mappings: 'AAAA' }));
+      const { code } = await transformer.transform(
+        'check.spec.js',
+        `module.exports = 1;\n//# sourceMappingURL=${map}\n`,
+        'v24.11.1',
+      );
+      expect(code).not.toContain('HOST-ONLY-NAME');
+      expect(code).not.toContain(Buffer.from('HOST-ONLY-NAME').toString('base64').slice(0, 12));
+      expect(code).not.toContain('sourceMappingURL=data:');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('survives a script that crashes the compiler, and compiles the next one', async () => {

@@ -104,13 +104,10 @@ function compileCache(): void {
   }
 }
 
-function install(): void {
-  // eslint-disable-next-line no-restricted-properties -- the sandboxed script's own environment
-  const raw = process.env.VIGIL_EGRESS_PROXY;
-  if (!raw || typeof globalThis.fetch !== 'function') return;
-  const proxy = new URL(raw);
+/** Swaps Node's global dispatcher for one that tunnels through the proxy. */
+function useProxy(fetch: typeof globalThis.fetch, proxy: URL): void {
   // Node creates its dispatcher on the first fetch; a data: URL makes it exist without a connection.
-  globalThis.fetch('data:,').catch(() => undefined);
+  fetch('data:,').catch(() => undefined);
   const store = globalThis as unknown as Record<symbol, { constructor: new (options: object) => unknown } | undefined>;
   const current = store[DISPATCHER];
   if (!current) return;
@@ -118,6 +115,23 @@ function install(): void {
   store[DISPATCHER] = new Agent({
     connect: (options: ConnectOptions, callback: Callback) => tunnel(proxy, options, callback),
   }) as never;
+}
+
+function install(): void {
+  // eslint-disable-next-line no-restricted-properties -- the sandboxed script's own environment
+  const raw = process.env.VIGIL_EGRESS_PROXY;
+  const original = globalThis.fetch;
+  if (!raw || typeof original !== 'function') return;
+  const proxy = new URL(raw);
+  // Loading Node's fetch costs every process of the run; only a process that fetches pays it.
+  let ready = false;
+  globalThis.fetch = function fetch(input, init) {
+    if (!ready) {
+      ready = true;
+      useProxy(original, proxy);
+    }
+    return original(input, init);
+  };
 }
 
 compileCache();
