@@ -80,7 +80,7 @@ export function createCgroups(): Cgroups {
           return match !== null && Number(match[1]) > 0;
         },
         async remove() {
-          for (let attempt = 0; attempt < 100; attempt += 1) {
+          for (let attempt = 0; attempt < 400; attempt += 1) {
             const left = procsFiles.flatMap(readPids);
             if (left.length === 0) break;
             for (const pid of left) {
@@ -90,7 +90,7 @@ export function createCgroups(): Cgroups {
                 // Already gone.
               }
             }
-            await sleep(20);
+            await sleep(5);
           }
           for (const dir of [memory, pids]) {
             try {
