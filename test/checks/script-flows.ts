@@ -211,6 +211,38 @@ export function scriptChecksSuite(name: string, env: () => Record<string, string
       expect(everything).not.toContain(SECRET);
     }, 120_000);
 
+    it('tests a PLAYWRIGHT test project (files) and a BROWSER check with a script: pages come back', async () => {
+      const a = await account();
+      const spec = (name: string) => `
+import { test, expect } from '@playwright/test';
+test('${name}', async ({ page }) => {
+  await page.goto(process.env.TARGET + '/ok/${name}');
+  await expect(page.locator('body')).toContainText('echo');
+});
+`;
+      const project = await a.owner.post('/v1/checks/test', {
+        name: 'suite',
+        checkType: 'PLAYWRIGHT',
+        files: [
+          { path: 'playwright.config.ts', content: 'export default { testDir: "tests" };' },
+          { path: 'tests/home.spec.ts', content: spec('home') },
+          { path: 'tests/cart.spec.ts', content: spec('cart') },
+        ],
+      });
+      expect(project.status, JSON.stringify(project.body)).toBe(200);
+      expect(project.body.result.errorMessage).toBeUndefined();
+      expect(project.body.result).toMatchObject({ checkType: 'PLAYWRIGHT', hasFailures: false });
+      const names = project.body.result.steps.map((step: { name: string }) => step.name).join(' ');
+      expect(names).toMatch(/home/);
+      expect(names).toMatch(/cart/);
+      expect(project.body.result.pages.length).toBeGreaterThanOrEqual(2);
+
+      const browser = await a.owner.post('/v1/checks/test', { name: 'home', checkType: 'BROWSER', script: spec('b') });
+      expect(browser.status, JSON.stringify(browser.body)).toBe(200);
+      expect(browser.body.result).toMatchObject({ checkType: 'BROWSER', hasFailures: false });
+      expect(browser.body.result.pages[0].url).toContain('/ok/b');
+    }, 120_000);
+
     it('runs a saved MULTI_STEP check on schedule', async () => {
       const a = await account();
       const created = await a.owner.post('/v1/checks', {
