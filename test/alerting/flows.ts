@@ -310,12 +310,12 @@ export function alertingSuite(name: string, env: () => Record<string, string>): 
       });
       expect(bad.status).toBe(400);
       expect(bad.body.message).toMatch(/line \d+, column \d+/);
-      const slack = await a.owner.post('/v1/alert-channels', {
-        type: 'SLACK',
+      const sms = await a.owner.post('/v1/alert-channels', {
+        type: 'SMS',
         config: { name: 's', url: 'https://hooks.example.com' },
       });
-      expect(slack.status).toBe(400);
-      expect(slack.body.message).toMatch(/not supported/);
+      expect(sms.status).toBe(400);
+      expect(sms.body.message).toMatch(/not supported/);
     });
 
     it('masks the webhook secret everywhere and returns test-message details', async () => {

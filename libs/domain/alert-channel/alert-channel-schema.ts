@@ -111,7 +111,7 @@ export const alertChannelInputSchema = z
     ],
     unionOptions,
   )
-  .meta({ id: 'AlertChannelInput', ...discriminator });
+  .meta(discriminator);
 export type AlertChannelInput = z.input<typeof alertChannelInputSchema>;
 export type ParsedAlertChannelInput = z.output<typeof alertChannelInputSchema>;
 
