@@ -70,6 +70,8 @@ export async function run(argv: string[]): Promise<void> {
   const sandbox = createSandbox({ logger: createLogger({ level: 'warn' }) });
   const verdict = await sandbox.probe();
   if (!verdict.available) throw new Error(`sandbox unavailable: ${verdict.reason}`);
+  // The same sandbox without per-run cgroups: shows what joining two v1 hierarchies costs per run.
+  const noCgroups = createSandbox({ logger: createLogger({ level: 'error' }), useCgroups: false });
   const spec = {
     runtimeDir,
     workDir,
@@ -80,7 +82,7 @@ export async function run(argv: string[]): Promise<void> {
     maxOutputBytes: 65_536,
     allowPrivate: false,
   };
-  const samples = { bare: [] as number[], bwrap: [] as number[], sandbox: [] as number[] };
+  const samples = { bare: [] as number[], bwrap: [] as number[], sandbox: [] as number[], noCgroups: [] as number[] };
   const time = async (into: number[], work: () => Promise<unknown>) => {
     const started = performance.now();
     await work();
@@ -88,30 +90,35 @@ export async function run(argv: string[]): Promise<void> {
   };
   printMachine();
   for (let i = -3; i < runs; i += 1) {
-    const round3 = { bare: [] as number[], bwrap: [] as number[], sandbox: [] as number[] };
+    const round3 = { bare: [] as number[], bwrap: [] as number[], sandbox: [] as number[], noCgroups: [] as number[] };
     await time(round3.bare, () => exec(node, ['-e', '0']));
     await time(round3.bwrap, () => exec('bwrap', BWRAP_ONLY(runtimeDir)));
     await time(round3.sandbox, async () => {
       const outcome = await sandbox.run(spec);
       if (outcome.exitCode !== 0) throw new Error(`sandboxed node -e 0 failed: ${outcome.stderr}`);
     });
+    await time(round3.noCgroups, () => noCgroups.run(spec));
     if (i < 0) continue; // warm-up
     samples.bare.push(...round3.bare);
     samples.bwrap.push(...round3.bwrap);
     samples.sandbox.push(...round3.sandbox);
+    samples.noCgroups.push(...round3.noCgroups);
   }
   await sandbox.close();
+  await noCgroups.close();
   if (!given) rmSync(runtimeDir, { recursive: true, force: true });
   rmSync(workDir, { recursive: true, force: true });
 
   const bare = summarise(samples.bare);
   const bwrap = summarise(samples.bwrap);
   const boxed = summarise(samples.sandbox);
+  const loose = summarise(samples.noCgroups);
   const p95 = (values: number[]) => round([...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)] ?? NaN);
   const rows = [
     ['bare spawn: node -e 0', bare.p50, p95(samples.bare), '', ''],
     ['bwrap alone around node', bwrap.p50, p95(samples.bwrap), round(bwrap.p50 - bare.p50), ''],
     ['sandbox.run: node -e 0', boxed.p50, p95(samples.sandbox), round(boxed.p50 - bare.p50), 150],
+    ['sandbox.run, no cgroups (fallback)', loose.p50, p95(samples.noCgroups), round(loose.p50 - bare.p50), ''],
   ];
   printTable(
     `scripts-sandbox: ${runs} runs each, alternating; node ${node} (ms)`,
@@ -124,6 +131,7 @@ export async function run(argv: string[]): Promise<void> {
     bare: { ...bare, p95: p95(samples.bare) },
     bwrapAlone: { ...bwrap, p95: p95(samples.bwrap) },
     sandbox: { ...boxed, p95: p95(samples.sandbox) },
+    sandboxWithoutCgroups: { ...loose, p95: p95(samples.noCgroups) },
     addedP50Ms: round(boxed.p50 - bare.p50),
     targetAddedMs: 150,
   });
