@@ -246,6 +246,57 @@ describe('red team: sandboxes cannot see each other or the host', () => {
     }
   });
 
+  it('meets the seccomp filter on the denied calls, through the x32 ABI and through int 0x80', async () => {
+    const probe = [
+      'import ctypes, json',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'names = {1: "EPERM", 38: "ENOSYS"}',
+      'def call(nr, *args):',
+      '    ctypes.set_errno(0)',
+      '    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) for a in args])',
+      '    return "allowed" if r >= 0 else names.get(ctypes.get_errno(), "errno%d" % ctypes.get_errno())',
+      'print(json.dumps({',
+      '  "ptrace": call(101, 0, 0, 0, 0), "keyctl": call(250, 0, -3, 0), "add_key": call(248, 0, 0, 0, 0, 0),',
+      '  "bpf": call(321, 0, 0, 0), "perf_event_open": call(298, 0, 0, -1, -1, 0), "userfaultfd": call(323, 0),',
+      '  "io_uring_setup": call(425, 1, 0), "unshare": call(272, 0x00020000), "mount": call(165, 0, 0, 0, 0, 0),',
+      '  "open_by_handle_at": call(304, -1, 0, 0), "setns": call(308, -1, 0), "x32_getpid": call(0x40000000 | 39),',
+      '  "getpid": call(39)}))',
+    ].join('\n');
+    // i386 getpid through int 0x80 from machine code: the filter kills the process (SIGSYS).
+    const int80 = [
+      'import ctypes, mmap',
+      'buf = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)',
+      'buf.write(bytes([0xb8, 0x14, 0, 0, 0, 0xcd, 0x80, 0xc3]))',
+      'f = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(buf)))',
+      'print("int80 returned", f(), flush=True)',
+    ].join('\n');
+    const { outcome } = await run(`
+      const { spawnSync } = require('child_process');
+      const a = spawnSync('/usr/bin/python3', ['-c', ${JSON.stringify(probe)}], { encoding: 'utf8' });
+      const b = spawnSync('/usr/bin/python3', ['-c', ${JSON.stringify(int80)}], { encoding: 'utf8' });
+      console.log(JSON.stringify({ calls: JSON.parse(a.stdout || '{}'), err: a.stderr, int80: { signal: b.signal, out: b.stdout } }));`);
+    const seen = jsonLines(outcome.stdout)[0] as {
+      calls: Record<string, string>;
+      err: string;
+      int80: { signal: string | null; out: string };
+    };
+    expect(seen.calls.getpid, seen.err).toBe('allowed');
+    for (const name of ['ptrace', 'keyctl', 'add_key', 'bpf', 'perf_event_open', 'userfaultfd', 'unshare', 'mount'])
+      expect(seen.calls[name], name).toBe('EPERM');
+    for (const name of ['open_by_handle_at', 'setns']) expect(seen.calls[name], name).toBe('EPERM');
+    expect(seen.calls.io_uring_setup).toBe('ENOSYS');
+    expect(seen.calls.x32_getpid).toBe('ENOSYS');
+    expect(seen.int80).toEqual({ signal: 'SIGSYS', out: '' });
+  });
+
+  it("its mount table names neither the runner's pid nor its state dir (fixed in 3b2a389)", async () => {
+    const { outcome } = await run(`process.stdout.write(require('fs').readFileSync('/proc/self/mountinfo', 'utf8'))`);
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.stdout).toContain(' /work ');
+    expect(outcome.stdout).not.toMatch(/vigil-sandbox-\d+/);
+    expect(outcome.stdout).not.toContain(tmpdir() + '/');
+  });
+
   it('gains nothing from setuid binaries, device nodes or capabilities', async () => {
     const { outcome } = await run(`
       const { spawnSync } = require('child_process'); const fs = require('fs');
@@ -320,6 +371,26 @@ describe('red team: what the runner reads back from /work', () => {
     for (const entry of entries) expect(lstatSync(join(workDir, entry)).isFile(), entry).toBe(true);
     expect(entries).toEqual(['hard.txt', 'keep.txt', 'other.txt']);
     expect(readFileSync(join(workDir, 'keep.txt'), 'utf8')).toBe('from the host');
+  });
+});
+
+describe('red team: strange things left in /work (copy-back rejected run() with host paths before the workdir.ts fix)', () => {
+  it.each([
+    ['a file name that is not UTF-8', `fs.writeFileSync(Buffer.from('/work/bad\\xff\\xfe.txt', 'latin1'), 'x');`],
+    [
+      'directories nested past PATH_MAX',
+      `process.chdir('/work'); for (let i = 0; i < 2100; i++) { fs.mkdirSync('d'); process.chdir('d'); } fs.writeFileSync('f', 'x');`,
+    ],
+  ])('%s: run() still answers, and no host path reaches the caller', async (_name, code) => {
+    let answer: unknown;
+    try {
+      answer = (await runNode(sandbox, runtimeDir, `const fs = require('fs'); ${code} console.log('left it');`))
+        .outcome;
+    } catch (error) {
+      answer = { rejected: (error as Error).message.slice(0, 300) };
+    }
+    expect(JSON.stringify(answer)).not.toContain('vigil-sandbox-');
+    expect(answer).toMatchObject({ exitCode: 0, stdout: 'left it\n' });
   });
 });
 

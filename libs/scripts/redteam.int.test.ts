@@ -228,3 +228,16 @@ test('flood', async () => {
     expect(worst).toBeLessThan(3000);
   });
 });
+
+describe('red team: what the script leaves in /work (a non-UTF-8 name lost the verdict and showed host paths before the workdir.ts fix)', () => {
+  it("a file name that is not UTF-8 neither loses the run's verdict nor shows host paths", async () => {
+    const script = `import { test } from '@playwright/test';
+import fs from 'node:fs';
+test('leaves a strange name', async () => {
+  fs.writeFileSync(Buffer.from('/work/bad\\xff\\xfe.txt', 'latin1'), 'x');
+});`;
+    const outcome = await rig.runner.run(rig.request({ script }));
+    expect(JSON.stringify(outcome)).not.toContain('vigil-sandbox-');
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ passed: true });
+  });
+});
