@@ -108,6 +108,39 @@ export const requestExamples: Record<string, Record<string, RequestExample>> = {
         sendDegraded: false,
       },
     },
+    email: {
+      summary: "Email through the server's SMTP relay (VIGIL_SMTP_URL)",
+      value: { type: 'EMAIL', config: { name: 'On-call email', address: 'oncall@example.com' }, sendDegraded: true },
+    },
+    slack: {
+      summary: 'A Slack incoming webhook (Block Kit)',
+      value: {
+        type: 'SLACK',
+        config: {
+          name: 'Slack #alerts',
+          url: 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXX',
+          channel: '#alerts',
+        },
+      },
+    },
+    pagerduty: {
+      summary: 'PagerDuty Events API v2: a failure triggers, the recovery resolves',
+      value: {
+        type: 'PAGERDUTY',
+        config: { name: 'PagerDuty', serviceKey: 'R0123456789abcdefABCDEF012345678', serviceName: 'Checkout' },
+      },
+    },
+    opsgenie: {
+      summary: 'Opsgenie (EU): a failure creates an alert, the recovery closes it',
+      value: {
+        type: 'OPSGENIE',
+        config: { name: 'Opsgenie', apiKey: '0e2b3c4d-5f60-4a7b-8c9d-0e1f2a3b4c5d', region: 'EU', priority: 'P2' },
+      },
+    },
+    msteams: {
+      summary: 'A Microsoft Teams Workflows webhook (Adaptive Card)',
+      value: { type: 'MSTEAMS', config: { name: 'Teams', url: 'https://example.webhook.office.com/workflows/abc' } },
+    },
   },
   'POST /v1/alert-channels/preview': {
     failure: {
