@@ -3,7 +3,9 @@
  * sandbox and runtime. Each test passes only when the attack fails. Open holes are in
  * libs/scripts/redteam-holes.int.test.ts until their owners fix them.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOG_CAP, SCRIPT_MAX_BYTES } from './index.ts';
 import { startRig, type Rig } from './redteam-support.ts';
@@ -239,5 +241,31 @@ test('leaves a strange name', async () => {
     const outcome = await rig.runner.run(rig.request({ script }));
     expect(JSON.stringify(outcome)).not.toContain('vigil-sandbox-');
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ passed: true });
+  });
+});
+
+describe('red team: the compiler reads no host file (esbuild followed sourceMappingURL before 3989904)', () => {
+  let secretDir: string;
+  beforeAll(() => {
+    secretDir = mkdtempSync(join(tmpdir(), 'redteam-host-'));
+  });
+  afterAll(() => rmSync(secretDir, { recursive: true, force: true }));
+
+  it('never reads a host file that a sourceMappingURL comment names', async () => {
+    const secret = `HOST-SECRET-${process.pid}`;
+    const map = join(secretDir, 'secret.map');
+    writeFileSync(map, JSON.stringify({ version: 3, sources: [secret], names: [], mappings: 'AAAA' }));
+    const script = `import { test } from '@playwright/test';
+import fs from 'node:fs';
+test('reads its compiled self', async () => {
+  const compiled = fs.readFileSync(__filename, 'utf8');
+  const inline = /sourceMappingURL=data:application\\/json;base64,([A-Za-z0-9+/=]+)/.exec(compiled);
+  const map = inline ? Buffer.from(inline[1], 'base64').toString() : 'none';
+  console.log('MAP ' + String(compiled.includes(process.env.SECRET!) || map.includes(process.env.SECRET!)));
+});
+${'//# source' + 'MappingURL='}${map}
+`;
+    const outcome = await rig.runner.run(rig.request({ script, env: { SECRET: secret } }));
+    expect(outcome.logs, JSON.stringify(outcome)).toContain('MAP false');
   });
 });
