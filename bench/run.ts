@@ -8,6 +8,7 @@
  *   analytics-reader  one check with 1M results through the reader, and ClickHouse percentile methods
  *   api               autocannon on GET /v1/variables/{key} and /v1/accounts/me vs a bare node:http server
  *   webhooks          alert events fanned out by the Dispatcher vs plain POSTs, with and without failures
+ *   channels          alert channel senders per type (Slack, PagerDuty, email…) vs WEBHOOK, to loopback receivers
  *   eventstore        appends (1 and 8 writers) and $all catch-up on PostgreSQL beside SQLite
  *   ping              POST /ping/{token} across heartbeat checks vs bare fastify
  *   runner            N one-minute API checks on loopback run by one runner: runs/min, schedule delay, CPU per run
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   analytics: async () => (await import('./analytics/matrix.ts')).run,
   api: async () => (await import('./api/run.ts')).run,
   webhooks: async () => (await import('./webhooks/run.ts')).run,
+  channels: async () => (await import('./channels.ts')).run,
   eventstore: async () => (await import('./eventstore.ts')).run,
   runner: async () => (await import('./runner.ts')).run,
   ping: async () => (await import('./ping.ts')).run,

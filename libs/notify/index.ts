@@ -23,4 +23,5 @@ export {
 } from './config.ts';
 export { buildOutgoing, channelOrigin, type Outgoing } from './channels/outgoing.ts';
 export { incidentKey } from './channels/payloads.ts';
+export { sendEmail, type EmailOptions } from './channels/email.ts';
 export { alertSummary, type AlertSummary } from './channels/summary.ts';

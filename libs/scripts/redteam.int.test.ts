@@ -269,3 +269,41 @@ ${'//# source' + 'MappingURL='}${map}
     expect(outcome.logs, JSON.stringify(outcome)).toContain('MAP false');
   });
 });
+
+describe("red team: the runtime's shared compile cache", () => {
+  it('a script can neither add to, change nor remove what later runs load from it', async () => {
+    const script = `import { test } from '@playwright/test';
+import fs from 'node:fs';
+import path from 'node:path';
+test('poison', () => {
+  const shared = '/vigil-compile-cache';
+  const files: string[] = [];
+  const walk = (dir: string) => { for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name); if (e.isDirectory()) walk(p); else files.push(p); } };
+  if (!fs.existsSync(shared)) { console.log('CACHE absent'); return; }
+  walk(shared);
+  const tries: Record<string, string> = {};
+  const attempt = (name: string, f: () => void) => { try { f(); tries[name] = 'done'; } catch (e) { tries[name] = (e as NodeJS.ErrnoException).code ?? 'error'; } };
+  attempt('add', () => fs.writeFileSync(path.join(shared, 'planted'), 'x'));
+  attempt('change', () => { const fd = fs.openSync(files[0]!, 'r+'); fs.writeSync(fd, 'poison'); fs.closeSync(fd); });
+  attempt('remove', () => fs.unlinkSync(files[0]!));
+  attempt('rename', () => fs.renameSync(files[0]!, files[0] + '.x'));
+  attempt('chmod', () => fs.chmodSync(files[0]!, 0o777));
+  console.log('CACHE ' + JSON.stringify({ files: files.length, tries }));
+});`;
+    // The cache is filled in the background after a runtime's first use: retry until a run has it.
+    let line: string | undefined;
+    for (let attempt = 0; attempt < 15; attempt += 1) {
+      const outcome = await rig.runner.run(rig.request({ script }));
+      line = outcome.logs.split('\n').find((l) => l.startsWith('CACHE '));
+      expect(line, JSON.stringify(outcome)).toBeDefined();
+      if (line !== 'CACHE absent') break;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+    expect(line).not.toBe('CACHE absent');
+    const seen = JSON.parse(line!.slice('CACHE '.length)) as { files: number; tries: Record<string, string> };
+    expect(seen.files).toBeGreaterThan(0);
+    for (const [name, result] of Object.entries(seen.tries))
+      expect(['EROFS', 'EACCES', 'EPERM'], name).toContain(result);
+  }, 120_000);
+});

@@ -38,13 +38,20 @@ test('health', async ({ request }) => {
 
   /** Replaces the editor's text the way a paste does: one input, no auto-closed brackets or indentation. */
   const paste = async (text: string) => {
-    const content = page.locator('[data-name=script][data-editor=ready] .cm-content');
-    await content.click();
+    await editor().click();
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
     await page.keyboard.insertText(text);
   };
   const result = () => page.locator('[data-testid=test-run]');
+  const editor = () => page.locator('[data-name=script][data-editor=ready] .cm-content');
+  /** A fresh editor for a new MULTI_STEP check, so each test stands on its own. */
+  const newScriptCheck = async () => {
+    await page.goto(`${vigil.url}/checks/new`);
+    await page.locator('input[name=name]').waitFor();
+    await page.selectOption('select[name=checkType]', 'MULTI_STEP');
+    await editor().waitFor({ timeout: 60_000 });
+  };
 
   beforeAll(async () => {
     ensureConsoleBuilt();
@@ -77,21 +84,23 @@ test('health', async ({ request }) => {
     await page.locator('input[name=name]').waitFor();
     expect(loaded.filter((path) => path.includes('codemirror'))).toEqual([]);
     await page.selectOption('select[name=checkType]', 'MULTI_STEP');
-    const editor = page.locator('[data-name=script][data-editor=ready] .cm-content');
-    await editor.waitFor({ timeout: 30_000 });
+    await editor().waitFor({ timeout: 60_000 });
     expect(loaded.filter((path) => path.includes('codemirror')).length).toBeGreaterThan(0);
     // The starter example is in the editor, and the runtime list came from GET /v1/runtimes.
-    await expect.poll(() => editor.textContent()).toContain("test.step('GET /'");
-    expect(await page.locator('select[name=runtimeId] option').count()).toBeGreaterThan(1);
+    await expect.poll(() => editor().textContent()).toContain("test.step('GET /'");
+    await expect.poll(() => page.locator('select[name=runtimeId] option').count()).toBeGreaterThan(1);
     await paste('await test.');
+    // Ctrl+Space asks for the hints explicitly, as a user would (typing the dot opens them too).
+    await page.keyboard.press('Control+Space');
     const hints = page.locator('.cm-tooltip-autocomplete');
-    await hints.waitFor({ timeout: 10_000 });
+    await hints.waitFor({ timeout: 30_000 });
     expect(await hints.textContent()).toContain('step');
     await page.keyboard.press('Escape');
     expect(await seriousViolations(page)).toEqual([]);
   }, 120_000);
 
   it('runs a pasted MULTI_STEP script and shows its steps, requests and logs', async () => {
+    await newScriptCheck();
     await page.fill('input[name=name]', 'Health script');
     await paste(script('ok'));
     await page.click('button:has-text("Run")');
@@ -110,6 +119,7 @@ test('health', async ({ request }) => {
   }, 180_000);
 
   it('a failing expect fails the run and names its step', async () => {
+    await newScriptCheck();
     await paste(script('degraded'));
     await page.click('button:has-text("Run")');
     await expect.poll(() => result().textContent(), { timeout: 120_000 }).toMatch(/Failed/);
@@ -119,6 +129,8 @@ test('health', async ({ request }) => {
   }, 180_000);
 
   it('saves the script check; the API returns the script as edited', async () => {
+    await newScriptCheck();
+    await page.fill('input[name=name]', 'Health script');
     await paste(script('ok'));
     await page.click('button:has-text("Save")');
     await expect.poll(() => new URL(page.url()).pathname, { timeout: 30_000 }).toMatch(/^\/checks\/[0-9a-f-]{36}$/);
@@ -127,9 +139,7 @@ test('health', async ({ request }) => {
     expect(saved.body).toMatchObject({ checkType: 'MULTI_STEP', script: script('ok') });
     // Opening it again puts the stored script back in the editor.
     await page.goto(`${vigil.url}/checks/${id}/edit`);
-    await expect
-      .poll(() => page.locator('[data-name=script][data-editor=ready] .cm-content').textContent(), { timeout: 30_000 })
-      .toContain("test.step('check body'");
+    await expect.poll(() => editor().textContent(), { timeout: 60_000 }).toContain("test.step('check body'");
     expect(errors).toEqual([]);
   }, 120_000);
 });

@@ -39,7 +39,7 @@ export function ChannelsPage() {
                 <a href={`/alert-channels/${c.id}`}>{c.config.name}</a>
               </td>
               <td>
-                {c.config.method} {c.config.url}
+                {'url' in c.config ? `${'method' in c.config ? `${c.config.method} ` : ''}${c.config.url}` : c.type}
               </td>
               <td>
                 {[
@@ -84,6 +84,7 @@ export function ChannelPage({ channelId }: { channelId?: string }) {
     if (!channelId) return;
     void call('GET /v1/alert-channels/{id}', { params: { id: channelId } }).then((c) => {
       setName(c.config.name);
+      if (c.type !== 'WEBHOOK' || !('method' in c.config)) return;
       setUrl(c.config.url);
       setMethod(c.config.method as 'POST');
       setTemplate(c.config.template ?? '');

@@ -170,7 +170,8 @@ export function toBody(f: Form): CheckBody {
   const common = {
     name: f.name,
     frequency: f.frequency as 10,
-    locations: list(f.locations),
+    // The API refuses an unknown location with a 400 that names it; the form passes what was typed.
+    locations: list(f.locations) as NonNullable<CheckBody['locations']>,
     tags: list(f.tags),
     activated: f.activated,
   };
