@@ -1,4 +1,4 @@
-import type { AlertSettings, CheckResult } from '#domain';
+import { occurrenceAt, type AlertSettings, type CheckResult, type WindowTimes } from '#domain';
 import { alertId } from './alert-id.ts';
 import type { AlertDecision, AlertType } from './decision.ts';
 import { isFresh, remember } from './ordering.ts';
@@ -9,7 +9,12 @@ import type { AlertStatus, CheckAlertState, Streak } from './state.ts';
 export interface AlertInput {
   result: CheckResult;
   settings: AlertSettings;
-  check: { activated: boolean; muted: boolean };
+  check: {
+    activated: boolean;
+    muted: boolean;
+    /** The maintenance windows that cover this check (by tag or id); a result inside one alerts nobody. */
+    maintenance?: readonly WindowTimes[];
+  };
 }
 
 export interface AlertEvolution {
@@ -44,6 +49,8 @@ export function resultStatus(result: Pick<CheckResult, 'hasFailures' | 'isDegrad
 export function evolveAlertState(state: CheckAlertState, input: AlertInput): AlertEvolution {
   const { result, settings, check } = input;
   if (!isFresh(state.last, result)) return { state, alerts: [] };
+  if (inMaintenance(check.maintenance, result.startedAt))
+    return { state: duringMaintenance(state, result), alerts: [] };
 
   const observed = resultStatus(result);
   const at = result.startedAt;
@@ -63,6 +70,23 @@ export function evolveAlertState(state: CheckAlertState, input: AlertInput): Ale
   if (decision !== null) alerts.push(decision);
   if (ssl.decision !== null) alerts.push(ssl.decision);
   return { state: ssl.state, alerts };
+}
+
+function inMaintenance(windows: readonly WindowTimes[] | undefined, startedAt: string): boolean {
+  if (windows === undefined || windows.length === 0) return false;
+  const at = Date.parse(startedAt);
+  return windows.some((window) => occurrenceAt(window, at) !== null);
+}
+
+/**
+ * A result inside a maintenance window is planned work: it counts towards nothing. The streaks
+ * start again, so a failure that began inside the window alerts only if it is still failing after
+ * it, as a fresh failure under the check's usual escalation. An incident announced before the
+ * window stays open (status, what was announced, reminders): its recovery or its next reminder
+ * goes out on the first run after the window, so every receiver that heard of it hears it end.
+ */
+function duringMaintenance(state: CheckAlertState, result: CheckResult): CheckAlertState {
+  return { ...state, failing: null, troubled: null, last: remember(state.last, result) };
 }
 
 function extend(streak: Streak | null, at: string): Streak {

@@ -10,6 +10,7 @@ import { checkGroupEvents, type CheckGroupEvent } from './check-group/check-grou
 import { alertChannelEvents, type AlertChannelEvent } from './alert-channel/alert-channel.ts';
 import { statusPageEvents, type StatusPageEvent } from './status-page/status-page.ts';
 import { statusPageSlugEvents, type StatusPageSlugEvent } from './status-page/status-page-slug.ts';
+import { maintenanceWindowEvents, type MaintenanceWindowEvent } from './maintenance-window/maintenance-window.ts';
 
 export type DomainEvent =
   | AccountEvent
@@ -21,7 +22,8 @@ export type DomainEvent =
   | CheckGroupEvent
   | AlertChannelEvent
   | StatusPageEvent
-  | StatusPageSlugEvent;
+  | StatusPageSlugEvent
+  | MaintenanceWindowEvent;
 
 export type DomainEventType = DomainEvent['type'];
 
@@ -37,6 +39,7 @@ export const eventSchemas = {
   ...alertChannelEvents.data,
   ...statusPageEvents.data,
   ...statusPageSlugEvents.data,
+  ...maintenanceWindowEvents.data,
 } satisfies Record<DomainEventType, z.ZodType>;
 
 export function isDomainEventType(type: string): type is DomainEventType {

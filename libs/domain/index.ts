@@ -30,3 +30,6 @@ export * from './alert-channel/alert-channel.ts';
 export * from './check-result.ts';
 export * from './status-page/status-page.ts';
 export * from './status-page/status-page-slug.ts';
+export * from './maintenance-window/calendar.ts';
+export * from './maintenance-window/coverage.ts';
+export * from './maintenance-window/maintenance-window.ts';

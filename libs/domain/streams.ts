@@ -12,4 +12,5 @@ export const streamNames = {
   statusPage: (pageId: string): string => `status-page-${pageId}`,
   /** Reservation stream that makes a status-page slug unique across accounts. */
   statusPageSlug: (slug: string): string => `status-page-slug-${slug}`,
+  maintenanceWindow: (windowId: string): string => `maintenance-window-${windowId}`,
 } as const;

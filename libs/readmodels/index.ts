@@ -17,6 +17,7 @@ export { createLocalInvalidation, type ReadModelInvalidation } from './invalidat
 export { createRedisInvalidation, type RedisInvalidationOptions } from './invalidation-redis.ts';
 export { resolveRunVariables, type RunVariables } from './run-variables.ts';
 export { StatusPageReads, type StatusPageView } from './status-pages.ts';
+export { MaintenanceWindowReads, type MaintenanceWindowView } from './maintenance-windows.ts';
 export {
   CheckStatusReads,
   checkStatusSchema,

@@ -52,6 +52,15 @@ export function indexOps(
         ms(after.createdAt),
         after.status === 'active',
       );
+    case 'maintenance-window': {
+      const window = after.window as { createdAt?: string } | undefined;
+      return membership(
+        keys.accountMaintenanceWindows(String(after.accountId)),
+        id,
+        ms(window?.createdAt),
+        after.status === 'active',
+      );
+    }
     case 'status-page-slug':
       return typeof after.reservedBy === 'string'
         ? [{ op: 'set', key: keys.statusPageBySlug(id), value: after.reservedBy }]

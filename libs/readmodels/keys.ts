@@ -18,6 +18,7 @@ export const keys = {
   heartbeatToken: (token: string) => `rm:heartbeat-token:${token}`,
   accountStatusPages: (accountId: string) => `rm:account-status-pages:${accountId}`,
   statusPageBySlug: (slug: string) => `rm:status-page-by-slug:${slug}`,
+  accountMaintenanceWindows: (accountId: string) => `rm:account-maintenance-windows:${accountId}`,
 };
 
 export type Aggregate =
@@ -30,4 +31,5 @@ export type Aggregate =
   | 'check-group'
   | 'alert-channel'
   | 'status-page'
-  | 'status-page-slug';
+  | 'status-page-slug'
+  | 'maintenance-window';

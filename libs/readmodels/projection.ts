@@ -5,6 +5,7 @@ import {
   checkDecider,
   checkGroupDecider,
   parseEvent,
+  maintenanceWindowDecider,
   statusPageDecider,
   statusPageSlugDecider,
   userDecider,
@@ -22,6 +23,7 @@ import { indexOps } from './indexes.ts';
 const streamPrefixes: [string, Aggregate][] = (
   [
     ['alert-channel-', 'alert-channel'],
+    ['maintenance-window-', 'maintenance-window'],
     ['status-page-slug-', 'status-page-slug'],
     ['status-page-', 'status-page'],
     ['check-group-', 'check-group'],
@@ -46,6 +48,7 @@ const deciders: Record<Aggregate, Decider<unknown, unknown, unknown>> = {
   'alert-channel': alertChannelDecider,
   'status-page': statusPageDecider,
   'status-page-slug': statusPageSlugDecider,
+  'maintenance-window': maintenanceWindowDecider,
 } as unknown as Record<Aggregate, Decider<unknown, unknown, unknown>>;
 
 export function aggregateOf(stream: string): { aggregate: Aggregate; id: string } | undefined {

@@ -110,7 +110,13 @@ beforeAll(async () => {
   };
   const slug = `their-${uniqueSuffix()}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
   const page = await them.post('/v1/status-pages', { title: 'their page', slug, checkIds: [created.check.body.id] });
-  Object.assign(created, { page });
+  const window = await them.post('/v1/maintenance-windows', {
+    name: 'their window',
+    checkIds: [created.check.body.id],
+    startsAt: '2026-01-01T00:00:00Z',
+    endsAt: '2026-01-01T01:00:00Z',
+  });
+  Object.assign(created, { page, window });
   for (const [name, response] of Object.entries(created))
     if (response.status !== 201) throw new Error(`setup: ${name}: ${response.status} ${JSON.stringify(response.body)}`);
   Object.assign(foreign, {
@@ -127,8 +133,9 @@ beforeAll(async () => {
     'alert-channels/id': created.channel.body.id,
     'alert-channels/deliveryId': randomUUID(),
     'status-pages/id': page.body.id,
+    'maintenance-windows/id': window.body.id,
   });
-  theirSecrets = [variable, 'their-value', 'their group', 'their check', 'their page', b.ownerEmail];
+  theirSecrets = [variable, 'their-value', 'their group', 'their check', 'their page', 'their window', b.ownerEmail];
 }, 180_000);
 afterAll(async () => {
   await vigil?.stop();

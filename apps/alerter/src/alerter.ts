@@ -11,9 +11,9 @@ import {
 } from '#alerting';
 import type { ConsumedMessage, Consumer } from '#bus';
 import { InternalError, type Lifecycle, type Logger } from '#core';
-import { parseCheckResult, type CheckResult } from '#domain';
+import { covers, parseCheckResult, type CheckResult, type MaintenanceWindow } from '#domain';
 import type { Platform } from '#platform';
-import { ReadModels } from '#readmodels';
+import { MaintenanceWindowReads, ReadModels } from '#readmodels';
 import type { WriteOp } from '#statestore';
 
 export const ALERTER_GROUP = 'vigil-alerter';
@@ -35,6 +35,7 @@ export async function startAlerter(deps: {
   if (!bus) throw new InternalError('the alerter needs the message bus');
   const log = deps.log.child({ component: 'alerter' });
   const readModels = new ReadModels(stateStore);
+  const maintenance = new MaintenanceWindowReads(stateStore);
   const alertsCounter = deps.metrics
     ? new Counter({
         name: 'vigil_alerts_total',
@@ -77,9 +78,13 @@ export async function startAlerter(deps: {
       stateStore.getMany(checkIds.map(stateKey)),
     ]);
     const checkById = new Map(checks.map((view) => [view.check.id, view]));
-    const accounts = new Map(
-      (await readModels.accounts([...new Set(checks.map((view) => view.accountId))])).map((a) => [a.accountId, a]),
-    );
+    const accountIds = [...new Set(checks.map((view) => view.accountId))];
+    const [accountViews, windowLists] = await Promise.all([
+      readModels.accounts(accountIds),
+      Promise.all(accountIds.map((accountId) => maintenance.windows(accountId))),
+    ]);
+    const accounts = new Map(accountViews.map((a) => [a.accountId, a]));
+    const windowsOf = new Map<string, MaintenanceWindow[]>(accountIds.map((id, i) => [id, windowLists[i]!]));
 
     const events: AlertEvent[] = [];
     const writes: WriteOp[] = [];
@@ -90,6 +95,8 @@ export async function startAlerter(deps: {
       const raw = rawStates[index];
       let state = raw ? parseAlertState(raw) : initialAlertState();
       const settings = resolveAlertSettings(account.alertSettings, view.check.alertSettings);
+      // Windows are read as they are now, so an edit made while one is in force applies to what follows.
+      const covering = (windowsOf.get(view.accountId) ?? []).filter((window) => covers(window, view.check));
       const results = byCheck
         .get(checkId)!
         .filter((r) => r.accountId === view.accountId)
@@ -98,7 +105,7 @@ export async function startAlerter(deps: {
         const evolution = evolveAlertState(state, {
           result,
           settings,
-          check: { activated: view.check.activated, muted: view.check.muted },
+          check: { activated: view.check.activated, muted: view.check.muted, maintenance: covering },
         });
         state = evolution.state;
         for (const decision of evolution.alerts) events.push(buildAlertEvent(decision, result));

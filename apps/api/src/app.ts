@@ -18,6 +18,7 @@ import { checkRoutes } from './routes/checks.ts';
 import { checkResultRoutes } from './routes/check-results.ts';
 import { checkRunRoutes } from './routes/check-runs.ts';
 import { consoleRoutes } from './routes/console.ts';
+import { maintenanceWindowRoutes } from './routes/maintenance-windows.ts';
 import { pingRoutes } from './routes/ping.ts';
 import { runtimeRoutes } from './routes/runtimes.ts';
 import { userRoutes } from './routes/users.ts';
@@ -25,6 +26,7 @@ import { variableRoutes } from './routes/variables.ts';
 import { whoamiRoutes } from './routes/whoami.ts';
 import type { CheckRunService } from './services/check-runs.ts';
 import type { HeartbeatService } from './services/heartbeats.ts';
+import { MaintenanceWindowService } from './services/maintenance-windows.ts';
 import type { ApiServices } from './services/index.ts';
 import { version } from './version.ts';
 
@@ -91,6 +93,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   checkRunRoutes(app, { runs: deps.runs, checks: deps.services.checks });
   pingRoutes(app, deps.heartbeats);
   alertChannelRoutes(app, { services: deps.services, ...deps.alerting });
+  const { commands, readModels, stateStore } = deps.services;
+  maintenanceWindowRoutes(app, new MaintenanceWindowService(commands, readModels, stateStore));
   consoleRoutes(app, {
     services: deps.services,
     platform: deps.platform,

@@ -1,4 +1,12 @@
-import { heartbeatTimes, isManagedCheck, parseCheckEvent, type Check } from '#domain';
+import {
+  heartbeatTimes,
+  isManagedCheck,
+  maintenanceAt,
+  maintenanceWindowEvents,
+  parseCheckEvent,
+  type Check,
+  type MaintenanceWindow,
+} from '#domain';
 import type { RecordedEvent } from '#eventstore';
 
 /** How a check is scheduled at one location; null when it does not run there. */
@@ -21,6 +29,7 @@ export interface ScheduleChange {
 
 const CHECK_EVENTS = new Set(['CheckCreated', 'CheckUpdated', 'CheckDeleted', 'HeartbeatTokenRotated']);
 const STREAM_PREFIX = 'check-';
+const WINDOW_STREAM_PREFIX = 'maintenance-window-';
 
 /**
  * Where a check runs. It runs from each of its locations, or from the default location when it
@@ -46,6 +55,8 @@ const samePlacement = (a: Placement | null, b: Placement | null) => JSON.stringi
  */
 export class Catalogue {
   private readonly entries = new Map<string, CatalogueEntry>();
+  /** Maintenance windows by account, then by id, folded from their events like the checks. */
+  private readonly windows = new Map<string, Map<string, MaintenanceWindow>>();
 
   constructor(
     private readonly location: string,
@@ -70,7 +81,19 @@ export class Catalogue {
     return out;
   }
 
+  /** Whether a window that pauses runs covers the check at this time: its scheduled run is skipped. */
+  paused(entry: CatalogueEntry, atMs: number): boolean {
+    const windows = this.windows.get(entry.accountId);
+    if (!windows || windows.size === 0 || !entry.check) return false;
+    const pausing = [...windows.values()].filter((window) => window.pauseRuns);
+    return maintenanceAt(pausing, entry.check, atMs) !== null;
+  }
+
   apply(recorded: RecordedEvent): ScheduleChange | null {
+    if (recorded.stream.startsWith(WINDOW_STREAM_PREFIX)) {
+      this.applyWindow(recorded);
+      return null;
+    }
     if (!CHECK_EVENTS.has(recorded.type) || !recorded.stream.startsWith(STREAM_PREFIX)) return null;
     const checkId = recorded.stream.slice(STREAM_PREFIX.length);
     const event = parseCheckEvent(recorded.type, recorded.data);
@@ -100,5 +123,17 @@ export class Catalogue {
     const now = placementOf(this.entries.get(checkId)?.check ?? null, this.location, this.defaultLocation);
     if (samePlacement(was, now)) return null;
     return { checkId, eventId: recorded.id, atMs, placement: now };
+  }
+
+  private applyWindow(recorded: RecordedEvent): void {
+    const windowId = recorded.stream.slice(WINDOW_STREAM_PREFIX.length);
+    const event = maintenanceWindowEvents.parse(recorded.type, recorded.data);
+    const accountId =
+      event.type === 'MaintenanceWindowCreated' ? event.data.accountId : (recorded.metadata.accountId ?? '');
+    const windows = this.windows.get(accountId) ?? new Map<string, MaintenanceWindow>();
+    if (event.type === 'MaintenanceWindowDeleted') windows.delete(windowId);
+    else windows.set(windowId, event.data.window);
+    if (windows.size > 0) this.windows.set(accountId, windows);
+    else this.windows.delete(accountId);
   }
 }

@@ -5,6 +5,7 @@ export interface RunnerMetrics {
   delay: Histogram<'type'>;
   inFlight: Gauge;
   skipped: Counter;
+  maintenance: Counter;
 }
 
 /** Runs by type and outcome, schedule delay (actual start − planned start) and runs in flight. */
@@ -28,6 +29,11 @@ export function createRunnerMetrics(registry?: Registry): RunnerMetrics {
     skipped: new Counter({
       name: 'vigil_runner_windows_skipped_total',
       help: 'Windows long past when claimed (runners were down): skipped for the current window',
+      registers,
+    }),
+    maintenance: new Counter({
+      name: 'vigil_runner_maintenance_skipped_total',
+      help: 'Scheduled runs skipped because a maintenance window that pauses runs covered the check',
       registers,
     }),
   };

@@ -299,7 +299,9 @@ export function startRunner(deps: RunnerDeps): Runner {
       placement.graceMs,
       leaseMs,
     );
-    const results = evaluation.missed.map((expected): CheckResult => {
+    // A ping missed while a pausing window covers the check is no failure: planned work stops pings too.
+    const missed = evaluation.missed.filter((expected) => !catalogue.paused(entry, expected + placement.graceMs));
+    const results = missed.map((expected): CheckResult => {
       const deadline = expected + placement.graceMs;
       return {
         id: heartbeatResultId(entry.checkId, expected),
@@ -338,6 +340,12 @@ export function startRunner(deps: RunnerDeps): Runner {
     if (decision.action === 'skip') {
       metrics.skipped.inc();
       return queue.schedule([{ checkId, slot: { kind: 'run', window: decision.next }, due: decision.due }]);
+    }
+    if (catalogue.paused(entry, now)) {
+      // Planned work: this window's run is skipped, not delayed, and the next one is scheduled as usual.
+      metrics.maintenance.inc();
+      const next = nextWindow(checkId, decision.window, placement.frequencyMs);
+      return queue.schedule([{ checkId, slot: { kind: 'run', window: next.window }, due: next.due }]);
     }
     const busy = perAccount.get(entry.accountId) ?? 0;
     if (busy >= settings.accountConcurrency) {

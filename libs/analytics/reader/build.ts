@@ -65,6 +65,8 @@ export function whereSql(query: AnalyticsQuery, dialect: SqlDialect): string {
     `started_ms >= ${sqlNumber(from)}`,
     `started_ms < ${sqlNumber(to)}`,
   ];
+  for (const range of query.exclude ?? [])
+    conditions.push(`NOT (started_ms >= ${sqlNumber(range.fromMs)} AND started_ms < ${sqlNumber(range.toMs)})`);
   const runStatuses = query.statuses.filter((status) => status === 'success' || status === 'failure');
   if (runStatuses.length === 1) conditions.push(`has_failures = ${runStatuses[0] === 'failure' ? 1 : 0}`);
   const beats = query.statuses.filter((status) => status !== 'success' && status !== 'failure');

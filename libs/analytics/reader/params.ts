@@ -43,6 +43,11 @@ export interface AnalyticsQuery extends AnalyticsRequest {
   accountId: string;
   checkId: string;
   checkType: ResultCheckType;
+  /**
+   * Time ranges [fromMs, toMs) whose runs are left out (maintenance windows, which availability
+   * excludes). Never from user input as such: the application derives them from stored windows.
+   */
+  exclude?: readonly { fromMs: number; toMs: number }[];
 }
 
 /** Query-string values as fastify hands them over: a string, or an array for a repeated key. */

@@ -21,7 +21,8 @@ const PERCENTILE_LEVELS: Partial<Record<StatColumn, number>> = { p50: 0.5, p90: 
 
 /** Whether rollups can answer the query: run metrics, grouped by nothing or location, whole-hour buckets. */
 export function rollupEligible(query: AnalyticsQuery, plan: AggregatePlan): boolean {
-  if (query.raw || plan.level !== 'run') return false;
+  // Hourly rollups cannot leave out a range inside an hour.
+  if (query.raw || plan.level !== 'run' || (query.exclude?.length ?? 0) > 0) return false;
   if (query.groupBy !== null && query.groupBy !== 'runLocation') return false;
   if (query.statuses.some((status) => status !== 'success' && status !== 'failure')) return false;
   if (query.intervalMinutes !== null && query.intervalMinutes % 60 !== 0) return false;

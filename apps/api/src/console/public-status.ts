@@ -1,11 +1,12 @@
 import { createAnalyticsReader, parseAnalyticsParams, type AnalyticsStore } from '#analytics';
 import type { Logger } from '#core';
+import { covers, maintenanceAt, occurrencesBetween, type MaintenanceWindow } from '#domain';
 import type { CheckView, ReadModels } from '#readmodels';
-import { CheckStatusReads, StatusPageReads, type CheckStatus } from '#readmodels';
+import { CheckStatusReads, MaintenanceWindowReads, StatusPageReads, type CheckStatus } from '#readmodels';
 import type { StateStore } from '#statestore';
 
-export type PublicState = 'operational' | 'degraded' | 'partial_outage' | 'major_outage' | 'unknown';
-export type CheckState = 'passing' | 'degraded' | 'failing' | 'unknown';
+export type PublicState = 'operational' | 'degraded' | 'partial_outage' | 'major_outage' | 'maintenance' | 'unknown';
+export type CheckState = 'passing' | 'degraded' | 'failing' | 'maintenance' | 'unknown';
 
 /** Everything the public page shows, and nothing more: no ids, URLs, error messages or variables. */
 export interface PublicStatusPage {
@@ -28,6 +29,8 @@ export const PAGE_TTL_MS = 10_000;
 /** ...from uptime bars at most this old (shared in the state store): 30 s staleness in all. */
 export const UPTIME_TTL_MS = 20_000;
 const INCIDENTS = 10;
+/** Maintenance ranges left out of one check's 90-day availability at most (a daily window is 90). */
+const MAX_EXCLUDED_RANGES = 400;
 
 export interface PublicStatusDeps {
   readModels: ReadModels;
@@ -49,6 +52,7 @@ export class PublicStatusPages {
   private readonly reader;
   private readonly statusReads;
   private readonly pageReads;
+  private readonly windowReads;
   private readonly now: () => Date;
   /** Analytics queries run, for the bench and tests. */
   analyticsQueries = 0;
@@ -57,6 +61,7 @@ export class PublicStatusPages {
     this.reader = createAnalyticsReader(deps.analytics);
     this.statusReads = new CheckStatusReads(deps.stateStore);
     this.pageReads = new StatusPageReads(deps.stateStore);
+    this.windowReads = new MaintenanceWindowReads(deps.stateStore);
     this.now = deps.now ?? (() => new Date());
   }
 
@@ -81,21 +86,27 @@ export class PublicStatusPages {
     const view = await this.pageReads.pageBySlug(slug);
     if (view === null) return null;
     const accountId = view.accountId;
-    const [found, statuses] = await Promise.all([
+    const [found, statuses, windows] = await Promise.all([
       this.deps.readModels.checksByIds(view.page.checkIds),
       this.statusReads.statuses(accountId),
+      this.windowReads.windows(accountId),
     ]);
+    const nowMs = this.now().getTime();
     const byId = new Map(found.filter((c) => c.accountId === accountId).map((c) => [c.check.id, c]));
     const listed = view.page.checkIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
     const checks = await Promise.all(
       listed.map(async (c) => {
-        const days = await this.uptime(c);
+        const covering = windows.filter((window) => covers(window, c.check));
+        const days = await this.uptime(c, covering);
         const measured = days.filter((d) => d.availability !== null);
         const uptime90d =
           measured.length === 0
             ? null
             : Math.round((measured.reduce((sum, d) => sum + d.availability!, 0) / measured.length) * 100) / 100;
-        return { name: c.check.name, state: checkState(statuses.get(c.check.id)), uptime90d, days };
+        // Planned work shows as maintenance, not as the outage it may look like.
+        const state =
+          maintenanceAt(covering, c.check, nowMs) !== null ? 'maintenance' : checkState(statuses.get(c.check.id));
+        return { name: c.check.name, state, uptime90d, days };
       }),
     );
     const names = new Map(listed.map((c) => [c.check.id, c.check.name]));
@@ -127,30 +138,41 @@ export class PublicStatusPages {
     };
   }
 
-  private uptime(view: CheckView): Promise<PublicStatusPage['checks'][number]['days']> {
+  private uptime(view: CheckView, windows: MaintenanceWindow[]): Promise<PublicStatusPage['checks'][number]['days']> {
     const checkId = view.check.id;
     const running = this.uptimeInFlight.get(checkId);
     if (running) return running;
-    const work = this.computeUptime(view).finally(() => this.uptimeInFlight.delete(checkId));
+    const work = this.computeUptime(view, windows).finally(() => this.uptimeInFlight.delete(checkId));
     this.uptimeInFlight.set(checkId, work);
     return work;
   }
 
-  private async computeUptime(view: CheckView): Promise<PublicStatusPage['checks'][number]['days']> {
+  private async computeUptime(
+    view: CheckView,
+    windows: MaintenanceWindow[],
+  ): Promise<PublicStatusPage['checks'][number]['days']> {
     const now = this.now();
     const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
-    const key = `console-cache:uptime90:${view.check.id}:${today}`;
-    const cached = await this.deps.stateStore.get(key);
-    if (cached !== null) return JSON.parse(cached) as PublicStatusPage['checks'][number]['days'];
     const from = new Date(today - 89 * DAY_MS);
     const to = new Date(today + DAY_MS);
+    const exclude = excludedRanges(windows, from.getTime(), to.getTime());
+    // The windows are part of the key: an edited window is not answered from a bar computed without it.
+    const key = `console-cache:uptime90:${view.check.id}:${today}:${windowsKey(exclude)}`;
+    const cached = await this.deps.stateStore.get(key);
+    if (cached !== null) return JSON.parse(cached) as PublicStatusPage['checks'][number]['days'];
     const checkType = view.check.checkType;
     const request = parseAnalyticsParams(
       { from: from.toISOString(), to: to.toISOString(), aggregationInterval: '1440', metrics: 'availability' },
       { checkType, now },
     );
     this.analyticsQueries += 1;
-    const answer = await this.reader.read({ ...request, accountId: view.accountId, checkId: view.check.id, checkType });
+    const answer = await this.reader.read({
+      ...request,
+      accountId: view.accountId,
+      checkId: view.check.id,
+      checkType,
+      exclude,
+    });
     const points = answer.series[0]?.data ?? [];
     const byDay = new Map(points.map((p) => [String(p.timestamp).slice(0, 10), p.availability]));
     const days = Array.from({ length: 90 }, (_, i) => {
@@ -165,13 +187,36 @@ export class PublicStatusPages {
   }
 }
 
+/** The windows' occurrences in the range, merged where they touch, oldest first, bounded. */
+function excludedRanges(windows: MaintenanceWindow[], fromMs: number, toMs: number) {
+  const ranges = windows
+    .flatMap((window) => occurrencesBetween(window, fromMs, toMs, MAX_EXCLUDED_RANGES))
+    .sort((a, b) => a.startMs - b.startMs);
+  const merged: { fromMs: number; toMs: number }[] = [];
+  for (const range of ranges) {
+    const last = merged.at(-1);
+    if (last && range.startMs <= last.toMs) last.toMs = Math.max(last.toMs, range.endMs);
+    else merged.push({ fromMs: range.startMs, toMs: range.endMs });
+  }
+  return merged.slice(-MAX_EXCLUDED_RANGES);
+}
+
+function windowsKey(ranges: { fromMs: number; toMs: number }[]): string {
+  if (ranges.length === 0) return '-';
+  let hash = 0;
+  for (const range of ranges) hash = (Math.imul(hash, 31) + range.fromMs * 7 + range.toMs) | 0;
+  return `${ranges.length}.${(hash >>> 0).toString(36)}`;
+}
+
 function checkState(status: CheckStatus | undefined): CheckState {
   if (!status) return 'unknown';
   if (status.hasFailures) return 'failing';
   return status.isDegraded ? 'degraded' : 'passing';
 }
 
-function overall(states: CheckState[]): PublicState {
+function overall(all: CheckState[]): PublicState {
+  const states = all.filter((s) => s !== 'maintenance');
+  if (states.length === 0 && all.length > 0) return 'maintenance';
   const failing = states.filter((s) => s === 'failing').length;
   if (failing > 0) return failing === states.length ? 'major_outage' : 'partial_outage';
   if (states.includes('degraded')) return 'degraded';

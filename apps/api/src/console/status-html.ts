@@ -8,9 +8,16 @@ const STATE_TEXT: Record<PublicStatusPage['state'], string> = {
   degraded: 'Degraded performance',
   partial_outage: 'Partial outage',
   major_outage: 'Major outage',
+  maintenance: 'Under maintenance',
   unknown: 'No data yet',
 };
-const CHECK_TEXT = { passing: 'Operational', degraded: 'Degraded', failing: 'Down', unknown: 'No data' };
+const CHECK_TEXT = {
+  passing: 'Operational',
+  degraded: 'Degraded',
+  failing: 'Down',
+  maintenance: 'Maintenance',
+  unknown: 'No data',
+};
 
 function dayClass(availability: number | null): string {
   if (availability === null) return 'none';
@@ -54,10 +61,10 @@ export function renderStatusHtml(page: PublicStatusPage): string {
 body{margin:0;font:15px/1.5 system-ui,sans-serif;background:var(--bg);color:var(--fg)}
 main{max-width:860px;margin:0 auto;padding:24px 16px}
 .banner{padding:16px;border-radius:8px;font-weight:600;color:#fff;background:var(--ok)}
-.banner.degraded{background:#7d4e00}.banner.partial_outage,.banner.major_outage{background:#a40e26}.banner.unknown{background:#57606a}
+.banner.degraded{background:#7d4e00}.banner.partial_outage,.banner.major_outage{background:#a40e26}.banner.unknown{background:#57606a}.banner.maintenance{background:#0a5fb4}
 .check{background:var(--card);border-radius:8px;padding:12px 16px;margin:16px 0}
 .check h2{font-size:16px;margin:0 0 8px;display:flex;align-items:center;gap:8px}.state{margin-left:auto;font-weight:400;color:var(--muted)}
-.dot{width:10px;height:10px;border-radius:50%;background:var(--none)}.dot.passing{background:var(--ok)}.dot.degraded{background:var(--warn)}.dot.failing{background:var(--bad)}
+.dot{width:10px;height:10px;border-radius:50%;background:var(--none)}.dot.passing{background:var(--ok)}.dot.degraded{background:var(--warn)}.dot.failing{background:var(--bad)}.dot.maintenance{background:#0a5fb4}
 .bar{display:flex;gap:2px;list-style:none;margin:0;padding:0;height:28px}.bar li{flex:1;border-radius:2px;background:var(--none)}
 .bar .ok{background:var(--ok)}.bar .warn{background:var(--warn)}.bar .bad{background:var(--bad)}
 .legend{display:flex;justify-content:space-between;color:var(--muted);font-size:12px;margin:4px 0 0}

@@ -11,12 +11,12 @@ const publicPageSchema = z
   .object({
     title: z.string(),
     description: z.string(),
-    state: z.enum(['operational', 'degraded', 'partial_outage', 'major_outage', 'unknown']),
+    state: z.enum(['operational', 'degraded', 'partial_outage', 'major_outage', 'maintenance', 'unknown']),
     updatedAt: z.string(),
     checks: z.array(
       z.object({
         name: z.string(),
-        state: z.enum(['passing', 'degraded', 'failing', 'unknown']),
+        state: z.enum(['passing', 'degraded', 'failing', 'maintenance', 'unknown']),
         uptime90d: z.number().nullable(),
         days: z.array(z.object({ date: z.string(), availability: z.number().nullable() })),
       }),

@@ -1,0 +1,112 @@
+/**
+ * When a maintenance window is in force. Pure date arithmetic in UTC (the API speaks UTC only):
+ * every question is answered in constant time from the window's first occurrence, so a window
+ * repeating daily for ten years costs the same as a one-off.
+ */
+
+export const repeatUnits = ['DAY', 'WEEK', 'MONTH'] as const;
+export type RepeatUnit = (typeof repeatUnits)[number];
+
+/** The fields of a window that decide when it is in force. */
+export interface WindowTimes {
+  startsAt: string;
+  endsAt: string;
+  repeatInterval: number | null;
+  repeatUnit: RepeatUnit | null;
+  repeatEndsAt: string | null;
+}
+
+export interface Occurrence {
+  startMs: number;
+  endMs: number;
+}
+
+const DAY_MS = 86_400_000;
+const fixedPeriodMs: Record<Exclude<RepeatUnit, 'MONTH'>, number> = { DAY: DAY_MS, WEEK: 7 * DAY_MS };
+
+/** The shortest time between two occurrences: a window may not last longer (it would overlap itself). */
+export function shortestPeriodMs(unit: RepeatUnit, interval: number): number {
+  return unit === 'MONTH' ? interval * 28 * DAY_MS : interval * fixedPeriodMs[unit];
+}
+
+/**
+ * The start of the k-th occurrence. A monthly repeat keeps the first occurrence's day of the month
+ * and time of day; a day the month does not have (the 31st in April) becomes its last day.
+ */
+function occurrenceStart(first: Date, unit: RepeatUnit, interval: number, k: number): number {
+  if (unit !== 'MONTH') return first.getTime() + k * interval * fixedPeriodMs[unit];
+  const monthIndex = first.getUTCFullYear() * 12 + first.getUTCMonth() + k * interval;
+  const year = Math.floor(monthIndex / 12);
+  const month = monthIndex - year * 12;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return Date.UTC(
+    year,
+    month,
+    Math.min(first.getUTCDate(), lastDay),
+    first.getUTCHours(),
+    first.getUTCMinutes(),
+    first.getUTCSeconds(),
+    first.getUTCMilliseconds(),
+  );
+}
+
+/** The index of the last occurrence that starts at or before `atMs` (-1 when none has started). */
+function lastStartedIndex(times: WindowTimes, first: Date, atMs: number): number {
+  const startMs = first.getTime();
+  if (atMs < startMs) return -1;
+  const unit = times.repeatUnit!;
+  const interval = times.repeatInterval!;
+  let k: number;
+  if (unit === 'MONTH') {
+    const at = new Date(atMs);
+    const months = (at.getUTCFullYear() - first.getUTCFullYear()) * 12 + at.getUTCMonth() - first.getUTCMonth();
+    k = Math.floor(months / interval);
+  } else {
+    k = Math.floor((atMs - startMs) / (interval * fixedPeriodMs[unit]));
+  }
+  // The estimate can be one too high in a month whose occurrence lies later in the month than atMs.
+  while (k > 0 && occurrenceStart(first, unit, interval, k) > atMs) k -= 1;
+  const repeatEnds = times.repeatEndsAt === null ? Infinity : Date.parse(times.repeatEndsAt);
+  // Past the end of the repeats: the last occurrence is the last one that starts by repeatEndsAt.
+  if (k > 0 && occurrenceStart(first, unit, interval, k) > repeatEnds)
+    return lastStartedIndex({ ...times, repeatEndsAt: null }, first, repeatEnds);
+  return k;
+}
+
+/** The occurrence in force at `atMs` (start inclusive, end exclusive), or null. */
+export function occurrenceAt(times: WindowTimes, atMs: number): Occurrence | null {
+  const first = new Date(times.startsAt);
+  const durationMs = Date.parse(times.endsAt) - first.getTime();
+  if (times.repeatUnit === null || times.repeatInterval === null) {
+    return atMs >= first.getTime() && atMs < first.getTime() + durationMs
+      ? { startMs: first.getTime(), endMs: first.getTime() + durationMs }
+      : null;
+  }
+  const k = lastStartedIndex(times, first, atMs);
+  if (k < 0) return null;
+  const startMs = occurrenceStart(first, times.repeatUnit, times.repeatInterval, k);
+  return atMs < startMs + durationMs ? { startMs, endMs: startMs + durationMs } : null;
+}
+
+/**
+ * Occurrences that overlap [fromMs, toMs), oldest first, at most `limit` of them (status pages and
+ * charts ask for a bounded range; the limit keeps a daily window over years from costing much).
+ */
+export function occurrencesBetween(times: WindowTimes, fromMs: number, toMs: number, limit = 1000): Occurrence[] {
+  const first = new Date(times.startsAt);
+  const durationMs = Date.parse(times.endsAt) - first.getTime();
+  if (times.repeatUnit === null || times.repeatInterval === null) {
+    const one = { startMs: first.getTime(), endMs: first.getTime() + durationMs };
+    return one.endMs > fromMs && one.startMs < toMs ? [one] : [];
+  }
+  const unit = times.repeatUnit;
+  const interval = times.repeatInterval;
+  const repeatEnds = times.repeatEndsAt === null ? Infinity : Date.parse(times.repeatEndsAt);
+  const out: Occurrence[] = [];
+  for (let k = Math.max(0, lastStartedIndex(times, first, fromMs)); out.length < limit; k += 1) {
+    const startMs = occurrenceStart(first, unit, interval, k);
+    if (startMs >= toMs || startMs > repeatEnds) break;
+    if (startMs + durationMs > fromMs) out.push({ startMs, endMs: startMs + durationMs });
+  }
+  return out;
+}
