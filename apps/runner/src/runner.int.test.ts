@@ -109,8 +109,13 @@ function runnerSuite(name: string, openStore: () => StateStore) {
       return runner;
     };
 
-    const append = async (checkId: string, type: string, data: Record<string, unknown>, eventId = randomUUID()) => {
-      const stream = `check-${checkId}`;
+    const append = async (
+      checkId: string,
+      type: string,
+      data: Record<string, unknown>,
+      eventId = randomUUID(),
+      stream = `check-${checkId}`,
+    ) => {
       const existing = await eventStore.readStream(stream);
       await eventStore.append(
         stream,
@@ -145,6 +150,34 @@ function runnerSuite(name: string, openStore: () => StateStore) {
     const create = (id: string, overrides?: Partial<Record<string, unknown>>) =>
       append(id, 'CheckCreated', { accountId, check: check(id, overrides), at: new Date().toISOString() });
     const of = (checkId: string) => results.filter((r) => r.checkId === checkId);
+    /** A one-off maintenance window over [now - 1 min, now + 10 min) for the given tags. */
+    const maintenance = async (tags: string[], pauseRuns: boolean) => {
+      const id = randomUUID();
+      const now = new Date().toISOString();
+      const window = {
+        id,
+        name: `window ${id.slice(0, 8)}`,
+        tags,
+        checkIds: [],
+        startsAt: new Date(Date.now() - MIN).toISOString(),
+        endsAt: new Date(Date.now() + 10 * MIN).toISOString(),
+        repeatInterval: null,
+        repeatUnit: null,
+        repeatEndsAt: null,
+        pauseRuns,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await append(id, 'MaintenanceWindowCreated', { accountId, window }, randomUUID(), `maintenance-window-${id}`);
+      return async () =>
+        append(
+          id,
+          'MaintenanceWindowDeleted',
+          { at: new Date().toISOString() },
+          randomUUID(),
+          `maintenance-window-${id}`,
+        );
+    };
 
     it('two replicas run each due check exactly once in its window, with the deterministic id', async () => {
       await waitForFreshMinute();
@@ -252,6 +285,58 @@ function runnerSuite(name: string, openStore: () => StateStore) {
         2_000,
         50,
       );
+    });
+
+    it('skips the scheduled run of a check a pausing maintenance window covers; a window that does not pause lets it run', async () => {
+      await waitForFreshMinute();
+      const suffix = uniqueSuffix();
+      await maintenance([`paused-${suffix}`], true);
+      await maintenance([`quiet-${suffix}`], false);
+      const paused = dueNowId();
+      const quiet = dueNowId();
+      const plain = dueNowId();
+      const window = windowStart(Date.now(), MIN);
+      await create(paused, { tags: [`paused-${suffix}`] });
+      await create(quiet, { tags: [`quiet-${suffix}`] });
+      await create(plain, { tags: ['other'] });
+      await eventually(
+        async () => [of(quiet).length, of(plain).length],
+        (counts) => counts.every((n) => n === 1),
+        15_000,
+      );
+      const queue = new DueQueue(store, LOCATION);
+      // The paused check's window was skipped, not delayed: it is queued for the next one.
+      await eventually(
+        async () => queue.score(paused),
+        (score) => score === window + MIN + offsetMs(paused, MIN),
+        5_000,
+      );
+      expect(of(paused)).toHaveLength(0);
+    });
+
+    it('reports no missed heartbeat while a pausing window covers it, and reports again once the window is deleted', async () => {
+      const silent = randomUUID();
+      const tag = `hb-${uniqueSuffix()}`;
+      const end = await maintenance([tag], true);
+      const heartbeat = { period: 1, periodUnit: 'seconds', grace: 1, graceUnit: 'seconds' };
+      await append(silent, 'CheckCreated', {
+        accountId,
+        check: {
+          ...check(silent, { checkType: 'HEARTBEAT', request: undefined, locations: [], tags: [tag] }),
+          locations: [LOCATION],
+          heartbeat: { ...heartbeat, pingToken: silent.replaceAll('-', '') },
+        },
+        at: new Date().toISOString(),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      expect(of(silent)).toHaveLength(0);
+      await end();
+      await eventually(
+        async () => of(silent).length,
+        (n) => n >= 1,
+        15_000,
+      );
+      expect(of(silent).every((r) => r.hasFailures && r.heartbeat?.status === 'FAILING')).toBe(true);
     });
 
     it('reports one FAILING heartbeat result per missed period, and none while pinged', async () => {
