@@ -155,6 +155,29 @@ export const requestExamples: Record<string, Record<string, RequestExample>> = {
       },
     },
   },
+  'POST /v1/maintenance-windows': {
+    weekly: {
+      summary: 'A weekly deploy window: runs of checks tagged "api" are paused for 30 minutes, every Tuesday night',
+      value: {
+        name: 'Weekly deploy',
+        tags: ['api'],
+        startsAt: '2026-12-01T22:00:00Z',
+        endsAt: '2026-12-01T22:30:00Z',
+        repeatUnit: 'WEEK',
+        repeatInterval: 1,
+      },
+    },
+    migration: {
+      summary: 'A one-off migration: the checks keep running and are stored, but nobody is alerted',
+      value: {
+        name: 'Database migration',
+        tags: ['db'],
+        startsAt: '2026-12-05T02:00:00Z',
+        endsAt: '2026-12-05T04:00:00Z',
+        pauseRuns: false,
+      },
+    },
+  },
   'POST /v1/api-keys': {
     user: { summary: 'A key for yourself, with your roles', value: { name: 'laptop', type: 'user' } },
   },
