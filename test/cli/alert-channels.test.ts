@@ -112,7 +112,7 @@ describe.concurrent('alert-channels', () => {
       vigil(['alert-channels', 'get', opsId, '--json'], { env }),
     ]);
     const lines = ls.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+TYPE\s+METHOD\s+URL\s+SENDS$/);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+TYPE\s+TARGET\s+SENDS$/);
     expect(lines).toHaveLength(3);
     expect(ls.stdout).toMatch(
       new RegExp(`^${opsId}\\s+Ops\\s+WEBHOOK\\s+POST\\s+${receiverUrl}/ops\\s+failure, recovery, degraded$`, 'm'),
@@ -300,7 +300,7 @@ describe.concurrent('alert-channels', () => {
       vigil(['alert-channels', 'create', '--name', 'X', '--url', 'ftp://example.com/hook'], { env }),
     ]);
     expect([noUrl.code, badOutcome.code]).toEqual([2, 2]);
-    expect(noUrl.stderr).toContain('A channel needs --name and --url');
+    expect(noUrl.stderr).toContain('WEBHOOK channels need --url');
     expect(badOutcome.stderr).toContain('Allowed choices are delivered, failed, refused');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^Error: .*not found/m);

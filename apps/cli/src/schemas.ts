@@ -54,10 +54,11 @@ export const runtimeSchema = z.looseObject({
 export const checkSchema = z.looseObject({ id: z.string(), name: z.string(), checkType: z.string() });
 export const checkGroupSchema = z.looseObject({ id: z.string(), name: z.string() });
 
+// Every type has a name; the rest of the config is the type's own (see channel-types.ts).
 export const alertChannelSchema = z.looseObject({
   id: z.string(),
   type: z.string(),
-  config: z.looseObject({ name: z.string(), url: z.string(), method: z.string().optional() }),
+  config: z.looseObject({ name: z.string() }),
 });
 
 export const DELIVERY_OUTCOMES = ['delivered', 'failed', 'refused'] as const;

@@ -1,16 +1,16 @@
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
+import { isChannelType, knownConfig } from '../channel-types.ts';
 import { contextOf } from '../context.ts';
-import { UsageError } from '../errors.ts';
-import { defined, integer, pairs, readText } from '../input.ts';
+import { CliError, UsageError } from '../errors.ts';
+import { defined } from '../input.ts';
 import { example } from '../kit.ts';
 import { alertChannelSchema } from '../schemas.ts';
+import { addConfigFlags, addSendFlags, configFromFlags, sendFields } from './channel-options.ts';
 
 const path = (id: string) => `/v1/alert-channels/${encodeURIComponent(id)}`;
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'DELETE'];
 const ALERT_TYPES = ['ALERT_FAILURE', 'ALERT_RECOVERY', 'ALERT_DEGRADED', 'ALERT_SSL'];
-// The fields PUT /v1/alert-channels/{id} takes; everything else a GET shows is read-only.
-const CONFIG_FIELDS = ['name', 'url', 'method', 'headers', 'queryParameters', 'template'] as const;
+// The channel-level fields PUT /v1/alert-channels/{id} takes; the config's are per type (channel-types.ts).
 const CHANNEL_FIELDS = ['sendFailure', 'sendRecovery', 'sendDegraded', 'sslExpiry', 'sslExpiryThreshold'] as const;
 
 const previewSchema = z.looseObject({
@@ -67,60 +67,37 @@ export function registerChannelManagement(channels: Command): void {
 
   const update = channels
     .command('update')
-    .description('change some fields of a channel; the others keep their values (the secret too, unless given)')
+    .description(
+      "change some fields of a channel; the others keep their values, and so does the secret unless given (the type's own flags only)",
+    )
     .argument('<channelId>', 'channel id')
-    .option('--name <name>', 'channel name')
-    .option('--url <url>', 'where to deliver; may be a template')
-    .addOption(new Option('--method <method>', 'HTTP method').choices(METHODS))
-    .option('--header <Name:value>', 'a request header (replaces all headers); repeat for more', pairs(':'))
-    .option('--query <name=value>', 'a query parameter (replaces all); repeat for more', pairs('='))
-    .option('--template <body>', 'body template (Handlebars), or @file')
-    .option('--secret <secret>', 'a new signing secret')
-    .option('--no-secret', 'stop signing deliveries')
-    .option('--send-failure', 'send failure alerts')
-    .option('--no-send-failure', 'do not send failure alerts')
-    .option('--send-recovery', 'send recovery alerts')
-    .option('--no-send-recovery', 'do not send recovery alerts')
-    .option('--send-degraded', 'send degraded alerts')
-    .option('--no-send-degraded', 'do not send degraded alerts')
-    .option('--ssl-expiry', 'send certificate expiry alerts')
-    .option('--no-ssl-expiry', 'do not send certificate expiry alerts')
-    .option('--ssl-threshold <days>', 'days before expiry to alert (1-30)', integer(1, 30))
-    .action(async (id: string, options: Record<string, unknown>, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const client = ctx.client();
-      const current = await client.get(alertChannelSchema, path(id));
-      const config: Record<string, unknown> = {};
-      for (const field of CONFIG_FIELDS) if (current.config[field] !== undefined) config[field] = current.config[field];
-      Object.assign(
-        config,
-        defined({
-          name: options.name,
-          url: options.url,
-          method: options.method,
-          headers: options.header,
-          queryParameters: options.query,
-          template: typeof options.template === 'string' ? await readText(options.template) : undefined,
-          // Left out, the stored secret stays; false (--no-secret) clears it.
-          webhookSecret: options.secret === false ? null : options.secret,
-        }),
-      );
-      const body: Record<string, unknown> = { type: current.type, config };
-      for (const field of CHANNEL_FIELDS) if (current[field] !== undefined) body[field] = current[field];
-      Object.assign(
-        body,
-        defined({
-          sendFailure: options.sendFailure,
-          sendRecovery: options.sendRecovery,
-          sendDegraded: options.sendDegraded,
-          sslExpiry: options.sslExpiry,
-          sslExpiryThreshold: options.sslThreshold,
-        }),
-      );
-      const updated = await client.json(alertChannelSchema, 'PUT', path(id), { body });
-      ctx.out.result(updated, () => ctx.out.print(`Updated alert channel ${updated.config.name}: ${updated.id}`));
-    });
-  example(update, 'vigil alert-channels update 7e2f… --url https://hooks.example.com/v2 --send-degraded');
+    .addOption(new Option('--name <name>', 'channel name').helpGroup('Channel options:'));
+  addConfigFlags(update, 'update');
+  addSendFlags(update, 'update').action(async (id: string, options: Record<string, unknown>, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    const client = ctx.client();
+    const current = await client.get(alertChannelSchema, path(id));
+    const type = current.type;
+    if (!isChannelType(type)) throw new CliError(`This vigil does not know ${type} channels: update it with vigil api`);
+    // The stored fields less the secret: left out of a PUT, the stored secret stays.
+    const config: Record<string, unknown> = {
+      name: current.config.name,
+      ...knownConfig(type, current.config),
+      ...(await configFromFlags(type, options)),
+      ...defined({ name: options.name }),
+    };
+    const body: Record<string, unknown> = { type, config };
+    for (const field of CHANNEL_FIELDS) if (current[field] !== undefined) body[field] = current[field];
+    Object.assign(body, sendFields(options, 'update'));
+    const updated = await client.json(alertChannelSchema, 'PUT', path(id), { body });
+    ctx.out.result(updated, () => ctx.out.print(`Updated alert channel ${updated.config.name}: ${updated.id}`));
+  });
+  example(
+    update,
+    'vigil alert-channels update 7e2f… --url https://hooks.example.com/v2 --send-degraded',
+    'vigil alert-channels update 7e2f… --service-key @new-routing-key.txt',
+    'vigil alert-channels update 7e2f… --priority P1 --no-send-recovery',
+  );
 
   const remove = channels
     .command('delete')
@@ -136,7 +113,7 @@ export function registerChannelManagement(channels: Command): void {
 
   const preview = channels
     .command('preview')
-    .description("render a channel's request for an alert type without sending it")
+    .description("render a webhook channel's request for an alert type without sending it")
     .argument('<channelId>', 'channel id')
     .addOption(new Option('--alert-type <type>', 'the alert to render').choices(ALERT_TYPES).default('ALERT_FAILURE'))
     .option('--check <checkId>', 'render with this check (default: a sample check)')
@@ -144,8 +121,12 @@ export function registerChannelManagement(channels: Command): void {
       const ctx = contextOf(cmd);
       const client = ctx.client();
       const current = await client.get(alertChannelSchema, path(id));
-      const config: Record<string, unknown> = {};
-      for (const field of CONFIG_FIELDS) if (current.config[field] !== undefined) config[field] = current.config[field];
+      // The other types have no template: their messages are the services' own formats.
+      if (current.type !== 'WEBHOOK')
+        throw new UsageError(
+          `preview renders webhook templates; ${current.type} channels have none. Send a sample instead: vigil alert-channels test ${id}`,
+        );
+      const config = { name: current.config.name, ...knownConfig('WEBHOOK', current.config) };
       const rendered = await client.json(previewSchema, 'POST', '/v1/alert-channels/preview', {
         body: { config, alertType: options.alertType, ...defined({ checkId: options.check }) },
       });

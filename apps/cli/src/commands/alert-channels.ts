@@ -1,39 +1,25 @@
 import { Option, type Command } from 'commander';
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { CHANNEL_SPECS, CHANNEL_TYPES, isChannelType } from '../channel-types.ts';
 import { contextOf } from '../context.ts';
-import { CliError, UsageError } from '../errors.ts';
-import { defined, integer, pairs, readJsonObject, readText } from '../input.ts';
+import { CliError } from '../errors.ts';
 import { example, pageOptions, type PageOptions } from '../kit.ts';
 import { fetchList } from '../paging.ts';
+import { registerCreate } from './alert-channel-create.ts';
 import { registerChannelManagement } from './alert-channels-manage.ts';
 import { alertChannelSchema, DELIVERY_OUTCOMES, deliverySchema, testMessageSchema, type Delivery } from '../schemas.ts';
 
 type Channel = z.infer<typeof alertChannelSchema> & Record<string, unknown>;
 const path = (id: string) => `/v1/alert-channels/${encodeURIComponent(id)}`;
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'DELETE'];
-
-interface CreateOptions {
-  name?: string;
-  url?: string;
-  method?: string;
-  header?: Array<{ key: string; value: string }>;
-  query?: Array<{ key: string; value: string }>;
-  template?: string;
-  secret?: string;
-  sendFailure?: boolean;
-  sendRecovery?: boolean;
-  sendDegraded?: boolean;
-  sslExpiry?: boolean;
-  sslThreshold?: number;
-  data?: string;
-}
 
 export function registerAlertChannels(program: Command): void {
-  const channels = program.command('alert-channels').description('webhook alert channels');
+  const channels = program
+    .command('alert-channels')
+    .description(`alert channels: ${CHANNEL_TYPES.map((type) => type.toLowerCase()).join(', ')}`);
   example(
     channels,
     'vigil alert-channels create --name Ops --url https://hooks.example.com/vigil',
+    'vigil alert-channels create --type slack --name Team --url https://hooks.slack.com/services/… --channel #alerts',
     'vigil alert-channels test <channelId>',
   );
 
@@ -46,8 +32,7 @@ export function registerAlertChannels(program: Command): void {
           { header: 'ID', value: (c) => c.id },
           { header: 'NAME', value: (c) => c.config.name },
           { header: 'TYPE', value: (c) => c.type },
-          { header: 'METHOD', value: (c) => c.config.method },
-          { header: 'URL', value: (c) => c.config.url },
+          { header: 'TARGET', value: (c) => targetOf(c) },
           { header: 'SENDS', value: (c) => sends(c) },
         ]),
       );
@@ -57,7 +42,7 @@ export function registerAlertChannels(program: Command): void {
 
   const get = channels
     .command('get')
-    .description('show one alert channel (the webhook secret stays masked)')
+    .description('show one alert channel (its secret, if it has one, reads ********)')
     .argument('<channelId>', 'channel id')
     .action(async (id: string, _options: unknown, command: Command) => {
       const ctx = contextOf(command);
@@ -72,66 +57,7 @@ export function registerAlertChannels(program: Command): void {
     });
   example(get, 'vigil alert-channels get 7e2f…');
 
-  const create = channels
-    .command('create')
-    .description('create a webhook channel; flags override the fields of --data')
-    .option('--name <name>', 'channel name')
-    .option('--url <url>', 'where to deliver; may be a template, e.g. {{BASE_URL}}/hook')
-    .addOption(new Option('--method <method>', 'HTTP method (default POST)').choices(METHODS))
-    .option('--header <Name:value>', 'a request header; repeat for more', pairs(':'))
-    .option('--query <name=value>', 'a query parameter; repeat for more', pairs('='))
-    .option('--template <body>', 'body template (Handlebars), or @file')
-    .option('--secret <secret>', 'sign deliveries with HMAC-SHA256 (a whsec_… secret adds Standard Webhooks headers)')
-    .option('--no-send-failure', 'do not send failure alerts')
-    .option('--no-send-recovery', 'do not send recovery alerts')
-    .option('--send-degraded', 'also send degraded alerts')
-    .option('--ssl-expiry', 'send certificate expiry alerts')
-    .option('--ssl-threshold <days>', 'days before expiry to alert (1-30)', integer(1, 30))
-    .option('--data <json>', 'the whole body as JSON, @file or - (standard input)')
-    .action(async (options: CreateOptions, command: Command) => {
-      const ctx = contextOf(command);
-      const base = await readJsonObject(options.data);
-      const baseConfig =
-        typeof base.config === 'object' && base.config !== null ? (base.config as Record<string, unknown>) : {};
-      const config = {
-        ...baseConfig,
-        ...defined({
-          name: options.name,
-          url: options.url,
-          method: options.method,
-          headers: options.header,
-          queryParameters: options.query,
-          template: options.template === undefined ? undefined : await readText(options.template),
-          webhookSecret: options.secret,
-        }),
-      };
-      if (config.name === undefined || config.url === undefined)
-        throw new UsageError('A channel needs --name and --url (or both in --data)');
-      const body = {
-        type: 'WEBHOOK',
-        ...base,
-        config,
-        ...defined({
-          sendFailure: options.sendFailure === false ? false : undefined,
-          sendRecovery: options.sendRecovery === false ? false : undefined,
-          sendDegraded: options.sendDegraded,
-          sslExpiry: options.sslExpiry,
-          sslExpiryThreshold: options.sslThreshold,
-        }),
-      };
-      const created = (await ctx.client().json(alertChannelSchema, 'POST', '/v1/alert-channels', { body })) as Channel;
-      ctx.out.result(created, () => ctx.out.print(`Created alert channel ${created.config.name}: ${created.id}`));
-      const local = privateTarget(created.config.url);
-      if (local)
-        ctx.out.warn(
-          `${local} is a private address: deliveries are refused unless the server runs with VIGIL_WEBHOOK_ALLOW_PRIVATE=true`,
-        );
-    });
-  example(
-    create,
-    'vigil alert-channels create --name Ops --url https://hooks.example.com/vigil --secret whsec_… --send-degraded',
-    'vigil alert-channels create --name Slack --url https://hooks.slack.com/services/… --template \'{"text":"{{ALERT_TITLE}}"}\'',
-  );
+  registerCreate(channels);
 
   const test = channels
     .command('test')
@@ -218,15 +144,7 @@ function sends(channel: Channel): string {
     .join(', ');
 }
 
-/** The host of a URL when it is loopback, private or link-local (what the default policy refuses). */
-function privateTarget(url: string): string | undefined {
-  let host: string;
-  try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return undefined; // a template such as {{BASE_URL}}/hook: resolved only at delivery
-  }
-  if (host === 'localhost' || host.endsWith('.localhost')) return host;
-  if (!ipaddr.isValid(host)) return undefined;
-  return ipaddr.parse(host).range() === 'unicast' ? undefined : host;
+/** Where the channel's alerts go, in its type's terms; a type this CLI does not know shows its type only. */
+function targetOf(channel: Channel): string {
+  return isChannelType(channel.type) ? CHANNEL_SPECS[channel.type].target(channel.config) : '';
 }
