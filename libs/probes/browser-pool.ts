@@ -109,6 +109,8 @@ export function createBrowserPool(options: BrowserPoolOptions): ManagedBrowserPo
       (instance) => {
         entry.instance = instance;
         instance.browser.on('disconnected', () => retire(instance, 'disconnected'));
+        // The process's exit is known before the connection's end: a killed browser is dropped at once.
+        instance.server.process().once('exit', () => retire(instance, 'exited'));
       },
       (error: unknown) => {
         if (current === entry) current = undefined;
@@ -235,6 +237,10 @@ export function createBrowserPool(options: BrowserPoolOptions): ManagedBrowserPo
         context = await openContext(instance, run, signal);
         signal.addEventListener('abort', onAbort, { once: true });
         return await bounded(work(context), 'browser run', signal);
+      } catch (error) {
+        // A failed run may have met a dying browser: the next run asks it first rather than trusting it.
+        if (instance) instance.answeredAt = 0;
+        throw error;
       } finally {
         signal.removeEventListener('abort', onAbort);
         await close();
