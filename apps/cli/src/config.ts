@@ -30,6 +30,13 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): CliEnv {
   };
 }
 
+/**
+ * A secret a project file names by variable (`serviceKey: {env: PD_ROUTING_KEY}`): read only
+ * when deploy needs it, so a file without secrets never depends on the environment.
+ */
+export type SecretLookup = (name: string) => string | undefined;
+export const projectSecret: SecretLookup = (name) => process.env[name]?.trim() || undefined;
+
 /** XDG_CONFIG_HOME/vigil (~/.config/vigil) on Linux, the platform's usual place elsewhere. */
 export function defaultConfigDir(): string {
   return envPaths('vigil', { suffix: '' }).config;

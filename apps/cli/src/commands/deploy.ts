@@ -1,7 +1,10 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
+import { projectSecret } from '../config.ts';
+import { UsageError } from '../errors.ts';
 import { example } from '../kit.ts';
+import { missingSecrets } from '../project/channels.ts';
 import { applyPlan } from '../project/apply.ts';
 import { loadProject, PROJECT_FILES } from '../project/load.ts';
 import { planDeploy } from '../project/plan.ts';
@@ -28,6 +31,12 @@ export function registerDeploy(program: Command): void {
       const steps = planDeploy(project, remote);
       const header = `Project ${project.project} (${basename(path)}) on ${ctx.apiUrl}`;
       const nothing = `Nothing to change: the account matches ${basename(path)}`;
+      // Checked before the first request that changes anything: a deploy never stops half-way for a variable.
+      const missing = missingSecrets(steps, projectSecret);
+      if (missing.length > 0 && !options.preview)
+        throw new UsageError(
+          `Secrets the plan needs are not set (nothing was changed):\n${missing.map((line) => `  ${line}`).join('\n')}`,
+        );
 
       if (options.preview || steps.length === 0) {
         ctx.out.result({ project: project.project, file: path, plan: planJson(steps), summary: summary(steps) }, () => {
@@ -36,6 +45,7 @@ export function registerDeploy(program: Command): void {
           renderPlan(steps).forEach((line) => ctx.out.print(line));
           ctx.out.print(`Plan: ${summaryLine(steps)}${options.preview ? ' (preview: nothing was changed)' : ''}`);
         });
+        for (const line of missing) ctx.out.warn(`${line}: deploy will need it`);
         return;
       }
 

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { projectSecret } from '../config.ts';
 import { CliError } from '../errors.ts';
 import type { ApiClient } from '../http.ts';
-import { CHANNEL_CONFIG_FIELDS, type Kind, type RemoteState, type Step } from './plan.ts';
-import { markers, type DeclaredChannel, type DeclaredCheck, type DeclaredGroup } from './schema.ts';
+import { channelBody, requireSecret, type DeclaredChannel } from './channels.ts';
+import type { Kind, RemoteState, Step } from './plan.ts';
+import { markers, type DeclaredCheck, type DeclaredGroup } from './schema.ts';
 
 type Plain = Record<string, unknown>;
 const created = z.looseObject({ id: z.string() });
@@ -37,16 +39,7 @@ export function bodies(project: string, groupIds: Map<string, string>) {
       return { ...fields, groupId, tags: tags(declared, logicalId) };
     },
     'alert-channel'(declared: DeclaredChannel): Plain {
-      const { logicalId, ...fields } = declared;
-      const config: Plain = { name: markers.channelName(declared.name, project, logicalId) };
-      const rest: Plain = {};
-      for (const [key, value] of Object.entries(fields)) {
-        if (key === 'name') continue;
-        if (CHANNEL_CONFIG_FIELDS.includes(key)) config[key] = value;
-        else rest[key] = value;
-      }
-      // No webhookSecret: left out, an update keeps the one stored on the server.
-      return { type: 'WEBHOOK', config, ...rest };
+      return channelBody(declared, project, projectSecret);
     },
   };
 }
@@ -118,6 +111,9 @@ async function applyStep(
     await client.send('DELETE', `${base}/${encodeURIComponent(step.id!)}`);
     return step.id!;
   }
+  // A channel is created with its secret or not at all (deploy checks the variables first, too).
+  if (step.kind === 'alert-channel' && step.action === 'create')
+    requireSecret(step.declared as DeclaredChannel, projectSecret);
   const payload = body[step.kind](step.declared as never);
   if (step.action === 'update') {
     await client.send('PUT', `${base}/${encodeURIComponent(step.id!)}`, { body: payload });

@@ -1,3 +1,4 @@
+import { channelDefaults, channelView, declaredView } from './channels.ts';
 import { diffFields, type FieldChange } from './diff.ts';
 import { markers, type DeclaredChannel, type DeclaredCheck, type DeclaredGroup, type ProjectFile } from './schema.ts';
 
@@ -64,19 +65,6 @@ const RESPONSE_TIMES: Record<string, [number, number]> = {
   PLAYWRIGHT: [30_000, 240_000],
 };
 const GROUP_DEFAULTS: Plain = { tags: [], runtimeId: null, environmentVariables: [] };
-const CHANNEL_DEFAULTS: Plain = {
-  method: 'POST',
-  headers: [],
-  queryParameters: [],
-  template: null,
-  sendFailure: true,
-  sendRecovery: true,
-  sendDegraded: false,
-  sslExpiry: false,
-  sslExpiryThreshold: 30,
-};
-export const CHANNEL_CONFIG_FIELDS = ['name', 'url', 'method', 'headers', 'queryParameters', 'template'];
-
 function checkDefaults(declared: { checkType: unknown; script?: unknown }): Plain {
   // A BROWSER check written as a script runs, and defaults, like PLAYWRIGHT.
   const type = declared.checkType === 'BROWSER' && declared.script !== undefined ? 'PLAYWRIGHT' : declared.checkType;
@@ -92,16 +80,6 @@ const userTags = (raw: Plain): string[] =>
 function checkView(raw: Plain, groupLogical: Map<string, string>): Plain {
   const groupId = typeof raw.groupId === 'string' ? raw.groupId : null;
   return { ...raw, tags: userTags(raw), group: groupId === null ? null : (groupLogical.get(groupId) ?? groupId) };
-}
-
-/** A channel flattened the way the file writes it: config fields beside the send flags, name unmarked. */
-export function channelView(raw: Plain): Plain {
-  const config = (raw.config ?? {}) as Plain;
-  const view: Plain = { ...raw };
-  delete view.config;
-  for (const field of CHANNEL_CONFIG_FIELDS) view[field] = config[field];
-  view.name = markers.parseChannelName(String(config.name))?.name ?? config.name;
-  return view;
 }
 
 function reconcile<D extends { logicalId: string; name: string }>(
@@ -162,7 +140,7 @@ export function planDeploy(project: ProjectFile, remote: RemoteState): Step[] {
     diffFields(withoutLogicalId(declared), checkView(current.raw, groupLogical), checkDefaults(declared)),
   );
   const channels = reconcile('alert-channel', project.alertChannels, remote.channels, (declared, current) =>
-    diffFields(withoutLogicalId(declared), channelView(current.raw), CHANNEL_DEFAULTS),
+    diffFields(declaredView(declared), channelView(current.raw), channelDefaults(declared)),
   );
 
   const declaredSubs = new Map(project.subscriptions.map((s) => [subscriptionKey(s), s]));

@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import { channelSchema, type DeclaredChannel } from './channels.ts';
+import { logicalIdSchema, MARKER_PREFIX } from './markers.ts';
+
+export { logicalIdSchema, markers } from './markers.ts';
+export type { DeclaredChannel };
 
 /**
  * The project file of `vigil deploy` and `vigil test`: checks, check groups, alert channels and
@@ -7,15 +12,10 @@ import { z } from 'zod';
  * the API validates them and names the field when one is wrong.
  */
 
-/** Short enough that `vigil:logical=<id>` fits a tag (64 characters). */
-export const logicalIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/, 'must be 1-48 letters, digits, ".", "_" or "-", starting alphanumeric');
 const projectIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'must be 1-40 letters, digits, ".", "_" or "-", starting alphanumeric');
 
-const MARKER_PREFIX = 'vigil:';
 const userTags = z
   .array(z.string())
   .refine((tags) => tags.every((tag) => !tag.trim().startsWith(MARKER_PREFIX)), {
@@ -31,10 +31,6 @@ const forbidden = (fields: string[]) => (value: Record<string, unknown>, ctx: z.
 const messages: Record<string, string> = {
   id: 'is chosen by the server; resources are matched by logicalId',
   groupId: 'use group: <logicalId of a check group>',
-  webhookSecret:
-    'is a secret and does not belong in the project file; set it once with `vigil alert-channels update <id> --secret …` (deploy keeps it)',
-  config: 'write the channel fields (name, url, method, headers, …) directly on the channel',
-  type: 'the only channel type is WEBHOOK',
 };
 
 const groupSchema = z
@@ -76,17 +72,6 @@ const checkSchema = z
         message: 'a test project (directory) makes a PLAYWRIGHT check; use entrypoint for one file',
       });
   });
-
-const keyValues = z.array(z.object({ key: z.string(), value: z.string() }));
-const channelSchema = z
-  .looseObject({
-    logicalId: logicalIdSchema,
-    name: z.string().trim().min(1),
-    url: z.string().min(1),
-    headers: keyValues.optional(),
-    queryParameters: keyValues.optional(),
-  })
-  .superRefine(forbidden(['id', 'webhookSecret', 'config', 'type']));
 
 const subscriptionSchema = z
   .strictObject({ channel: logicalIdSchema, check: logicalIdSchema.optional(), group: logicalIdSchema.optional() })
@@ -132,23 +117,3 @@ export const projectFileSchema = z
 export type ProjectFile = z.output<typeof projectFileSchema>;
 export type DeclaredGroup = ProjectFile['checkGroups'][number];
 export type DeclaredCheck = ProjectFile['checks'][number];
-export type DeclaredChannel = ProjectFile['alertChannels'][number];
-
-/** The markers deploy puts on what it manages; see the README, "Monitoring as code". */
-export const markers = {
-  projectTag: (project: string) => `${MARKER_PREFIX}project=${project}`,
-  logicalTag: (logicalId: string) => `${MARKER_PREFIX}logical=${logicalId}`,
-  isMarkerTag: (tag: string) => tag.startsWith(MARKER_PREFIX),
-  /** The logical id in a resource's tags, when it carries the project's marker. */
-  logicalOf(project: string, tags: readonly string[]): string | undefined {
-    if (!tags.includes(markers.projectTag(project))) return undefined;
-    const prefix = `${MARKER_PREFIX}logical=`;
-    return tags.find((tag) => tag.startsWith(prefix))?.slice(prefix.length);
-  },
-  /** Channels have no tags: the marker ends the name, e.g. `Ops [vigil:shop/ops]`. */
-  channelName: (name: string, project: string, logicalId: string) => `${name} [vigil:${project}/${logicalId}]`,
-  parseChannelName(full: string): { name: string; project: string; logicalId: string } | undefined {
-    const match = /^(.*) \[vigil:([^/\]]+)\/([^\]]+)\]$/.exec(full);
-    return match ? { name: match[1]!, project: match[2]!, logicalId: match[3]! } : undefined;
-  },
-};

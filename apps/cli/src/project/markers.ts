@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+export const MARKER_PREFIX = 'vigil:';
+
+/** Short enough that `vigil:logical=<id>` fits a tag (64 characters). */
+export const logicalIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/, 'must be 1-48 letters, digits, ".", "_" or "-", starting alphanumeric');
+/** The markers deploy puts on what it manages; see the README, "Monitoring as code". */
+export const markers = {
+  projectTag: (project: string) => `${MARKER_PREFIX}project=${project}`,
+  logicalTag: (logicalId: string) => `${MARKER_PREFIX}logical=${logicalId}`,
+  isMarkerTag: (tag: string) => tag.startsWith(MARKER_PREFIX),
+  /** The logical id in a resource's tags, when it carries the project's marker. */
+  logicalOf(project: string, tags: readonly string[]): string | undefined {
+    if (!tags.includes(markers.projectTag(project))) return undefined;
+    const prefix = `${MARKER_PREFIX}logical=`;
+    return tags.find((tag) => tag.startsWith(prefix))?.slice(prefix.length);
+  },
+  /** Channels have no tags: the marker ends the name, e.g. `Ops [vigil:shop/ops]`. */
+  channelName: (name: string, project: string, logicalId: string) => `${name} [vigil:${project}/${logicalId}]`,
+  parseChannelName(full: string): { name: string; project: string; logicalId: string } | undefined {
+    const match = /^(.*) \[vigil:([^/\]]+)\/([^\]]+)\]$/.exec(full);
+    return match ? { name: match[1]!, project: match[2]!, logicalId: match[3]! } : undefined;
+  },
+};
