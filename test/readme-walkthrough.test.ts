@@ -86,6 +86,10 @@ describe('README walkthrough', () => {
     // Step 6: Vigil ran the check itself, and recorded the heartbeat's ping.
     expect(run.stdout).toMatch(/PASSED from local in \d+ ms, HTTP 200/);
     expect(run.stdout).toMatch(/Ping recorded for check .*: RECEIVED/);
+    // Step 8: the script ran in the sandbox, its step passed and its log came back; then it deployed.
+    expect(run.stdout).toMatch(/GET \/health/);
+    expect(run.stdout).toMatch(/health is ok/);
+    expect(run.stdout).toMatch(/Vigil health \(script\)/);
     // VIGIL_PUBLIC_URL unset: RESULT_LINK starts at the address the server really listens on.
     const apiUrl = /VIGIL_API_URL=(\S+)/.exec(exportLine!)![1]!;
     expect(run.stdout).toContain(`"RESULT_LINK":"${apiUrl}/v1/check-results/`);
