@@ -142,7 +142,10 @@ export async function run(argv: string[]): Promise<void> {
       return result.outcome;
     }
   }
-  const baseline = rows[0]!.perSecond;
+  // The first WEBHOOK row still pays for warming the process (JIT, sockets); the last, run again
+  // after every other type, is the fair baseline.
+  rows[0]!.type = 'WEBHOOK (first, warming up)';
+  const baseline = rows.at(-1)!.perSecond;
   printTable(
     `Alert channel senders: deliveries/s, 32 at a time, to loopback receivers (n=${n}; EMAIL n=${Math.min(n, 500)})`,
     ['type', 'deliveries/s', 'vs WEBHOOK', 'not delivered'],
