@@ -11,6 +11,7 @@ import { registerDeploy } from './commands/deploy.ts';
 import { registerMembers } from './commands/members.ts';
 import { registerEnv } from './commands/env.ts';
 import { registerLogin } from './commands/login.ts';
+import { registerMaintenanceWindows } from './commands/maintenance-windows.ts';
 import { registerMetrics } from './commands/metrics.ts';
 import { registerResults } from './commands/results.ts';
 import { registerRuntimes } from './commands/runtimes.ts';
@@ -57,6 +58,7 @@ export function buildProgram(output: OutputConfig = {}): Command {
   registerAnalytics(program);
   registerMetrics(program);
   registerAlertChannels(program);
+  registerMaintenanceWindows(program);
   registerResults(program);
   registerSimulate(program);
   registerAdmin(program);

@@ -61,6 +61,21 @@ export const alertChannelSchema = z.looseObject({
   config: z.looseObject({ name: z.string() }),
 });
 
+/** A maintenance window (GET /v1/maintenance-windows): times in UTC, repeat fields null for a one-off. */
+export const maintenanceWindowSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  tags: z.array(z.string()).default([]),
+  checkIds: z.array(z.string()).default([]),
+  startsAt: z.string(),
+  endsAt: z.string(),
+  repeatInterval: z.number().nullable().default(null),
+  repeatUnit: z.string().nullable().default(null),
+  repeatEndsAt: z.string().nullable().default(null),
+  pauseRuns: z.boolean().default(true),
+});
+export type MaintenanceWindow = z.infer<typeof maintenanceWindowSchema>;
+
 export const DELIVERY_OUTCOMES = ['delivered', 'failed', 'refused'] as const;
 
 /** One attempt of the delivery log (GET /v1/alert-channels/{id}/deliveries). */
