@@ -60,7 +60,6 @@ function describeValidation(error: FastifyError): string {
 const fastifyClientErrors: Record<string, number> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 413,
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 415,
-  FST_ERR_CTP_EMPTY_JSON_BODY: 400,
   FST_ERR_CTP_INVALID_JSON_BODY: 400,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 400,
   FST_ERR_VALIDATION: 400,
