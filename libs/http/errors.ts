@@ -115,14 +115,20 @@ export function installErrorHandlers(app: FastifyInstance): void {
       .send(errorBody(405, `${request.method} is not allowed here; this path allows ${allowed.join(', ')}`));
     return true;
   };
-  // Before body parsing, so an unknown method with a body (QUERY, PROPFIND…) still gets 405, not a parse error.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404 && notAllowed(request, reply)) return reply;
-  });
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+  const notFound = (request: FastifyRequest, reply: FastifyReply): void => {
     if (notAllowed(request, reply)) return;
     void reply.code(404).send(errorBody(404, `No route for ${request.method} at this path`));
+  };
+  // Route first, then parse: fastify reads the body of a request that matched no route too (for the
+  // not-found handler), so a body that does not parse made an unknown path a 400. Answered here,
+  // before parsing, an unknown route is a 404 (or a 405 with Allow) whatever its body.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return;
+    notFound(request, reply);
+    return reply;
   });
+  // Routes that pass a request on (reply.callNotFound(), as the console does for API paths).
+  app.setNotFoundHandler(notFound);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (isAppError(error)) {

@@ -66,3 +66,25 @@ describe('an empty body is no body', () => {
     expect(poisoned.status).toBe(400);
   });
 });
+
+describe('route first, then parse', () => {
+  it('an unknown route is a 404 whatever its body, even one that does not parse', async () => {
+    for (const method of ['POST', 'DELETE', 'PUT', 'PATCH']) {
+      const response = await fetch(`${url}/no-such-thing/here`, { method, headers: json, body: '{not json' });
+      expect(response.status, method).toBe(404);
+      expect(await response.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
+    }
+    const unknownType = await fetch(`${url}/no-such-thing`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-whatever' },
+      body: 'x',
+    });
+    expect(unknownType.status).toBe(404);
+  });
+
+  it('a known path with a method it lacks is a 405 with Allow, whatever its body', async () => {
+    const response = await fetch(`${url}/things`, { method: 'PUT', headers: json, body: '{not json' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+  });
+});
