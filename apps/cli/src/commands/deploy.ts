@@ -19,7 +19,7 @@ export function registerDeploy(program: Command): void {
   const deploy = program
     .command('deploy')
     .description(
-      'make the account match the project file: create, update and delete the checks, groups, channels and subscriptions it declares',
+      'make the account match the project file: create, update and delete the checks, groups, channels, subscriptions and maintenance windows it declares',
     )
     .option('--config <file>', `the project file (default: the first of ${PROJECT_FILES.join(', ')})`)
     .option('--preview', 'print the plan (create / update / delete, field by field) and change nothing')

@@ -5,6 +5,7 @@ import type { ApiClient } from '../http.ts';
 import { channelBody, requireSecret, type DeclaredChannel } from './channels.ts';
 import type { Kind, RemoteState, Step } from './plan.ts';
 import { markers, type DeclaredCheck, type DeclaredGroup } from './schema.ts';
+import { windowBody, type DeclaredWindow } from './windows.ts';
 
 type Plain = Record<string, unknown>;
 const created = z.looseObject({ id: z.string() });
@@ -13,6 +14,7 @@ const PATHS: Record<Exclude<Kind, 'subscription'>, string> = {
   'check-group': '/v1/check-groups',
   check: '/v1/checks',
   'alert-channel': '/v1/alert-channels',
+  'maintenance-window': '/v1/maintenance-windows',
 };
 
 export interface Applied {
@@ -21,7 +23,7 @@ export interface Applied {
 }
 
 /** The request bodies: the file's fields plus the markers that tie each resource to its logical id. */
-export function bodies(project: string, groupIds: Map<string, string>) {
+export function bodies(project: string, groupIds: Map<string, string>, checkIds: Map<string, string>) {
   const tags = (declared: { tags?: string[] | undefined }, logicalId: string) => [
     ...(declared.tags ?? []),
     markers.projectTag(project),
@@ -40,6 +42,9 @@ export function bodies(project: string, groupIds: Map<string, string>) {
     },
     'alert-channel'(declared: DeclaredChannel): Plain {
       return channelBody(declared, project, projectSecret);
+    },
+    'maintenance-window'(declared: DeclaredWindow): Plain {
+      return windowBody(declared, project, checkIds);
     },
   };
 }
@@ -60,8 +65,9 @@ export async function applyPlan(
     'check-group': firstIds(remote.groups),
     check: firstIds(remote.checks),
     'alert-channel': firstIds(remote.channels),
+    'maintenance-window': firstIds(remote.windows),
   };
-  const body = bodies(project, ids['check-group']);
+  const body = bodies(project, ids['check-group'], ids.check);
   const done: Applied[] = [];
   for (const step of steps) {
     let id: string;

@@ -97,12 +97,12 @@ describe('alert channels in the project file', () => {
 
 describe('planning channels of every type', () => {
   it('is empty when the server holds the file: masked secrets and server defaults are no change', () => {
-    expect(planDeploy(file(), { groups: [], checks: [], channels: deployed() })).toEqual([]);
+    expect(planDeploy(file(), { groups: [], checks: [], channels: deployed(), windows: [] })).toEqual([]);
   });
 
   it('names the field that changed, resets a field left out to its default, and shows a change of type', () => {
     const changed = deployed({ genie: { priority: 'P1' }, slack: { channel: '#ops' }, mail: { type: 'SLACK' } });
-    const steps = planDeploy(file(), { groups: [], checks: [], channels: changed });
+    const steps = planDeploy(file(), { groups: [], checks: [], channels: changed, windows: [] });
     expect(
       steps.map((step) => [step.logicalId, step.changes.map((c) => `${c.path}: ${String(c.old)} → ${String(c.new)}`)]),
     ).toEqual([
@@ -127,7 +127,7 @@ describe('planning channels of every type', () => {
       config: { name: 'Hook [vigil:shop/hook]', url: 'https://hooks.example.com/v' },
     });
 
-    const creates = planDeploy(file(), { groups: [], checks: [], channels: [] });
+    const creates = planDeploy(file(), { groups: [], checks: [], channels: [], windows: [] });
     expect(missingSecrets(creates, lookup({ PD_KEY: 'k' }))).toEqual([
       'alert-channel hook: webhookSecret reads $HOOK_SECRET, which is not set',
       'alert-channel genie: apiKey reads $GENIE_KEY, which is not set',
@@ -138,6 +138,7 @@ describe('planning channels of every type', () => {
       groups: [],
       checks: [],
       channels: deployed({ pd: { serviceName: 'Old' }, bot: { type: 'WEBHOOK' } }),
+      windows: [],
     });
     expect(missingSecrets(updates, lookup({}))).toEqual([
       'alert-channel bot: botToken reads $BOT_TOKEN, which is not set',

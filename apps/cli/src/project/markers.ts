@@ -17,10 +17,15 @@ export const markers = {
     const prefix = `${MARKER_PREFIX}logical=`;
     return tags.find((tag) => tag.startsWith(prefix))?.slice(prefix.length);
   },
-  /** Channels have no tags: the marker ends the name, e.g. `Ops [vigil:shop/ops]`. */
-  channelName: (name: string, project: string, logicalId: string) => `${name} [vigil:${project}/${logicalId}]`,
-  parseChannelName(full: string): { name: string; project: string; logicalId: string } | undefined {
+  /**
+   * For resources without marker tags (channels have none; a maintenance window's tags choose its
+   * checks): the marker ends the name, e.g. `Ops [vigil:shop/ops]`.
+   */
+  markedName: (name: string, project: string, logicalId: string) => `${name} [vigil:${project}/${logicalId}]`,
+  parseMarkedName(full: string): { name: string; project: string; logicalId: string } | undefined {
     const match = /^(.*) \[vigil:([^/\]]+)\/([^\]]+)\]$/.exec(full);
     return match ? { name: match[1]!, project: match[2]!, logicalId: match[3]! } : undefined;
   },
+  channelName: (name: string, project: string, logicalId: string) => markers.markedName(name, project, logicalId),
+  parseChannelName: (full: string) => markers.parseMarkedName(full),
 };

@@ -87,12 +87,13 @@ function remote(overrides: { check?: Record<string, unknown>; subscriptions?: un
         subscriptions: (overrides.subscriptions as never) ?? [{ checkId: CHECK_ID, groupId: null, activated: true }],
       },
     ],
+    windows: [],
   };
 }
 
 describe('planDeploy', () => {
   it('creates everything on an empty account, groups before checks, channels before subscriptions', () => {
-    const steps = planDeploy(file(), { groups: [], checks: [], channels: [] });
+    const steps = planDeploy(file(), { groups: [], checks: [], channels: [], windows: [] });
     expect(steps.map((s) => `${s.action} ${s.kind} ${s.logicalId}`)).toEqual([
       'create check-group g',
       'create check c',

@@ -1,9 +1,17 @@
 import { channelDefaults, channelView, declaredView } from './channels.ts';
 import { diffFields, type FieldChange } from './diff.ts';
-import { markers, type DeclaredChannel, type DeclaredCheck, type DeclaredGroup, type ProjectFile } from './schema.ts';
+import {
+  markers,
+  type DeclaredChannel,
+  type DeclaredCheck,
+  type DeclaredGroup,
+  type DeclaredWindow,
+  type ProjectFile,
+} from './schema.ts';
+import { WINDOW_DEFAULTS, windowView } from './windows.ts';
 
 type Plain = Record<string, unknown>;
-export type Kind = 'check-group' | 'check' | 'alert-channel' | 'subscription';
+export type Kind = 'check-group' | 'check' | 'alert-channel' | 'maintenance-window' | 'subscription';
 export type Action = 'create' | 'update' | 'delete';
 
 /** A resource of the account that carries this project's marker. */
@@ -22,6 +30,7 @@ export interface RemoteState {
   groups: Managed[];
   checks: Managed[];
   channels: ManagedChannel[];
+  windows: Managed[];
 }
 
 export interface Subscription {
@@ -39,7 +48,7 @@ export interface Step {
   id?: string;
   changes: FieldChange[];
   /** What the file declares, for creates and updates. */
-  declared?: DeclaredGroup | DeclaredCheck | DeclaredChannel;
+  declared?: DeclaredGroup | DeclaredCheck | DeclaredChannel | DeclaredWindow;
   subscription?: Subscription;
 }
 
@@ -112,11 +121,18 @@ function reconcile<D extends { logicalId: string; name: string }>(
       action: 'delete',
       kind,
       logicalId: item.logicalId,
-      name: kind === 'alert-channel' ? String(channelView(item.raw).name) : String(item.raw.name),
+      name: displayName(kind, item.raw),
       id: item.id,
       changes: [],
     }));
   return { upserts, deletes };
+}
+
+/** The name the file gives a resource: channels and windows carry their marker in the name. */
+function displayName(kind: Kind, raw: Plain): string {
+  if (kind === 'alert-channel') return String(channelView(raw).name);
+  if (kind === 'maintenance-window') return markers.parseMarkedName(String(raw.name))?.name ?? String(raw.name);
+  return String(raw.name);
 }
 
 const subscriptionKey = (s: Subscription) =>
@@ -126,8 +142,10 @@ export const subscriptionLabel = (s: Subscription) =>
 
 /**
  * The plan: what to create, update and delete so the account matches the file. Pure, so the
- * preview and the deploy agree. Order: groups, checks, channels, then subscriptions; deletes in
- * reverse, subscriptions first and groups last (a group must be empty to go).
+ * preview and the deploy agree. Order: groups, checks, channels, maintenance windows (they name
+ * checks by id), then subscriptions; deletes in reverse, subscriptions first and groups last (a
+ * group must be empty to go). A window's update comes before any check's delete, so a window never
+ * names a check that is gone.
  */
 export function planDeploy(project: ProjectFile, remote: RemoteState): Step[] {
   const groupLogical = new Map(remote.groups.map((group) => [group.id, group.logicalId]));
@@ -141,6 +159,9 @@ export function planDeploy(project: ProjectFile, remote: RemoteState): Step[] {
   );
   const channels = reconcile('alert-channel', project.alertChannels, remote.channels, (declared, current) =>
     diffFields(declaredView(declared), channelView(current.raw), channelDefaults(declared)),
+  );
+  const windows = reconcile('maintenance-window', project.maintenanceWindows, remote.windows, (declared, current) =>
+    diffFields(withoutLogicalId(declared), windowView(current.raw, checkLogical), WINDOW_DEFAULTS),
   );
 
   const declaredSubs = new Map(project.subscriptions.map((s) => [subscriptionKey(s), s]));
@@ -185,8 +206,10 @@ export function planDeploy(project: ProjectFile, remote: RemoteState): Step[] {
     ...groups.upserts,
     ...checks.upserts,
     ...channels.upserts,
+    ...windows.upserts,
     ...subCreates,
     ...subDeletes,
+    ...windows.deletes,
     ...channels.deletes,
     ...checks.deletes,
     ...groups.deletes,

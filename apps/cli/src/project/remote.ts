@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiClient } from '../http.ts';
 import { fetchAll } from '../paging.ts';
-import { alertChannelSchema, checkGroupSchema, checkSchema } from '../schemas.ts';
+import { alertChannelSchema, checkGroupSchema, checkSchema, maintenanceWindowSchema } from '../schemas.ts';
 import type { Managed, ManagedChannel, RemoteState } from './plan.ts';
 import { markers } from './schema.ts';
 
@@ -14,10 +14,11 @@ const subscriptions = z.looseObject({
 
 /** What the account holds with this project's marker; everything else is left alone. */
 export async function fetchRemote(client: ApiClient, project: string): Promise<RemoteState> {
-  const [checks, groups, channels] = await Promise.all([
+  const [checks, groups, channels, windows] = await Promise.all([
     fetchAll(client, '/v1/checks', checkSchema.and(tagged), { tag: markers.projectTag(project) }),
     fetchAll(client, '/v1/check-groups', checkGroupSchema.and(tagged)),
     fetchAll(client, '/v1/alert-channels', alertChannelSchema.and(subscriptions)),
+    fetchAll(client, '/v1/maintenance-windows', maintenanceWindowSchema),
   ]);
   const byTags = (items: Array<{ id: string; tags: string[] } & Record<string, unknown>>): Managed[] =>
     items.flatMap((raw) => {
@@ -29,5 +30,10 @@ export async function fetchRemote(client: ApiClient, project: string): Promise<R
     if (!marker || marker.project !== project) return [];
     return [{ id: raw.id, logicalId: marker.logicalId, raw, subscriptions: raw.subscriptions }];
   });
-  return { checks: byTags(checks), groups: byTags(groups), channels: managedChannels };
+  // A window's tags choose its checks, so its marker is in its name, as a channel's is.
+  const managedWindows: Managed[] = windows.flatMap((raw) => {
+    const marker = markers.parseMarkedName(raw.name);
+    return marker && marker.project === project ? [{ id: raw.id, logicalId: marker.logicalId, raw }] : [];
+  });
+  return { checks: byTags(checks), groups: byTags(groups), channels: managedChannels, windows: managedWindows };
 }

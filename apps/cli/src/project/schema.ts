@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { channelSchema, type DeclaredChannel } from './channels.ts';
 import { logicalIdSchema, MARKER_PREFIX } from './markers.ts';
+import { windowSchema, type DeclaredWindow } from './windows.ts';
 
 export { logicalIdSchema, markers } from './markers.ts';
-export type { DeclaredChannel };
+export type { DeclaredChannel, DeclaredWindow };
 
 /**
- * The project file of `vigil deploy` and `vigil test`: checks, check groups, alert channels and
- * subscriptions, each with a logical id that stays in the file. Only the envelope is checked here
+ * The project file of `vigil deploy` and `vigil test`: checks, check groups, alert channels,
+ * subscriptions and maintenance windows, each with a logical id that stays in the file. Only the envelope is checked here
  * (ids, references, the markers deploy owns); the fields of each resource are the API's own, and
  * the API validates them and names the field when one is wrong.
  */
@@ -86,6 +87,7 @@ export const projectFileSchema = z
     checks: z.array(checkSchema).default([]),
     alertChannels: z.array(channelSchema).default([]),
     subscriptions: z.array(subscriptionSchema).default([]),
+    maintenanceWindows: z.array(windowSchema).default([]),
   })
   .superRefine((file, ctx) => {
     const ids = (list: Array<{ logicalId: string }>, key: string) => {
@@ -100,6 +102,7 @@ export const projectFileSchema = z
     const groups = ids(file.checkGroups, 'checkGroups');
     const checks = ids(file.checks, 'checks');
     const channels = ids(file.alertChannels, 'alertChannels');
+    ids(file.maintenanceWindows, 'maintenanceWindows');
     const unknown = (path: Array<string | number>, what: string, id: string) =>
       ctx.addIssue({ code: 'custom', path, message: `no ${what} with logicalId ${id} in this file` });
     file.checks.forEach((check, index) => {
@@ -111,6 +114,11 @@ export const projectFileSchema = z
       if (s.check !== undefined && !checks.has(s.check)) unknown(['subscriptions', index, 'check'], 'check', s.check);
       if (s.group !== undefined && !groups.has(s.group))
         unknown(['subscriptions', index, 'group'], 'check group', s.group);
+    });
+    file.maintenanceWindows.forEach((window, index) => {
+      (window.checks ?? []).forEach((check, at) => {
+        if (!checks.has(check)) unknown(['maintenanceWindows', index, 'checks', at], 'check', check);
+      });
     });
   });
 

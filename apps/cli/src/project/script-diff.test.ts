@@ -26,6 +26,7 @@ const file = (script: string) =>
 const remote = (script: string): RemoteState => ({
   groups: [],
   channels: [],
+  windows: [],
   checks: [
     {
       id: CHECK_ID,
@@ -68,7 +69,7 @@ describe('script changes in the deploy plan', () => {
   });
 
   it('a new script check shows its size; removed lines and long insertions are shown and capped', () => {
-    expect(renderPlan(planDeploy(file(SCRIPT), { groups: [], channels: [], checks: [] }))).toContain(
+    expect(renderPlan(planDeploy(file(SCRIPT), { groups: [], channels: [], checks: [], windows: [] }))).toContain(
       `    script: ${SIZE}`,
     );
     const longer = SCRIPT + Array.from({ length: 20 }, (_, i) => `// note ${i}`).join('\n');
