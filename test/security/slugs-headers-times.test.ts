@@ -81,7 +81,8 @@ describe('security headers', () => {
 
   it('the console, by any of its paths, has a CSP with frame-ancestors none and same-origin scripts', async () => {
     for (const path of ['/', '/index.html', '/checks/deep/link']) {
-      const response = await fetch(`${vigil.url}${path}`);
+      // As a browser navigates: the console's deep links answer only a request that accepts HTML.
+      const response = await fetch(`${vigil.url}${path}`, { headers: { accept: 'text/html,*/*;q=0.8' } });
       const body = await response.text();
       expect(response.status, path).toBe(200);
       expect(body, path).toContain('<div id="app">');

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -45,7 +46,8 @@ function loadAssets(dir: string): Map<string, Asset> {
 
 /**
  * Serves the console (apps/web, built by `npm run build:web`) at `/`: a handful of small files,
- * held in memory. Any other GET outside the API answers index.html, so deep links work.
+ * held in memory. Any other GET outside the API answers index.html, so deep links work, but only
+ * to a browser (see wantsConsole); an API client gets the JSON 404.
  */
 export function webRoutes(app: FastifyInstance, dir: string = WEB_DIST): void {
   const index = join(dir, 'index.html');
@@ -70,11 +72,30 @@ export function webRoutes(app: FastifyInstance, dir: string = WEB_DIST): void {
         .header('cache-control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
         .send(asset.body);
     }
-    if (apiLike || extname(path) !== '') return reply.callNotFound();
-    return reply
-      .header('content-type', page.type)
-      .header('cache-control', 'no-cache')
-      .header('content-security-policy', csp)
-      .send(page.body);
+    if (apiLike || extname(path) !== '' || !wantsConsole(request.headers)) return reply.callNotFound();
+    return (
+      reply
+        .header('content-type', page.type)
+        .header('cache-control', 'no-cache')
+        // The same path answers JSON to an API client.
+        .header('vary', 'accept, authorization')
+        .header('content-security-policy', csp)
+        .send(page.body)
+    );
+  });
+}
+
+/**
+ * A browser navigating: it names text/html in Accept and sends no Authorization. An API client
+ * (a key in Authorization, or Accept `application/json` or a bare wildcard, as curl, fetch and
+ * axios send) must not read the console's page as data for a path that does not exist.
+ */
+export function wantsConsole(headers: IncomingHttpHeaders): boolean {
+  if (headers.authorization !== undefined) return false;
+  return (headers.accept ?? '').split(',').some((range) => {
+    const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    if (type !== 'text/html' && type !== 'text/*') return false;
+    const q = params.find((param) => param.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
   });
 }
