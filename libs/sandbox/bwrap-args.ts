@@ -13,6 +13,9 @@ export interface HostFiles {
   hosts: string;
   socket: string;
   work: string;
+  /** spec.runtimeDir and spec.extraReadOnlyBinds' hosts as bound: their views (views.ts), not their host paths. */
+  runtime: string;
+  readOnly: { host: string; inside: string }[];
 }
 
 // Read-only pieces of /etc a runtime and Chromium need: CAs, fonts, the chromium launcher's flags,
@@ -115,7 +118,7 @@ export function bwrapArgs(
     '--tmpfs',
     '/tmp',
     '--ro-bind',
-    spec.runtimeDir,
+    host.runtime,
     '/runtime',
     '--bind',
     host.work,
@@ -127,7 +130,7 @@ export function bwrapArgs(
     host.socket,
     INSIDE.socket,
   );
-  for (const bind of spec.extraReadOnlyBinds ?? []) args.push('--ro-bind', bind.host, bind.inside);
+  for (const bind of host.readOnly) args.push('--ro-bind', bind.host, bind.inside);
   if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
   args.push('--remount-ro', '/', '--chdir', '/work', '--clearenv');
   for (const [name, value] of Object.entries(sandboxEnv(spec))) args.push('--setenv', name, value);
@@ -138,12 +141,30 @@ export function bwrapArgs(
   return { options: args, command };
 }
 
+/** Beyond its budget, how long a run may live when the runner cannot kill it (gone, or stalled). */
+export const BACKSTOP_GRACE_MS = 5_000;
+/** The watchdog's processes (launcherScript): the script's process caps do not count them. */
+export const WATCHDOG_PROCESSES = 3;
+/** The watchdog's tools (coreutils, part of every Debian); the probe checks they are there. */
+export const WATCHDOG_TOOLS = { timeout: '/usr/bin/timeout', cat: '/usr/bin/cat' } as const;
+/** The fd the launcher gets the watchdog's socket on (0-2 stdio, 3 bwrap's options, 4 the seccomp filter). */
+export const WATCHDOG_FD = 5;
+
 /**
  * The launcher: a shell started as the run's unprivileged host uid (no capabilities, no
  * supplementary groups) that joins the run's cgroups (their cgroup.procs are handed to that uid),
  * sets its rlimits and becomes bwrap. bwrap then makes its user namespace as that uid, so the
  * sandboxed processes are an unprivileged host user, not root with its capabilities dropped, and
  * bwrap sets no_new_privs before it loads the seccomp filter.
+ *
+ * Before it becomes bwrap it leaves a watchdog behind, because bwrap's --die-with-parent comes too
+ * late: a runner killed after it started this shell but before bwrap reached its prctl would leave
+ * the sandbox running with no wall-clock limit (the runner's timer died with it). The watchdog
+ * waits on a socket whose other end only the runner holds, for at most the budget plus a grace:
+ * when the runner closes it (the run is over, or must be killed) or dies, or the time is up, it
+ * kills every process of the run's host uid. kill(-1) reaches them wherever they are (in another
+ * session, process group or pid namespace, reparented, half-started), and nothing else runs as that
+ * uid. Nothing ties the watchdog's life to the runner's, so it outlives a runner killed at any moment.
  */
 export function launcherScript(options: {
   procsFiles: string[];
@@ -151,6 +172,7 @@ export function launcherScript(options: {
   maxOpenFiles: number;
   fileBytes: number;
   maxProcesses: number;
+  timeoutMs: number;
 }): string {
   const join = options.procsFiles.map((file) => `echo $$ > '${file}' || exit 125`);
   // dash's ulimit sets soft and hard limits together, one limit per call; -f counts 512-byte blocks.
@@ -160,5 +182,12 @@ export function launcherScript(options: {
     `ulimit -p ${options.maxProcesses}`,
     'ulimit -c 0',
   ].map((line) => `${line} || exit 125`);
-  return [...join, ...limits, `exec '${options.bwrap}' --args 3 -- "$@"`].join('\n');
+  const seconds = ((options.timeoutMs + BACKSTOP_GRACE_MS) / 1000).toFixed(3);
+  const fd = WATCHDOG_FD;
+  const { timeout, cat } = WATCHDOG_TOOLS;
+  // cat returns at EOF (or timeout kills it); then the kill, whatever else happened (cat failing
+  // included). The watchdog keeps none of the pipes the runner waits on (cat wants some stdout:
+  // /dev/null); bwrap, and so the sandbox, never get its socket.
+  const watchdog = `{ '${timeout}' -s KILL ${seconds} '${cat}'; kill -9 -1; } <&${fd} >/dev/null 2>&1 3<&- 4<&- &`;
+  return [...join, ...limits, watchdog, `exec ${fd}<&-`, `exec '${options.bwrap}' --args 3 -- "$@"`].join('\n');
 }

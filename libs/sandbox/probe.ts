@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
+import { WATCHDOG_TOOLS } from './bwrap-args.ts';
 import { HOST_UID_BASE, HOST_UID_SPAN, SANDBOX_UID, type ProbeResult } from './types.ts';
 
 /**
@@ -11,6 +12,14 @@ export async function probeBwrap(bwrap: string, base: string): Promise<ProbeResu
     await access(bwrap, constants.X_OK);
   } catch {
     return { available: false, reason: `bubblewrap is not installed (no executable ${bwrap})` };
+  }
+  // Every run's watchdog needs them: without one a run would be killed at once (see launcherScript).
+  for (const tool of Object.values(WATCHDOG_TOOLS)) {
+    try {
+      await access(tool, constants.X_OK);
+    } catch {
+      return { available: false, reason: `coreutils is incomplete (no executable ${tool})` };
+    }
   }
   const args = [
     // The top of the range runs use: a host whose uid map lacks it (a rootless container) says so here.

@@ -4,7 +4,16 @@
  * found (with repro and suggested fixes) are in libs/sandbox/redteam-holes.int.test.ts until fixed.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,8 +29,9 @@ import {
   startTarget,
   type Target,
 } from './redteam-support.ts';
+import { BACKSTOP_GRACE_MS } from './bwrap-args.ts';
 import { leftoverProcesses, processesWith } from './test-fixture.ts';
-import { EGRESS_MAX_CONNECTIONS, type Sandbox } from './index.ts';
+import { EGRESS_MAX_CONNECTIONS, RUNTIME_NODE, type Sandbox } from './index.ts';
 
 let sandbox: Sandbox;
 let runtimeDir: string;
@@ -297,6 +307,35 @@ describe('red team: sandboxes cannot see each other or the host', () => {
     expect(outcome.stdout).not.toContain(tmpdir() + '/');
   });
 
+  // A bind mount's line names its source's path in its filesystem: /runtime named the repository
+  // (/work/main/.runtimes/<name>), the extra binds their host dirs. They are bound from overlay views now.
+  it('its mount table names no host path of what is bound read-only: the runtime, an extra dir or file', async () => {
+    const extra = mkdtempSync(join(tmpdir(), 'redteam-bind-'));
+    chmodSync(extra, 0o755);
+    writeFileSync(join(extra, 'file.txt'), 'bound');
+    chmodSync(join(extra, 'file.txt'), 0o644);
+    try {
+      const { outcome } = await run(
+        `const fs = require('fs');
+         console.log(fs.readFileSync('/extra/file.txt', 'utf8') + fs.readFileSync('/one.txt', 'utf8'));
+         process.stdout.write(fs.readFileSync('/proc/self/mountinfo', 'utf8'));`,
+        {
+          extraReadOnlyBinds: [
+            { host: extra, inside: '/extra' },
+            { host: join(extra, 'file.txt'), inside: '/one.txt' },
+          ],
+        },
+      );
+      expect(outcome.exitCode, outcome.stderr).toBe(0);
+      expect(outcome.stdout).toMatch(/^boundbound\n/);
+      expect(outcome.stdout).toContain(' /runtime ');
+      expect(outcome.stdout).not.toContain(runtimeDir);
+      expect(outcome.stdout).not.toContain(extra);
+    } finally {
+      rmSync(extra, { recursive: true, force: true });
+    }
+  });
+
   it('gains nothing from setuid binaries, device nodes or capabilities', async () => {
     const { outcome } = await run(`
       const { spawnSync } = require('child_process'); const fs = require('fs');
@@ -363,7 +402,7 @@ describe('red team: what the runner reads back from /work', () => {
        fs.linkSync('/work/other.txt', '/work/hard.txt');
        fs.symlinkSync('/etc', '/work/etcdir'); fs.symlinkSync('/proc/self/environ', '/work/env.txt');
        const server = net.createServer().listen('/work/sock', () => { console.log('planted'); process.exit(0); });`,
-      {},
+      { copyBack: ['keep.txt', 'other.txt', 'hard.txt', 'etcdir', 'etcdir/passwd', 'env.txt', 'sock'] },
       { 'keep.txt': 'from the host', 'other.txt': 'other' },
     );
     expect(outcome.stdout, outcome.stderr).toContain('planted');
@@ -372,11 +411,34 @@ describe('red team: what the runner reads back from /work', () => {
     expect(entries).toEqual(['hard.txt', 'keep.txt', 'other.txt']);
     expect(readFileSync(join(workDir, 'keep.txt'), 'utf8')).toBe('from the host');
   });
+
+  it('reads a file in place only if it is a regular one: not a FIFO, a symlink to a host file, or through a symlinked directory', async () => {
+    const { outcome } = await run(
+      `const fs = require('fs'); const { execFileSync } = require('child_process');
+       execFileSync('/usr/bin/mkfifo', ['/work/fifo']);
+       fs.symlinkSync('/etc/passwd', '/work/passwd'); fs.symlinkSync('/etc', '/work/etc');
+       fs.mkdirSync('/work/dir'); fs.writeFileSync('/work/big', 'x'.repeat(1000)); fs.writeFileSync('/work/ok', 'read');
+       console.log('planted');`,
+      {
+        readFiles: ['fifo', 'passwd', 'etc/passwd', 'dir', 'missing', 'big', 'ok'].map((path) => ({
+          path,
+          maxBytes: 10,
+        })),
+      },
+    );
+    expect(outcome.stdout, outcome.stderr).toContain('planted');
+    expect(Object.keys(outcome.files ?? {}).sort()).toEqual(['big', 'ok']);
+    expect(outcome.files?.big?.toString()).toBe('x'.repeat(10));
+    expect(outcome.files?.ok?.toString()).toBe('read');
+  });
 });
 
 describe('red team: strange things left in /work (copy-back rejected run() with host paths before the workdir.ts fix)', () => {
   it.each([
-    ['a file name that is not UTF-8', `fs.writeFileSync(Buffer.from('/work/bad\\xff\\xfe.txt', 'latin1'), 'x');`],
+    [
+      'a file name that is not UTF-8',
+      `fs.mkdirSync('/work/d'); fs.writeFileSync(Buffer.from('/work/d/bad\\xff\\xfe.txt', 'latin1'), 'x');`,
+    ],
     [
       'directories nested past PATH_MAX',
       `process.chdir('/work'); for (let i = 0; i < 2100; i++) { fs.mkdirSync('d'); process.chdir('d'); } fs.writeFileSync('f', 'x');`,
@@ -384,8 +446,10 @@ describe('red team: strange things left in /work (copy-back rejected run() with 
   ])('%s: run() still answers, and no host path reaches the caller', async (_name, code) => {
     let answer: unknown;
     try {
-      answer = (await runNode(sandbox, runtimeDir, `const fs = require('fs'); ${code} console.log('left it');`))
-        .outcome;
+      const copyBack = ['d'];
+      answer = (
+        await runNode(sandbox, runtimeDir, `const fs = require('fs'); ${code} console.log('left it');`, { copyBack })
+      ).outcome;
     } catch (error) {
       answer = { rejected: (error as Error).message.slice(0, 300) };
     }
@@ -442,3 +506,71 @@ describe('red team: a runner killed mid-run', () => {
     }
   });
 });
+
+// bwrap's --die-with-parent takes effect only once bwrap reaches its prctl: a runner SIGKILLed after it
+// started the launcher and before then left bwrap, bwrap and the script orphaned to pid 1 with no
+// wall-clock limit (the timer died with the runner), in 1 of 5 tries, until a next runner start swept
+// the stale cgroup, or forever if none came. Each run now has a watchdog that outlives the runner.
+describe('red team: a runner killed while a run starts, or stalled', () => {
+  it('leaves no sandbox running on without its wall-clock limit', async () => {
+    const leftovers: string[] = [];
+    // The window is between the launcher's fork and bwrap's PR_SET_PDEATHSIG: aim for it a few times.
+    for (let round = 0; round < 8 && leftovers.length === 0; round += 1) {
+      const token = `redteam-launch-${process.pid}-${round}`;
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', fileURLToPath(new URL('./test-runner-child.ts', import.meta.url)), runtimeDir, token],
+        { stdio: ['ignore', 'ignore', 'inherit'] },
+      );
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        const launcher = processesWith(token).find(
+          (pid) => pid !== child.pid && /^(sh|prlimit|setpriv)\n$/.test(commOf(pid)),
+        );
+        if (launcher !== undefined) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      for (const pid of processesWith(token)) {
+        leftovers.push(`${pid} ${commOf(pid).trim()}`);
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+    }
+    expect(leftovers).toEqual([]);
+  }, 150_000);
+
+  it(`a runner whose timer cannot fire (its event loop blocked) still sees the run killed at the budget + ${BACKSTOP_GRACE_MS / 1000} s`, async () => {
+    const token = `redteam-stall-${process.pid}`;
+    const running = run('', { command: [RUNTIME_NODE, '-e', 'setInterval(() => {}, 1000)', token], timeoutMs: 500 });
+    // bwrap and the command (the bridge runs inside it) carry the token on their command lines.
+    while (processesWith(token).length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Hold this process (the runner) without yielding, long past the budget plus the grace.
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const until = Date.now() + 500 + BACKSTOP_GRACE_MS + 15_000;
+    while (processesWith(token).length > 0 && Date.now() < until) Atomics.wait(pause, 0, 0, 100);
+    const left = processesWith(token);
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    expect(left).toEqual([]);
+    expect((await running).outcome.killed).toBe('timeout');
+  }, 60_000);
+});
+
+function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8');
+  } catch {
+    return '';
+  }
+}

@@ -47,27 +47,35 @@ const lines = (stdout: string) =>
     .map((l) => JSON.parse(l));
 
 describe('sandbox isolation', () => {
-  it('runs a script as an unprivileged user in /work and copies its regular files back', async () => {
-    const { outcome, workDir } = await run(`
+  it('runs a script as an unprivileged user in /work and copies back the regular files named', async () => {
+    const { outcome, workDir } = await run(
+      `
       const fs = require('fs');
       fs.writeFileSync('/work/result.json', JSON.stringify({ uid: process.getuid(), cwd: process.cwd() }));
       fs.symlinkSync('/etc/passwd', '/work/link');
-      console.log('hello from the sandbox');`);
+      fs.writeFileSync('/work/unnamed.txt', 'stays in the sandbox');
+      console.log('hello from the sandbox');`,
+      { copyBack: ['result.json', 'link'] },
+    );
     expect(outcome).toMatchObject({ exitCode: 0, stdout: 'hello from the sandbox\n', truncated: false });
     expect(JSON.parse(readFileSync(join(workDir, 'result.json'), 'utf8'))).toEqual({ uid: 65534, cwd: '/work' });
     // A symlink planted for the runner to follow never leaves the sandbox.
     expect(() => readFileSync(join(workDir, 'link'))).toThrow(/ENOENT/);
+    expect(() => readFileSync(join(workDir, 'unnamed.txt'))).toThrow(/ENOENT/);
     rmSync(workDir, { recursive: true, force: true });
   });
 
   it('what it leaves in /work cannot break the copy back: a non-UTF-8 name, nesting past PATH_MAX', async () => {
-    const { outcome, workDir } = await run(`
-      const fs = require('fs');
-      fs.writeFileSync(Buffer.from('/work/bad\\xff\\xfe.txt', 'latin1'), 'x');
-      process.chdir('/work'); for (let i = 0; i < 2100; i++) { fs.mkdirSync('d'); process.chdir('d'); }
-      fs.writeFileSync('f', 'x'); fs.writeFileSync('/work/ok.txt', 'kept'); console.log('left it');`);
+    const { outcome, workDir } = await run(
+      `
+      const fs = require('fs'); fs.mkdirSync('/work/out');
+      fs.writeFileSync(Buffer.from('/work/out/bad\\xff\\xfe.txt', 'latin1'), 'x');
+      process.chdir('/work/out'); for (let i = 0; i < 2100; i++) { fs.mkdirSync('d'); process.chdir('d'); }
+      fs.writeFileSync('f', 'x'); fs.writeFileSync('/work/out/ok.txt', 'kept'); console.log('left it');`,
+      { copyBack: ['out'] },
+    );
     expect(outcome).toMatchObject({ exitCode: 0, stdout: 'left it\n' });
-    expect(readFileSync(join(workDir, 'ok.txt'), 'utf8')).toBe('kept');
+    expect(readFileSync(join(workDir, 'out', 'ok.txt'), 'utf8')).toBe('kept');
     rmSync(workDir, { recursive: true, force: true });
   });
 

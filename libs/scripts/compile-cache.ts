@@ -8,7 +8,7 @@ import type { ScriptRunRequest } from './types.ts';
 
 /** Where a runtime's filled compile cache is bound, read-only, in every later run. */
 export const COMPILE_CACHE_INSIDE = '/vigil-compile-cache';
-/** Where the warm-up run fills it, inside /work (copied back by the sandbox). */
+/** Where the warm-up run fills it, inside /work (the one path of /work the runner copies back). */
 export const WARM_UP_CACHE_DIR = '.compile-cache';
 
 /** Vigil's own script, not a user's: it loads what runs load (Playwright Test, request, a page). */

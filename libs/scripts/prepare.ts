@@ -6,7 +6,7 @@ import { HARNESS_INSIDE, isSource, outputPath, type Transformer } from './transf
 export const SCRIPT_MAX_BYTES = 256 * 1024;
 export const FILES_MAX_BYTES = 1024 * 1024;
 export const FILES_MAX_COUNT = 200;
-/** The reporter's event log, inside /work; the sandbox copies /work back after the run. */
+/** The reporter's event log, inside /work; the runner reads it from there after the run. */
 export const EVENTS_FILE = '.vigil-events.jsonl';
 const CONFIG_FILE = '__vigil.config.cjs';
 const SCRIPT_NAME = 'check.spec.ts';

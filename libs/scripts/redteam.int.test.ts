@@ -3,10 +3,10 @@
  * sandbox and runtime. Each test passes only when the attack fails. Open holes are in
  * libs/scripts/redteam-holes.int.test.ts until their owners fix them.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOG_CAP, SCRIPT_MAX_BYTES } from './index.ts';
 import { startRig, type Rig } from './redteam-support.ts';
 
@@ -306,4 +306,88 @@ test('poison', () => {
     for (const [name, result] of Object.entries(seen.tries))
       expect(['EROFS', 'EACCES', 'EPERM'], name).toContain(result);
   }, 120_000);
+});
+
+/** Calls `look` on every run work dir of the runner (private temp dirs named vigil-script-*) every 5 ms until the returned stop. */
+function watchRunDirs(look: (dir: string) => void): () => void {
+  const timer = setInterval(() => {
+    for (const name of readdirSync(tmpdir()).filter((entry) => entry.startsWith('vigil-script-'))) {
+      try {
+        look(join(tmpdir(), name));
+      } catch {
+        // Removed while we looked.
+      }
+    }
+  }, 5);
+  return () => clearInterval(timer);
+}
+
+describe("red team: the runner host's disk (everything a script left in /work was copied back to it before the copy-back allowlist)", () => {
+  // Measured before the fix: a script writing 200 MB to /work made the runner write 213 MB to the host's
+  // temp filesystem (and delete it right after); N such runs at once took N × 256 MiB of host disk and the I/O.
+  it('a script that writes 200 MB to /work costs the host no disk write', async () => {
+    const marker = `redteam-bulk-${process.pid}`;
+    const script = `import { test } from '@playwright/test';
+import fs from 'node:fs';
+test('fills /work', () => {
+  const chunk = Buffer.alloc(1 << 20, 1);
+  for (let i = 0; i < 200; i++) fs.writeFileSync('/work/${marker}-' + (i % 50), chunk, { flag: 'a' });
+});`;
+    const seen = new Set<string>();
+    const stop = watchRunDirs((dir) => {
+      for (const name of readdirSync(dir)) if (name.startsWith(marker)) seen.add(name);
+    });
+    try {
+      const outcome = await rig.runner.run(rig.request({ script }));
+      expect(outcome, JSON.stringify(outcome)).toMatchObject({ passed: true });
+    } finally {
+      stop();
+    }
+    expect([...seen]).toEqual([]);
+  });
+
+  it('nor does one that grows the event log itself (the runner reads its first 8 MiB in place)', async () => {
+    // A test file named after this test marks the run's own work dir among the runner's others.
+    const marker = `redteam-log-${process.pid}`;
+    const script = `import { test } from '@playwright/test';
+import fs from 'node:fs';
+test('grows the log', () => {
+  const junk = Buffer.alloc(1 << 20, 0x78);
+  for (let i = 0; i < 100; i++) fs.appendFileSync('/work/.vigil-events.jsonl', junk);
+});`;
+    let largest = 0;
+    let found = false;
+    const stop = watchRunDirs((dir) => {
+      if (!readdirSync(dir).some((name) => name.startsWith(marker))) return;
+      found = true;
+      largest = Math.max(largest, statSync(join(dir, '.vigil-events.jsonl')).size);
+    });
+    try {
+      await rig.runner.run(rig.request({ files: [{ path: `${marker}.spec.ts`, content: script }] }));
+    } finally {
+      stop();
+    }
+    // The runner seeds an empty log in its work dir; only a copy back would ever grow it.
+    expect(found).toBe(true);
+    expect(largest).toBe(0);
+  });
+});
+
+describe("red team: what a script's mount table tells of the host (the runtime's and harness's host paths before the overlay views)", () => {
+  it("names neither where the runtimes are installed nor the runner's temp dirs (harness, compile cache)", async () => {
+    const runtimes = inject('runtimes');
+    if ('error' in runtimes) throw new Error(runtimes.error);
+    const script = `import { test } from '@playwright/test';
+import fs from 'node:fs';
+test('reads its mount table', () => {
+  console.log('MOUNTS ' + JSON.stringify(fs.readFileSync('/proc/self/mountinfo', 'utf8')));
+});`;
+    const outcome = await rig.runner.run(rig.request({ script }));
+    const line = outcome.logs.split('\n').find((l) => l.startsWith('MOUNTS '));
+    expect(line, JSON.stringify(outcome)).toBeDefined();
+    const mounts = JSON.parse(line!.slice('MOUNTS '.length)) as string;
+    expect(mounts).toContain(' /node_modules ');
+    expect(mounts).not.toContain(runtimes.root);
+    expect(mounts).not.toContain(`${tmpdir()}/`);
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, open, rename, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -46,22 +46,6 @@ function nodeFlags(nodeVersion: string): string {
 
 const noProxy = (given: string | undefined) => [given, `127.0.0.1:${EGRESS_PORT}`].filter(Boolean).join(',');
 
-async function readCapped(path: string, max: number): Promise<string> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return '';
-  }
-  try {
-    const buffer = Buffer.alloc(max);
-    const { bytesRead } = await handle.read(buffer, 0, max, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
-}
-
 export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
   const { sandbox, runtimesRoot, logger } = options;
   const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM;
@@ -73,7 +57,7 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
       const outcome = await sandboxed(runtime, warmUpRequest(runtime.name), harnessDir, performance.now(), {
         env: { VIGIL_COMPILE_CACHE_FILL: `/work/${WARM_UP_CACHE_DIR}` },
         binds: [],
-        keep: (workDir) => rename(join(workDir, WARM_UP_CACHE_DIR), into),
+        keep: { path: WARM_UP_CACHE_DIR, into },
       });
       if (!outcome.passed)
         logger.warn({ runtime: runtime.name, error: outcome.error }, 'compile cache warm-up run failed');
@@ -119,7 +103,11 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
     });
   }
 
-  /** One run in the sandbox; `keep` sees the work dir (with what the run left in /work) before it goes. */
+  /**
+   * One run in the sandbox. Of what the run leaves in /work the runner reads the event log (straight
+   * from the sandbox's /work, never through the host's disk) and, with `keep`, moves that one path
+   * into place; nothing else comes out, however much a script writes there.
+   */
   async function sandboxed(
     runtime: InstalledRuntime,
     request: ScriptRunRequest,
@@ -128,7 +116,7 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
     extra: {
       env: Record<string, string>;
       binds: { host: string; inside: string }[];
-      keep?: (workDir: string) => Promise<void>;
+      keep?: { path: string; into: string };
     },
   ): Promise<ScriptRunOutcome> {
     const elapsed = () => performance.now() - started;
@@ -178,14 +166,16 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
           maxOutputBytes: MAX_OUTPUT_BYTES,
           allowPrivate: request.allowPrivate,
           extraReadOnlyBinds: binds,
+          readFiles: [{ path: EVENTS_FILE, maxBytes: EVENTS_MAX_BYTES }],
+          ...(extra.keep ? { copyBack: [extra.keep.path] } : {}),
           ...(request.signal ? { signal: request.signal } : {}),
         });
       } catch (error) {
         if (error instanceof SandboxUnavailableError) return failure(error.message, elapsed());
         throw error;
       }
-      await extra.keep?.(workDir);
-      const events = parseEvents(await readCapped(join(workDir, EVENTS_FILE), EVENTS_MAX_BYTES));
+      if (extra.keep) await rename(join(workDir, extra.keep.path), extra.keep.into);
+      const events = parseEvents(result.files?.[EVENTS_FILE]?.toString('utf8') ?? '');
       return buildOutcome({
         events,
         sandbox: result,
