@@ -62,6 +62,12 @@ export class PayloadTooLargeError extends AppError {
   readonly statusCode = 413;
 }
 
+/** The body is in a form the route does not read (a Content-Type or Content-Encoding it does not know). */
+export class UnsupportedMediaTypeError extends AppError {
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+  readonly statusCode = 415;
+}
+
 export class RateLimitedError extends AppError {
   readonly code = 'RATE_LIMITED';
   readonly statusCode = 429;

@@ -29,7 +29,7 @@ export const describedStatuses: Record<number, string> = {
   409: 'Conflict with the current state.',
   413: 'The body is too large.',
   414: 'The URL, or one path segment of it, is too long.',
-  415: 'The Content-Type is not one this route reads.',
+  415: 'The Content-Type or Content-Encoding is not one this route reads (bodies may be sent as gzip, deflate or br).',
   429: 'Rate-limited; see Retry-After.',
   431: 'The request headers are too large.',
   503: 'A dependency (store, bus) is unavailable; retry later.',

@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -86,5 +87,60 @@ describe('route first, then parse', () => {
     const response = await fetch(`${url}/things`, { method: 'PUT', headers: json, body: '{not json' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('Content-Encoding', () => {
+  const body = JSON.stringify({ name: 'compressed' });
+  const send = (encoding: string, bytes: Buffer, path = '/things') =>
+    fetch(`${url}${path}`, { method: 'POST', headers: { ...json, 'content-encoding': encoding }, body: bytes });
+
+  it('decodes gzip, deflate and br bodies (and a list of codings, last applied first undone)', async () => {
+    const encoded: [string, Buffer][] = [
+      ['gzip', gzipSync(body)],
+      ['x-gzip', gzipSync(body)],
+      ['deflate', deflateSync(body)],
+      ['br', brotliCompressSync(body)],
+      ['GZIP', gzipSync(body)],
+      ['identity', Buffer.from(body)],
+      ['gzip, br', brotliCompressSync(gzipSync(body))],
+    ];
+    for (const [encoding, bytes] of encoded) {
+      const response = await send(encoding, bytes);
+      expect(response.status, encoding).toBe(200);
+      expect(await response.json()).toEqual({ got: { name: 'compressed' } });
+    }
+  });
+
+  it('applies the body limit to the decoded size: a small compression bomb is a 413', async () => {
+    const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, ' '));
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    const response = await send('gzip', bomb);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ statusCode: 413, message: expect.stringMatching(/decoded/) });
+    const brotli = await send('br', brotliCompressSync(Buffer.alloc(20 * 1024 * 1024, ' ')));
+    expect(brotli.status).toBe(413);
+  });
+
+  it('refuses any other encoding with a 415 naming it, and a body that does not decode with a 400', async () => {
+    const unknown = await send('zstd', Buffer.from(body));
+    expect(unknown.status).toBe(415);
+    expect((await unknown.json()) as { message: string }).toMatchObject({ message: expect.stringMatching(/zstd/) });
+    const corrupt = await send('gzip', Buffer.from(body));
+    expect(corrupt.status).toBe(400);
+    expect((await corrupt.json()) as { message: string }).toMatchObject({ message: expect.stringMatching(/gzip/) });
+    const truncated = await send('gzip', gzipSync(body).subarray(0, 20));
+    expect(truncated.status).toBe(400);
+  });
+
+  it('an encoded empty body, or an encoding header on a request without one, is no body', async () => {
+    const rotated = await fetch(`${url}/things/c/rotate`, {
+      method: 'POST',
+      headers: { ...json, 'content-encoding': 'gzip' },
+      body: '',
+    });
+    expect(rotated.status).toBe(200);
+    const gzippedEmpty = await send('gzip', gzipSync(''), '/things/d/rotate');
+    expect(gzippedEmpty.status).toBe(200);
   });
 });

@@ -13,6 +13,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '#core';
 import { clientErrorHandler, errorBody, frameworkError, installErrorHandlers, MAX_URL_LENGTH } from './errors.ts';
 import { installHealth, type ReadinessCheck } from './health.ts';
+import { installContentDecoding } from './content-encoding.ts';
 import { installJsonBodyParser } from './json-body.ts';
 import { createRequestMetrics, installMetrics, recordRequest } from './metrics.ts';
 import {
@@ -66,6 +67,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   // A one-pass writer held to the zod path by a differential test; zod itself where it cannot be exact.
   app.setSerializerCompiler(responseSerializerCompiler);
   installJsonBodyParser(app);
+  installContentDecoding(app);
   installRequestLogger(app);
   installErrorHandlers(app);
   const metrics = createRequestMetrics(options.metrics);
