@@ -1,4 +1,4 @@
-import { chownSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -49,6 +49,10 @@ export function createCgroups(): Cgroups {
     pidsBase = join(ROOT, 'pids', ownPath('pids'), `vigil-sandbox-${process.pid}`);
     mkdirSync(memoryBase, { recursive: true });
     mkdirSync(pidsBase, { recursive: true });
+    // Set, not left to the umask (077 in the standalone server): each run's uid passes through
+    // these to its own cgroup.procs; only the runner may create or remove cgroups in them.
+    chmodSync(memoryBase, 0o755);
+    chmodSync(pidsBase, 0o755);
     readFileSync(join(memoryBase, 'memory.limit_in_bytes'));
     readFileSync(join(pidsBase, 'pids.max'));
   } catch (error) {
@@ -62,6 +66,8 @@ export function createCgroups(): Cgroups {
       const pids = join(pidsBase, runId);
       mkdirSync(memory);
       mkdirSync(pids);
+      chmodSync(memory, 0o755);
+      chmodSync(pids, 0o755);
       writeFileSync(join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
       // Without swap accounting the limit alone would let pages move to swap; this caps both.
       try {

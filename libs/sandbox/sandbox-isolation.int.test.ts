@@ -223,3 +223,23 @@ describe('sandbox network: fails closed', () => {
     expect(outcome.stdout.trim()).toMatch(/^E[A-Z_]+$/);
   });
 });
+
+describe('the process umask', () => {
+  it('a sandbox made and run under umask 077 (the standalone server sets it) still runs scripts', async () => {
+    const previous = process.umask(0o077);
+    let strict: Sandbox | undefined;
+    try {
+      // A new sandbox: its state dir, views and cgroups are all made under this umask.
+      strict = await requireSandbox();
+      const { outcome } = await runScript(
+        strict,
+        runtimeDir,
+        `console.log(require('fs').readFileSync('/etc/passwd', 'utf8').split(':')[0])`,
+      );
+      expect(outcome, JSON.stringify(outcome)).toMatchObject({ exitCode: 0, stdout: 'nobody\n' });
+    } finally {
+      process.umask(previous);
+      await strict?.close();
+    }
+  });
+});

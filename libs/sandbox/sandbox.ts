@@ -98,6 +98,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         const written = writeStaticFiles(base);
         staticFiles = written.files;
         mkdirSync(join(base, 'views'), { mode: 0o711 });
+        // Modes are set, not left to the umask: the standalone server runs with umask 077, and the
+        // run's unprivileged uid must still pass through these directories.
+        chmodSync(join(base, 'views'), 0o711);
         views = createViews(join(base, 'views'), written.discreet, options.logger);
       } catch (error) {
         return { available: false, reason: `cannot write ${base}: ${(error as Error).message}` };
@@ -140,6 +143,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const disk = spec.diskBytes ?? DEFAULT_DISK_BYTES;
     const maxProcesses = spec.maxProcesses ?? DEFAULT_MAX_PROCESSES;
     mkdirSync(runDir, { mode: 0o711 });
+    chmodSync(runDir, 0o711);
     const hostUid = takeHostUid();
     // Processes and sockets go before the run answers; the work mount and files after, off the path.
     const now: (() => Promise<void> | void)[] = [];

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, rm, stat, symlink, unlink } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat, symlink, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '#core';
@@ -40,6 +40,8 @@ export function createViews(dir: string, discreet: boolean, logger: Logger): Vie
     try {
       await mkdir(join(at, 'empty'), { recursive: true, mode: 0o711 });
       await mkdir(join(at, 'view'), { mode: 0o711 });
+      // The umask may be 077 (the standalone server's): the run's uid must pass through these.
+      for (const path of [at, join(at, 'empty'), join(at, 'view')]) await chmod(path, 0o711);
       await symlink(source, join(at, 'src'));
       // Run from the view's own dir: the overlay's options then carry only these relative names.
       await run('mount', ['-t', 'overlay', 'overlay', '-o', 'ro,lowerdir=src:empty', 'view'], { cwd: at });
