@@ -250,6 +250,14 @@ describe('web console in a real browser', () => {
   }, 180_000);
 
   it('6. a READ_ONLY key sees no edit controls', async () => {
+    // The owner sees the links the READ_ONLY user must not: the assertions below are not vacuous.
+    for (const [path, link] of [
+      ['/alert-channels', 'New channel'],
+      ['/maintenance', 'New window'],
+    ] as const) {
+      await page.goto(`${vigil.url}${path}`);
+      await page.locator(`a:has-text("${link}")`).waitFor();
+    }
     const invited = await account.owner.post('/v1/users', {
       email: `ro-${randomUUID()}@example.com`,
       role: 'READ_ONLY',
@@ -269,7 +277,11 @@ describe('web console in a real browser', () => {
     expect(await ro.locator('a:has-text("Edit"), button:has-text("Run now")').count()).toBe(0);
     await ro.goto(`${vigil.url}/alert-channels`);
     await ro.locator('table[aria-label="Alert channels"] tbody tr').first().waitFor();
-    expect(await ro.locator('a:has-text("New webhook")').count()).toBe(0);
+    expect(await ro.locator('a:has-text("New channel")').count()).toBe(0);
+    await ro.goto(`${vigil.url}/maintenance`);
+    await ro.locator('h1', { hasText: 'Maintenance' }).waitFor();
+    await ro.locator('table[aria-label="Maintenance windows"]').waitFor();
+    expect(await ro.locator('a:has-text("New window")').count()).toBe(0);
     await ro.goto(`${vigil.url}/variables`);
     await ro.locator('h1').waitFor();
     expect(await ro.locator('button:has-text("Add variable")').count()).toBe(0);

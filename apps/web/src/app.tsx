@@ -10,10 +10,13 @@ import { ChannelsPage, ChannelPage } from './pages/channels.tsx';
 import { VariablesPage } from './pages/variables.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { StatusPagesPage } from './pages/status-pages.tsx';
+import { MaintenancePage } from './pages/maintenance.tsx';
+import { MaintenanceWindowPage } from './pages/maintenance-form.tsx';
 
 const NAV = [
   ['/', 'Checks'],
   ['/alert-channels', 'Alert channels'],
+  ['/maintenance', 'Maintenance'],
   ['/variables', 'Variables'],
   ['/status-pages', 'Status pages'],
   ['/settings', 'Settings'],
@@ -30,6 +33,9 @@ function Page({ path }: { path: string }) {
   if (match('/alert-channels/new', path)) return <ChannelPage />;
   if ((params = match('/alert-channels/:id', path))) return <ChannelPage channelId={params.id} />;
   if (path === '/alert-channels') return <ChannelsPage />;
+  if (match('/maintenance/new', path)) return <MaintenanceWindowPage />;
+  if ((params = match('/maintenance/:id', path))) return <MaintenanceWindowPage windowId={params.id} />;
+  if (path === '/maintenance') return <MaintenancePage />;
   if (path === '/variables') return <VariablesPage />;
   if (path === '/settings') return <SettingsPage />;
   if (path === '/status-pages') return <StatusPagesPage />;

@@ -1,28 +1,14 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, call, canWrite, raw, session } from '../api.ts';
-import type { Check, CheckAnalytics, CheckRunResult, CheckStatus } from '../api.gen.ts';
-import { Chart, type ChartSeries } from '../components/chart.tsx';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, call, canWrite, session } from '../api.ts';
+import type { Check, CheckRunResult, CheckStatus } from '../api.gen.ts';
+import { RANGES, ResponseChart, type RangeKey } from '../components/response-chart.tsx';
+import { HeartbeatPanel } from '../components/heartbeat-panel.tsx';
 import { RunDrawer } from '../components/run-drawer.tsx';
 import { WebVitals } from '../components/web-vitals.tsx';
-import { analyticsKind, statusClass, statusOf, timeMetric } from '../data.ts';
+import { statusClass, statusOf } from '../data.ts';
 import { relativeTime, useAsync } from '../hooks.ts';
 import { followEvents } from '../live.ts';
 import { navigate, setQuery, useLocation } from '../router.ts';
-
-const RANGES = { '24h': ['last24Hours', 2], '7d': ['last7Days', 15], '30d': ['last30Days', 60] } as const;
-type RangeKey = keyof typeof RANGES | 'custom';
-
-function windowQuery(range: RangeKey, from: string, to: string): { query: Record<string, string>; interval: number } {
-  if (range === 'custom' && from && to) {
-    const minutes = (Date.parse(to) - Date.parse(from)) / 60_000;
-    return {
-      query: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
-      interval: Math.max(1, Math.ceil(minutes / 720)),
-    };
-  }
-  const [quick, interval] = RANGES[range === 'custom' ? '24h' : range];
-  return { query: { quickRange: quick }, interval };
-}
 
 export function CheckPage(props: { checkId: string; runId?: string }) {
   const url = useLocation();
@@ -151,53 +137,6 @@ function CheckActions({ check }: { check: Check }) {
       </button>
       {message && <span role="status">{message}</span>}
     </>
-  );
-}
-
-function ResponseChart(props: { check: Check; range: RangeKey; from: string; to: string; groupBy: string }) {
-  const metric = timeMetric(props.check.checkType);
-  const { query, interval } = windowQuery(props.range, props.from, props.to);
-  const answer = useAsync(async () => {
-    if (!metric) return null;
-    const params = new URLSearchParams({
-      ...query,
-      aggregationInterval: String(interval),
-      metrics: props.groupBy ? `${metric}_p95` : `${metric}_p50,${metric}_p95,${metric}_p99`,
-      limit: '100',
-    });
-    if (props.groupBy) params.set('groupBy', props.groupBy);
-    return (await raw('GET', `/v1/analytics/${analyticsKind[props.check.checkType]}/${props.check.id}?${params}`))
-      .body as CheckAnalytics;
-  }, [props.check.id, props.range, props.from, props.to, props.groupBy]);
-  const chart = useMemo(() => {
-    const data = answer.data;
-    if (!data || !metric) return null;
-    const first = data.series[0]?.data ?? [];
-    const x = first.map((p) => Date.parse(String(p.timestamp)) / 1000);
-    const series: ChartSeries[] = props.groupBy
-      ? data.series.map((s) => ({
-          label: `${String((s as Record<string, unknown>)[props.groupBy] ?? '?')} p95`,
-          values: s.data.map((p) => p[`${metric}_p95`] as number | null),
-        }))
-      : (['p50', 'p95', 'p99'] as const).map((agg) => ({
-          label: agg,
-          values: first.map((p) => p[`${metric}_${agg}`] as number | null),
-        }));
-    return { x, series };
-  }, [answer.data]);
-  if (!metric) return null;
-  return (
-    <section class="card" aria-labelledby="chart-title">
-      <h2 id="chart-title">
-        Response time
-        {props.groupBy
-          ? ` (p95 by ${props.groupBy === 'runLocation' ? 'location' : 'status code'})`
-          : ' (p50, p95, p99)'}
-      </h2>
-      {answer.error && <p class="error-box">{answer.error.message}</p>}
-      {chart && <Chart x={chart.x} series={chart.series} unit="ms" title={`Response time of ${props.check.name}`} />}
-      {answer.loading && !chart && <p class="muted">Loading chart…</p>}
-    </section>
   );
 }
 
@@ -355,36 +294,6 @@ function Alerts({ check }: { check: Check }) {
           ))}
         </ul>
       )}
-    </section>
-  );
-}
-
-function HeartbeatPanel({ check }: { check: Check }) {
-  const heartbeat = (
-    check as { heartbeat?: { pingUrl?: string; period: number; periodUnit: string; grace: number; graceUnit: string } }
-  ).heartbeat;
-  const [copied, setCopied] = useState(false);
-  if (!heartbeat?.pingUrl) return <p class="muted">This heartbeat has no ping URL (external check).</p>;
-  return (
-    <section class="card" aria-labelledby="ping-title">
-      <h2 id="ping-title">Ping URL</h2>
-      <div class="row">
-        <code class="block" data-testid="ping-url">
-          {heartbeat.pingUrl}
-        </code>
-        <button
-          onClick={async () => {
-            await navigator.clipboard.writeText(heartbeat.pingUrl!).catch(() => undefined);
-            setCopied(true);
-          }}
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <p class="muted">
-        Expected every {heartbeat.period} {heartbeat.periodUnit}, with {heartbeat.grace} {heartbeat.graceUnit} grace.{' '}
-        <code>curl {heartbeat.pingUrl}</code>; append <code>/fail</code> to report a failure.
-      </p>
     </section>
   );
 }
