@@ -120,6 +120,8 @@ test('health', async ({ request }) => {
 
   it('a failing expect fails the run and names its step', async () => {
     await newScriptCheck();
+    // A run needs a valid definition too: without a name the API answers 400 and nothing runs.
+    await page.fill('input[name=name]', 'Degraded health script');
     await paste(script('degraded'));
     await page.click('button:has-text("Run")');
     await expect.poll(() => result().textContent(), { timeout: 120_000 }).toMatch(/Failed/);
@@ -142,4 +144,25 @@ test('health', async ({ request }) => {
     await expect.poll(() => editor().textContent(), { timeout: 60_000 }).toContain("test.step('check body'");
     expect(errors).toEqual([]);
   }, 120_000);
+
+  it('two edits inside one frame leave the page responsive and the editor holding the second', async () => {
+    await newScriptCheck();
+    await editor().click();
+    await page.keyboard.press('ControlOrMeta+A');
+    // What a Delete followed at once by a paste does when no frame falls between them, made
+    // certain: the browser's own insertText command twice, the console re-rendering in between
+    // (a macrotask) but not painting. The editor once fed the first text back from a stale
+    // effect here, and the two texts then chased each other forever.
+    const edited = page.evaluate(async () => {
+      document.execCommand('insertText', false, 'await test');
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      document.execCommand('insertText', false, '.');
+    });
+    const hung = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('the page stopped answering after two quick edits')), 15_000).unref(),
+    );
+    await Promise.race([edited.then(() => page.evaluate(() => 1)), hung]);
+    await expect.poll(() => editor().textContent()).toBe('await test.');
+    expect(errors).toEqual([]);
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Mounted } from '../script-editor/codemirror.ts';
 
 /**
@@ -39,7 +39,14 @@ export function CodeEditor(props: {
       editor.current = null;
     };
   }, []);
-  useEffect(() => editor.current?.setText(props.value), [props.value]);
+  // A text set from outside (a check loaded, "Start from the example") goes into the editor in the
+  // commit of the render that carries it. Not in a useEffect: that runs after the next paint, and
+  // Preact runs a pending one just before the component renders again. Two edits inside one frame
+  // (Delete then a paste) would then hand the editor the text of the first edit after it already
+  // holds the second: setText(old) reports old through onChange, the render that follows runs the
+  // effect still pending with the new text, and so on forever, in microtasks, hanging the tab.
+  // In the commit, props.value is what the editor itself last reported, or a text from outside.
+  useLayoutEffect(() => editor.current?.setText(props.value), [props.value]);
   return (
     <div class="code-editor" data-editor={state} data-name={props.name}>
       <div ref={host} hidden={state !== 'ready'} />
