@@ -43,6 +43,8 @@ export interface InstalledRuntime {
 
 export interface InstallOptions {
   logger: Logger;
+  /** Stops an install in progress (a runner shutting down); the half-built directory is removed. */
+  signal?: AbortSignal;
   /** The catalogue to install from; the bundled one by default. */
   runtimes?: Runtime[];
 }
@@ -93,12 +95,19 @@ export function createRuntimeInstallations(root: string): RuntimeInstallations {
   return { root, isInstalled: async (name) => (await findInstalled(root, name)) !== undefined };
 }
 
-async function npmCi(dir: string): Promise<void> {
-  // `env` adds the variable to the inherited environment: npm needs the operator's config (HOME,
-  // proxy, registry). Browsers are never downloaded; scripts drive Debian's chromium.
-  const args = ['PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1', 'npm', 'ci', '--ignore-scripts', '--no-audit', '--no-fund'];
+async function npmCi(dir: string, signal?: AbortSignal): Promise<void> {
+  // The inherited environment stays: npm needs the operator's config (HOME, proxy, registry).
+  // Browsers are never downloaded; scripts drive Debian's chromium. The umask is set because the
+  // sandbox reads the install as another user, and the standalone server runs with umask 077.
+  const command =
+    'umask 022 && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 exec npm ci --ignore-scripts --no-audit --no-fund --loglevel=error';
   try {
-    await run('env', [...args, '--loglevel=error'], { cwd: dir, timeout: 10 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+    await run('sh', ['-c', command], {
+      cwd: dir,
+      timeout: 10 * 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+      ...(signal ? { signal } : {}),
+    });
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
     throw new UnavailableError(`npm ci failed in ${dir}: ${stderr.slice(-2000) || (error as Error).message}`, {
@@ -187,7 +196,7 @@ export async function installRuntime(root: string, name: string, options: Instal
         const lockfile = await readFile(join(source, 'package-lock.json'));
         await copyFile(join(source, 'package.json'), join(tmp, 'package.json'));
         await writeFile(join(tmp, 'package-lock.json'), lockfile);
-        await npmCi(tmp);
+        await npmCi(tmp, options.signal);
         const nodeVersion = await verify(tmp, runtime);
         const marker = {
           name,
@@ -216,15 +225,20 @@ export async function installRuntime(root: string, name: string, options: Instal
  */
 export async function installMissing(
   root: string,
-  options: { logger: Logger; now: Date; runtimes?: Runtime[] },
+  options: { logger: Logger; now: Date; runtimes?: Runtime[]; signal?: AbortSignal },
 ): Promise<InstalledRuntime[]> {
   const catalogue = new RuntimeCatalogue(options.runtimes ?? loadCatalogue(), () => options.now);
   const installed: InstalledRuntime[] = [];
   const failures: string[] = [];
   for (const runtime of catalogue.usable()) {
+    if (options.signal?.aborted) break;
     try {
       installed.push(
-        await installRuntime(root, runtime.name, { logger: options.logger, runtimes: catalogue.catalogued }),
+        await installRuntime(root, runtime.name, {
+          logger: options.logger,
+          runtimes: catalogue.catalogued,
+          ...(options.signal ? { signal: options.signal } : {}),
+        }),
       );
     } catch (error) {
       options.logger.error({ err: error, runtime: runtime.name }, 'runtime install failed');

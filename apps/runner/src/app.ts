@@ -20,6 +20,7 @@ type RunnerAppConfig = Pick<
   | 'VIGIL_ENCRYPTION_KEY'
   | 'CHROMIUM_PATH'
   | 'VIGIL_RUNTIMES_DIR'
+  | 'VIGIL_RUNTIMES_INSTALL'
 >;
 
 /** Starts the runner from its configuration and registers its drain with the lifecycle. */
@@ -41,6 +42,7 @@ export function startRunnerApp(context: {
       runtimesDir: config.VIGIL_RUNTIMES_DIR,
       chromiumPath: config.CHROMIUM_PATH,
       logger: context.log,
+      installRuntimes: config.VIGIL_RUNTIMES_INSTALL,
     });
     context.platform.readiness.push(created.readiness);
     context.lifecycle.add('scripts', () => created.close());

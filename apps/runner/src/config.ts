@@ -19,6 +19,11 @@ export const runnerAppEnv = {
    * after this; a run's hard timeout is kept below it, so a live run is never taken over.
    */
   VIGIL_RUNNER_LEASE_MS: env.int(75_000, 5_000, 600_000),
+  /**
+   * Install the usable runtimes this host lacks when the runner starts (in the background, from
+   * the npm registry). Off where runtimes are baked into the image or installed by hand.
+   */
+  VIGIL_RUNTIMES_INSTALL: env.bool(true),
 };
 
 export const runnerConfigSchema = z.object({

@@ -1,6 +1,11 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '#core';
 import { runProbe, type ProbeContext } from '#probes';
+import { installStatus } from '#runtimes';
+import { eventually } from '#test-processes';
 import { createRunnerScripts, type RunnerScripts } from './scripts.ts';
 
 // The runner's sandbox and script runner: ready where bubblewrap works; where it cannot run,
@@ -63,4 +68,60 @@ describe('the runner’s script runner', () => {
     expect(result.errorMessage).toMatch(/sandbox unavailable/);
     expect(result.steps ?? []).toEqual([]);
   });
+});
+
+describe('runtimes installed by the runner at start', () => {
+  it(
+    'installs a missing runtime under umask 077 (the standalone server’s) so the sandbox can run it',
+    async () => {
+      if (!runtimeId) throw new Error('no runtime is installed');
+      const root = mkdtempSync(join(tmpdir(), 'runner-runtimes-'));
+      const previous = process.umask(0o077);
+      let scripts: RunnerScripts | undefined;
+      try {
+        scripts = createRunnerScripts({ runtimesDir: root, chromiumPath: undefined, logger, installRuntimes: true });
+        // Every usable runtime is installed in the background (npm ci of each lockfile, from npm's cache).
+        await eventually(
+          async () => (await installStatus(root, { now: new Date() })).missing,
+          (missing) => missing.length === 0,
+          8 * 60_000,
+          1_000,
+        );
+        process.umask(previous);
+        const { result } = await runProbe({ checkType: 'MULTI_STEP', script, runtimeId }, context(scripts));
+        expect(result.errorMessage).toBeUndefined();
+        expect(result.steps?.find((step) => step.name === 'adds')?.status).toBe('passed');
+      } finally {
+        process.umask(previous);
+        await scripts?.close();
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+    10 * 60_000,
+  );
+
+  it('close() stops an install in progress and leaves no half-built runtime behind', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'runner-runtimes-'));
+    try {
+      const scripts = createRunnerScripts({
+        runtimesDir: root,
+        chromiumPath: undefined,
+        logger,
+        installRuntimes: true,
+      });
+      // Let npm ci get going, then shut down as a runner does on SIGTERM.
+      await eventually(
+        async () => readdirSync(root).some((entry) => entry.startsWith('.tmp-')),
+        (started) => started,
+        60_000,
+        50,
+      );
+      const started = Date.now();
+      await scripts.close();
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(readdirSync(root).filter((entry) => !entry.endsWith('.lock'))).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 import type { Logger } from '#core';
 import type { ReadinessCheck } from '#http';
 import type { ScriptRunner } from '#probes';
-import { runtimesRoot } from '#runtimes';
+import { installMissing, runtimesRoot } from '#runtimes';
 import { createSandbox } from '#sandbox';
 import { createScriptRunner } from '#scripts';
 
@@ -24,8 +24,25 @@ export function createRunnerScripts(options: {
   logger: Logger;
   /** Debian's bubblewrap by default; tests point it at a missing binary to see the sandbox refuse. */
   bwrapPath?: string;
+  /**
+   * Installs the usable runtimes this host lacks, in the background (each is an `npm ci` of its
+   * committed lockfile). Until one is installed, its script checks fail saying it is missing.
+   */
+  installRuntimes?: boolean;
 }): RunnerScripts {
   const logger = options.logger.child({ component: 'scripts' });
+  const stopInstall = new AbortController();
+  let installing: Promise<void> = Promise.resolve();
+  if (options.installRuntimes) {
+    const root = runtimesRoot(options.runtimesDir);
+    installing = installMissing(root, { logger, now: new Date(), signal: stopInstall.signal }).then(
+      (installed) => logger.info({ root, runtimes: installed.map((runtime) => runtime.name) }, 'runtimes ready'),
+      (error: unknown) => {
+        if (!stopInstall.signal.aborted)
+          logger.error({ err: error, root }, 'runtimes not installed: their script checks fail until they are');
+      },
+    );
+  }
   const sandbox = createSandbox({ logger, ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}) });
   const scripts = createScriptRunner({
     sandbox,
@@ -46,6 +63,8 @@ export function createRunnerScripts(options: {
       },
     },
     async close() {
+      stopInstall.abort();
+      await installing;
       await scripts.close();
       await sandbox.close();
     },

@@ -59,6 +59,8 @@ export async function startStandalone(
       runtimesDir: config.VIGIL_RUNTIMES_DIR,
       chromiumPath: config.CHROMIUM_PATH,
       logger: log,
+      // The runner's start-up installs what is missing; an API-only process leaves it to runners.
+      installRuntimes: apps.has('runner') && config.VIGIL_RUNTIMES_INSTALL,
     });
     lifecycle.add('scripts', () => scriptRunner.close());
     const scripts = scriptRunner.scripts;
