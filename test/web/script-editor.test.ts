@@ -154,9 +154,12 @@ test('health', async ({ request }) => {
     // (a macrotask) but not painting. The editor once fed the first text back from a stale
     // effect here, and the two texts then chased each other forever.
     const edited = page.evaluate(async () => {
-      document.execCommand('insertText', false, 'await test');
+      // Runs in the page: the test's own tsconfig has no DOM types.
+      const doc = (globalThis as unknown as { document: { execCommand(c: string, u: boolean, v: string): void } })
+        .document;
+      doc.execCommand('insertText', false, 'await test');
       await new Promise((resolve) => setTimeout(resolve, 0));
-      document.execCommand('insertText', false, '.');
+      doc.execCommand('insertText', false, '.');
     });
     const hung = new Promise<never>((_, reject) =>
       setTimeout(() => reject(new Error('the page stopped answering after two quick edits')), 15_000).unref(),
