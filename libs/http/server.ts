@@ -8,7 +8,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from 'prom-client';
 import type { Logger } from '#core';
 import { clientErrorHandler, errorBody, frameworkError, installErrorHandlers, MAX_URL_LENGTH } from './errors.ts';
@@ -24,6 +24,8 @@ import {
 } from './openapi.ts';
 import { installRequestLogger } from './request-logger.ts';
 import { responseSerializerCompiler } from './serializer.ts';
+import { installStrictInput } from './strict-input.ts';
+import { validatorCompiler } from './validation.ts';
 
 export interface HttpServerOptions {
   log: Logger;
@@ -64,6 +66,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
+  // Before the document's hook (fastify-swagger) sees routes, so it documents the strict schemas.
+  installStrictInput(app);
   // A one-pass writer held to the zod path by a differential test; zod itself where it cannot be exact.
   app.setSerializerCompiler(responseSerializerCompiler);
   installJsonBodyParser(app);
