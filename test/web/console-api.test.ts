@@ -139,6 +139,23 @@ describe('console API: statuses, alerts, runs, events, status pages', () => {
     expect((await a.owner.get(`/v1/check-results/${checkId}?from=yesterday`)).body.message).toMatch(/^from/);
   });
 
+  it('pages raw runs by page number too, until an empty page; unknown parameters are named (issue 28, bug 4)', async () => {
+    const pages: string[][] = [];
+    for (let page = 1; page <= 4; page++) {
+      const answer = await a.owner.get(`/v1/check-results/${checkId}?limit=10&page=${page}`);
+      expect(answer.status).toBe(200);
+      pages.push(answer.body.items.map((r: { id: string }) => r.id));
+    }
+    expect(pages.map((ids) => ids.length)).toEqual([10, 10, 5, 0]);
+    expect(pages.flat()).toEqual([...runIds].reverse());
+    const both = await a.owner.get(`/v1/check-results/${checkId}?page=2&cursor=x`);
+    expect(both.status).toBe(400);
+    expect(both.body.message).toMatch(/^page: /);
+    const unknown = await a.owner.get(`/v1/check-results/${checkId}?pgae=2`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toBe('pgae: unknown query parameter; did you mean page?');
+  });
+
   it('streams status changes over SSE and bounds streams per key', async () => {
     const open = async () => {
       const controller = new AbortController();

@@ -47,6 +47,8 @@ export interface RunsFilter {
   hasFailures?: boolean | undefined;
   cursor?: string | undefined;
   limit: number;
+  /** Rows to skip first (page numbers); the cursor is the stable way, this one is Checkly's. */
+  offset?: number | undefined;
 }
 
 const TIMINGS = ['wait', 'dns', 'tcp', 'firstByte', 'download', 'total', 'connection', 'data'] as const;
@@ -93,7 +95,7 @@ function idExpr(store: AnalyticsStore): string {
   return store.dialect === 'clickhouse' ? 'toString(id)' : 'CAST(id AS VARCHAR)';
 }
 
-function whereClause(store: AnalyticsStore, filter: Omit<RunsFilter, 'limit' | 'cursor'>): string[] {
+function whereClause(store: AnalyticsStore, filter: Omit<RunsFilter, 'limit' | 'cursor' | 'offset'>): string[] {
   const d = store.dialect;
   const where = [`account_id = ${sqlString(filter.accountId, d)}`, `check_id = ${sqlString(filter.checkId, d)}`];
   if (filter.from) {
@@ -122,7 +124,7 @@ export async function readRuns(
       `(started_ms < ${sqlNumber(c.ms)} OR (started_ms = ${sqlNumber(c.ms)} AND ${id} < ${sqlString(c.id, store.dialect)}))`,
     );
   }
-  const sql = `SELECT ${id} AS rid, ${COLUMNS.join(', ')} FROM ${store.source} WHERE ${where.join(' AND ')} ORDER BY started_ms DESC, rid DESC LIMIT ${sqlNumber(filter.limit + 1)}`;
+  const sql = `SELECT ${id} AS rid, ${COLUMNS.join(', ')} FROM ${store.source} WHERE ${where.join(' AND ')} ORDER BY started_ms DESC, rid DESC LIMIT ${sqlNumber(filter.limit + 1)} OFFSET ${sqlNumber(filter.offset ?? 0)}`;
   const rows = await store.query(sql);
   const items = rows.slice(0, filter.limit).map(toRun);
   const last = items.at(-1);

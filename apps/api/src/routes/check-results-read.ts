@@ -77,6 +77,15 @@ const querySchema = z.object({
   hasFailures: z.enum(['true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(10),
   cursor: z.string().max(200).optional().describe('nextCursor of the previous page'),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      'Page, from 1, of limit runs each; a page past the last answers an empty list. Instead of cursor, which stays stable while new runs arrive',
+    ),
 });
 
 function instant(name: string, value: string | undefined): Date | undefined {
@@ -99,7 +108,7 @@ export function checkResultReadRoutes(
     config: { access: { minRole: 'READ_ONLY' } },
     schema: {
       tags: ['check results'],
-      summary: 'Raw runs of a check, newest first, with cursor pagination',
+      summary: 'Raw runs of a check, newest first, by cursor or by page',
       params: z.object({ checkId: z.string().max(64) }),
       querystring: querySchema,
       response: {
@@ -114,6 +123,8 @@ export function checkResultReadRoutes(
       const from = instant('from', q.from);
       const to = instant('to', q.to);
       if (from && to && from >= to) throw new ValidationError('to: must be after from');
+      if (q.page !== undefined && q.cursor !== undefined)
+        throw new ValidationError('page: give page or cursor, not both');
       return readRuns(deps.analytics, {
         accountId: access.accountId,
         checkId: check.id,
@@ -123,6 +134,7 @@ export function checkResultReadRoutes(
         hasFailures: q.hasFailures === undefined ? undefined : q.hasFailures === 'true',
         cursor: q.cursor,
         limit: q.limit,
+        offset: q.page === undefined ? 0 : (q.page - 1) * q.limit,
       });
     },
   });
