@@ -183,7 +183,11 @@ const scriptDetailsShape = {
     .max(MAX_STEPS_PER_RESULT)
     .optional()
     .describe('Script runs (MULTI_STEP, PLAYWRIGHT, BROWSER with a script): each test and test.step, in order'),
-  logs: truncated(MAX_SCRIPT_LOGS).optional().describe("Script runs: the script's console output, at most 64 KiB"),
+  logs: truncated(MAX_SCRIPT_LOGS)
+    .optional()
+    .describe(
+      "Script runs: the script's console output, at most 64 KiB. HEARTBEAT: the first 10 KiB of the ping's body (what the job sent)",
+    ),
   requests: z
     .array(requestSchema)
     .max(MAX_REQUESTS_PER_RESULT)
@@ -248,7 +252,8 @@ export const checkResultSchema = z
     onlyFor('statusText', typesWithStatusCode);
     onlyFor('pages', typesWithPages);
     onlyFor('heartbeat', ['HEARTBEAT']);
-    for (const field of ['steps', 'logs', 'requests', 'runtimeId'] as const) onlyFor(field, typesWithScripts);
+    for (const field of ['steps', 'requests', 'runtimeId'] as const) onlyFor(field, typesWithScripts);
+    onlyFor('logs', [...typesWithScripts, 'HEARTBEAT']);
     if (type === 'HEARTBEAT' && result.heartbeat === undefined) {
       ctx.addIssue({ code: 'custom', path: ['heartbeat'], message: 'required for HEARTBEAT results' });
     }

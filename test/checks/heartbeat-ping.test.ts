@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '#test-processes';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
@@ -83,6 +84,60 @@ describe('heartbeat ping URLs (embedded)', () => {
     expect(new Set(ids).size).toBe(3);
     await storedResults(a, check.id, ids);
     expect((await anonymous.post(`/ping/${check.heartbeat.pingToken}`)).body.status).toBe('EARLY');
+  });
+
+  it('takes a POST ping of any content type, or none, and keeps the first 10 KiB of its body as its log', async () => {
+    // Five pings a minute per URL here: a fresh check for every few.
+    const checks = await Promise.all([1, 2, 3].map(() => heartbeatCheck()));
+    let sentCount = 0;
+    const ping = async (body: string | Buffer | undefined, headers: Record<string, string> = {}, path = '') => {
+      const { a, check } = checks[Math.floor(sentCount++ / 4)]!;
+      const response = await fetch(`${vigil.url}/ping/${check.heartbeat.pingToken}${path}`, {
+        method: 'POST',
+        headers,
+        body,
+      });
+      const answer = (await response.json()) as { resultId: string; status: string };
+      expect(response.status, JSON.stringify(answer)).toBe(200);
+      return { a, checkId: check.id as string, resultId: answer.resultId };
+    };
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const big = 'é'.repeat(6000) + 'tail';
+    const sent: [Awaited<ReturnType<typeof ping>>, string | undefined][] = [
+      // curl -d '' and curl -d 'log=…', as cron lines send them.
+      [await ping('', form), undefined],
+      [await ping('log=backup%20done', form), 'log=backup%20done'],
+      [await ping('{not json', { 'content-type': 'application/json' }), '{not json'],
+      [await ping('plain', { 'content-type': 'text/plain' }), 'plain'],
+      [await ping(Buffer.from('bytes'), { 'content-type': 'application/octet-stream' }), 'bytes'],
+      [await ping(gzipSync('zipped'), { 'content-type': 'text/plain', 'content-encoding': 'gzip' }), 'zipped'],
+      // 12,000 bytes of two-byte characters: the log is the first 10 KiB, cut between characters.
+      [await ping(big, { 'content-type': 'text/plain' }), 'é'.repeat(5120)],
+      [await ping('exit 1', form, '/fail'), 'exit 1'],
+      [await ping(undefined), undefined],
+    ];
+    for (const [{ a, checkId, resultId }, log] of sent) {
+      const stored = await eventually(
+        () => a.owner.get(`/v1/check-results/${checkId}/${resultId}`),
+        (r) => r.status === 200,
+        15_000,
+      );
+      expect(stored.body.logs).toBe(log);
+    }
+  });
+
+  it('rotates the token with a bodiless POST that says Content-Type: application/json', async () => {
+    const { a, check } = await heartbeatCheck();
+    const rotated = await fetch(`${vigil.url}/v1/checks/${check.id}/heartbeat/rotate`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${a.ownerKey}`,
+        'x-service-account': a.accountId,
+        'content-type': 'application/json',
+      },
+      body: '',
+    });
+    expect(rotated.status).toBe(200);
   });
 
   it('answers an unknown token with 404, and rate-limits each token', async () => {

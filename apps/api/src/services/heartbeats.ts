@@ -8,6 +8,9 @@ import type { StateStore } from '#statestore';
 /** Where the time of a check's last ping is kept; the runner reads it to find missed periods. */
 export const lastPingKey = (checkId: string) => `heartbeat:last:${checkId}`;
 
+/** The ping's log: the first 10 KiB of its body, as healthchecks.io keeps. */
+export const MAX_PING_LOG_BYTES = 10 * 1024;
+
 export interface PingOutcome {
   checkId: string;
   status: HeartbeatStatus;
@@ -39,6 +42,7 @@ interface Waiting {
   token: string;
   failed: boolean;
   at: number;
+  log: string | undefined;
   resolve: (outcome: PingOutcome) => void;
   reject: (error: unknown) => void;
 }
@@ -71,10 +75,11 @@ export class HeartbeatService {
 
   constructor(private readonly options: HeartbeatOptions) {}
 
-  ping(token: string, failed: boolean, now: Date): Promise<PingOutcome> {
+  /** `log` is what the job sent (at most MAX_PING_LOG_BYTES of it), kept with the ping's result. */
+  ping(token: string, failed: boolean, now: Date, log?: string): Promise<PingOutcome> {
     this.limit(token, now.getTime());
     return new Promise((resolve, reject) => {
-      this.queue.push({ token, failed, at: now.getTime(), resolve, reject });
+      this.queue.push({ token, failed, at: now.getTime(), log: log || undefined, resolve, reject });
       this.schedule();
     });
   }
@@ -222,6 +227,8 @@ export class HeartbeatService {
       attempts: 1,
       heartbeat: { status: failed ? 'FAILING' : status },
       ...(failed ? { errorMessage: 'The job reported a failure (/fail)' } : {}),
+      // Stored with the result (analytics, the script-details column); GET /v1/check-results/{checkId}/{id} shows it.
+      ...(waiting.log ? { logs: waiting.log } : {}),
     };
   }
 }
