@@ -47,7 +47,9 @@ export const webhookEnv = {
   VIGIL_WEBHOOK_TIMEOUT_MS: env.int(30_000, 100, 120_000),
   VIGIL_WEBHOOK_MAX_RETRIES: env.int(5, 0, 20),
   VIGIL_WEBHOOK_RETRY_DELAY_MS: env.int(20_000, 10, 3_600_000),
-  /** Lifts the SSRF block on private, loopback and metadata addresses: for tests and self-hosting. */
+  /** The one switch (see privateTargetsAllowed); this older name still works as an alias for deliveries. */
+  VIGIL_ALLOW_PRIVATE_TARGETS: env.bool(false),
+  /** Alias of VIGIL_ALLOW_PRIVATE_TARGETS for alert deliveries only, kept from before it existed. */
   VIGIL_WEBHOOK_ALLOW_PRIVATE: env.bool(false),
   /** Deliveries attempted at once to one receiver origin; a process runs twice this across receivers. */
   VIGIL_WEBHOOK_CONCURRENCY: env.int(32, 1, 1000),
@@ -76,7 +78,9 @@ export const runnerEnv = {
     .max(64)
     .regex(/^[^\p{Cc}]+$/u, 'must not contain control characters')
     .default('local'),
-  /** Lets check targets be loopback, private, link-local or metadata addresses: for self-hosters. */
+  /** The one switch (see privateTargetsAllowed); repeated here so the runner alone reads it too. */
+  VIGIL_ALLOW_PRIVATE_TARGETS: env.bool(false),
+  /** Alias of VIGIL_ALLOW_PRIVATE_TARGETS for checks and scripts only, kept from before it existed. */
   VIGIL_RUNNER_ALLOW_PRIVATE: env.bool(false),
   /** Debian's chromium; browser checks drive it with playwright-core. */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
@@ -93,4 +97,26 @@ export type PlatformConfig = z.output<z.ZodObject<typeof platformEnv>>;
 export function listenUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/** The switch that lets checks, scripts and alert deliveries reach private, loopback and link-local addresses. */
+export const PRIVATE_TARGETS_SWITCH = 'VIGIL_ALLOW_PRIVATE_TARGETS';
+
+/**
+ * Whether checks and scripts may reach private addresses: the one switch, or its older alias.
+ * Cloud metadata addresses stay blocked either way (the address policy's own rule).
+ */
+export function checksMayReachPrivate(config: {
+  VIGIL_ALLOW_PRIVATE_TARGETS: boolean;
+  VIGIL_RUNNER_ALLOW_PRIVATE: boolean;
+}): boolean {
+  return config.VIGIL_ALLOW_PRIVATE_TARGETS || config.VIGIL_RUNNER_ALLOW_PRIVATE;
+}
+
+/** Whether alert deliveries (webhooks, hosted services, the SMTP relay) may reach private addresses. */
+export function deliveriesMayReachPrivate(config: {
+  VIGIL_ALLOW_PRIVATE_TARGETS: boolean;
+  VIGIL_WEBHOOK_ALLOW_PRIVATE: boolean;
+}): boolean {
+  return config.VIGIL_ALLOW_PRIVATE_TARGETS || config.VIGIL_WEBHOOK_ALLOW_PRIVATE;
 }

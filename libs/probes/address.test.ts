@@ -23,7 +23,7 @@ describe('cloud metadata addresses', () => {
       expect(refused).toBeInstanceOf(AddressRefused);
       expect(refused?.message).toContain('cloud metadata');
       // The hint to allow private targets would not help here, so it is not given.
-      expect(refused?.message).not.toContain('VIGIL_RUNNER_ALLOW_PRIVATE');
+      expect(refused?.message).not.toContain('VIGIL_ALLOW_PRIVATE_TARGETS');
     });
   }
 

@@ -5,7 +5,7 @@ import { checkAddress } from '#webhooks';
 
 /**
  * Check targets are user-controlled, so they get the webhooks' address policy: loopback, private,
- * link-local and metadata addresses are refused unless VIGIL_RUNNER_ALLOW_PRIVATE=true. Cloud
+ * link-local and metadata addresses are refused unless VIGIL_ALLOW_PRIVATE_TARGETS=true. Cloud
  * metadata services are refused even then: they hand out the host's credentials, and no
  * self-hoster monitors them on purpose.
  */
@@ -13,7 +13,7 @@ export class AddressRefused extends Error {
   override readonly name = 'AddressRefused';
 }
 
-export const ALLOW_PRIVATE_HINT = 'private targets need VIGIL_RUNNER_ALLOW_PRIVATE=true';
+export const ALLOW_PRIVATE_HINT = 'private targets need VIGIL_ALLOW_PRIVATE_TARGETS=true';
 
 // Well-known instance-metadata and credential endpoints of cloud providers.
 const METADATA = [

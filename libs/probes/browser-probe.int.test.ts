@@ -107,7 +107,7 @@ describe('browser probe in Chromium', () => {
 
   it('refuses private targets without allowPrivate: literal, by name, and through the policy proxy', async () => {
     const literal = await runProbe(browser(`${server.url}/`), probeContext({ browser: pool, allowPrivate: false }));
-    expect(literal.result.errorMessage).toContain('VIGIL_RUNNER_ALLOW_PRIVATE');
+    expect(literal.result.errorMessage).toContain('VIGIL_ALLOW_PRIVATE_TARGETS');
     // A name is resolved by the proxy Chromium connects through, which refuses loopback.
     const named = await runProbe(
       browser(`http://localhost:${server.port}/`),
@@ -115,7 +115,7 @@ describe('browser probe in Chromium', () => {
     );
     expect(named.result.hasFailures).toBe(true);
     expect(named.result.errorMessage).toContain('localhost resolves to a blocked address');
-    expect(named.result.errorMessage).toContain('VIGIL_RUNNER_ALLOW_PRIVATE');
+    expect(named.result.errorMessage).toContain('VIGIL_ALLOW_PRIVATE_TARGETS');
   });
 
   it('keeps a secret in the URL out of pages[] and the error', async () => {

@@ -110,6 +110,6 @@ describe('DNS probe against dnsmasq', () => {
   it('refuses a private nameServer without allowPrivate', async () => {
     const { result } = await runProbe(dns({ query: 'www.vigil.test' }), probeContext({ allowPrivate: false }));
     expect(result.hasFailures).toBe(true);
-    expect(result.errorMessage).toContain('VIGIL_RUNNER_ALLOW_PRIVATE');
+    expect(result.errorMessage).toContain('VIGIL_ALLOW_PRIVATE_TARGETS');
   });
 });

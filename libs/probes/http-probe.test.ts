@@ -231,7 +231,7 @@ describe('API and URL probes over real HTTP', () => {
       const { result } = await runProbe(api({ url }), probeContext({ allowPrivate: false }));
       expect(result.hasFailures).toBe(true);
       expect(result.errorMessage).toContain('loopback');
-      expect(result.errorMessage).toContain('VIGIL_RUNNER_ALLOW_PRIVATE');
+      expect(result.errorMessage).toContain('VIGIL_ALLOW_PRIVATE_TARGETS');
     }
     expect(seen.some((request) => request.url === '/json' && request.headers.host?.includes('localhost'))).toBe(false);
   });

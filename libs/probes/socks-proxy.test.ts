@@ -44,7 +44,7 @@ function connectThrough(host: string, port: number, through: PolicyProxy = proxy
 describe('SOCKS5 policy proxy', () => {
   it('refuses a name that resolves to loopback and records why', async () => {
     expect(await connectThrough('localhost', targetPort)).toBe(0x02);
-    expect(proxy.refusals.get('localhost')).toMatch(/loopback.*VIGIL_RUNNER_ALLOW_PRIVATE/);
+    expect(proxy.refusals.get('localhost')).toMatch(/loopback.*VIGIL_ALLOW_PRIVATE_TARGETS/);
   });
 
   it('refuses a literal private address', async () => {

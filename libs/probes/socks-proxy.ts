@@ -9,7 +9,7 @@ import { checkLiteral, guardedLookup } from './address.ts';
  */
 export interface PolicyProxy {
   server: string;
-  /** Every refused connection, as `refused: … (…VIGIL_RUNNER_ALLOW_PRIVATE…)`, by host. */
+  /** Every refused connection, as `refused: … (…VIGIL_ALLOW_PRIVATE_TARGETS…)`, by host. */
   refusals: Map<string, string>;
   /**
    * Why a permitted connection failed, in Chromium's words, by host: through a SOCKS proxy

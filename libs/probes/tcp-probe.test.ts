@@ -100,7 +100,7 @@ describe('TCP probe against a real echo server', () => {
     expect(closed.result.errorMessage).toContain('ECONNREFUSED');
     for (const hostname of ['127.0.0.1', 'localhost']) {
       const refused = await runProbe(tcp({ hostname }), probeContext({ allowPrivate: false }));
-      expect(refused.result.errorMessage).toContain('VIGIL_RUNNER_ALLOW_PRIVATE');
+      expect(refused.result.errorMessage).toContain('VIGIL_ALLOW_PRIVATE_TARGETS');
     }
   });
 

@@ -50,7 +50,7 @@ export interface ProbeContext {
   variables: Record<string, string>;
   /** Scrubbed from every string a probe outputs (result, assertion outcomes, errors). */
   secretValues: string[];
-  /** Lifts the address policy (VIGIL_RUNNER_ALLOW_PRIVATE). */
+  /** Lifts the address policy (VIGIL_ALLOW_PRIVATE_TARGETS, or its alias VIGIL_RUNNER_ALLOW_PRIVATE). */
   allowPrivate: boolean;
   /** Hard limit of one attempt, in ms. */
   timeoutMs: number;

@@ -92,7 +92,7 @@ describe('deliverWebhook: cached request targets', () => {
     expect(refused.map((r) => r.outcome)).toEqual(['refused', 'refused']);
     expect(lookups).toBe(2);
     // The literal-address verdict is cached per policy: allowed only where private addresses are.
-    expect(cachedTarget(`http://${base}/`, false).refusal).toMatch(/VIGIL_WEBHOOK_ALLOW_PRIVATE/);
+    expect(cachedTarget(`http://${base}/`, false).refusal).toMatch(/VIGIL_ALLOW_PRIVATE_TARGETS/);
     expect(cachedTarget(`http://${base}/`, true).refusal).toBeNull();
     const local = await deliverWebhook(
       { url: `http://localhost:${base.split(':')[1]}/`, method: 'POST', headers: {}, body: '' },

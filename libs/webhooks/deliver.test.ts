@@ -331,7 +331,7 @@ describe('deliverWebhook address policy (allowPrivate false)', () => {
     );
     expect(result).toMatchObject({
       outcome: 'refused',
-      error: `${reason}; set VIGIL_WEBHOOK_ALLOW_PRIVATE=true to deliver to private addresses`,
+      error: `${reason}; set VIGIL_ALLOW_PRIVATE_TARGETS=true to deliver to private addresses`,
       responseBody: '',
     });
     expect(result.durationMs).toBeLessThan(1000);
@@ -352,7 +352,7 @@ describe('deliverWebhook address policy (allowPrivate false)', () => {
     expect(refused).toMatchObject({
       outcome: 'refused',
       error:
-        'hooks.rebind.test resolves to a blocked address: 127.0.0.1 is in the loopback range 127.0.0.0/8; set VIGIL_WEBHOOK_ALLOW_PRIVATE=true to deliver to private addresses',
+        'hooks.rebind.test resolves to a blocked address: 127.0.0.1 is in the loopback range 127.0.0.0/8; set VIGIL_ALLOW_PRIVATE_TARGETS=true to deliver to private addresses',
     });
     expect(lookups).toContain('hooks.rebind.test');
     expect(target.received).toHaveLength(0);

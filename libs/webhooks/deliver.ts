@@ -11,7 +11,7 @@ import { isJsonBody } from './render.ts';
 import { signatureHeaders } from './signing.ts';
 
 /** Named in every address-policy refusal, so the way to allow a local receiver is in the message. */
-const PRIVATE_HINT = '; set VIGIL_WEBHOOK_ALLOW_PRIVATE=true to deliver to private addresses';
+const PRIVATE_HINT = '; set VIGIL_ALLOW_PRIVATE_TARGETS=true to deliver to private addresses';
 
 export const RESPONSE_BODY_LIMIT = 4096;
 
@@ -31,7 +31,7 @@ export type Resolver = (
 
 export interface DeliveryOptions {
   timeoutMs: number;
-  /** Lifts the address policy (VIGIL_WEBHOOK_ALLOW_PRIVATE): for tests and self-hosting. */
+  /** Lifts the address policy (VIGIL_ALLOW_PRIVATE_TARGETS, or its alias VIGIL_WEBHOOK_ALLOW_PRIVATE): for tests and self-hosting. */
   allowPrivate: boolean;
   userAgent: string;
   /** Sent as `webhook-id`; the same on every retry so receivers can de-duplicate. */

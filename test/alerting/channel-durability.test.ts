@@ -98,7 +98,7 @@ describe('new channel types without private targets', () => {
 
     const pd = await account.owner.post(`/v1/alert-channels/${channel.id}/test`);
     expect(pd.body.outcome).toBe('refused');
-    expect(pd.body.error).toMatch(/127\.0\.0\.1 is in the loopback range.*VIGIL_WEBHOOK_ALLOW_PRIVATE/);
+    expect(pd.body.error).toMatch(/127\.0\.0\.1 is in the loopback range.*VIGIL_ALLOW_PRIVATE_TARGETS/);
     expect(receiver.received).toHaveLength(0);
 
     const email = await account.owner.post('/v1/alert-channels', {

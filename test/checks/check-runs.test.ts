@@ -117,6 +117,6 @@ describe('running checks from the API: the address policy (embedded, private tar
     });
     expect(run.status).toBe(200);
     expect(run.body.result.hasFailures).toBe(true);
-    expect(run.body.result.errorMessage).toMatch(/VIGIL_RUNNER_ALLOW_PRIVATE/);
+    expect(run.body.result.errorMessage).toMatch(/VIGIL_ALLOW_PRIVATE_TARGETS/);
   });
 });

@@ -92,7 +92,7 @@ describe.concurrent('alert-channels', () => {
       ),
     ]);
     // The CLI cannot know the server's policy; for a loopback URL it says what the default one does.
-    expect(ops.stderr).toMatch(/^Warning: 127\.0\.0\.1 is a private address: .*VIGIL_WEBHOOK_ALLOW_PRIVATE=true\n$/);
+    expect(ops.stderr).toMatch(/^Warning: 127\.0\.0\.1 is a private address: .*VIGIL_ALLOW_PRIVATE_TARGETS=true\n$/);
     expect(ops.code).toBe(0);
     expect(ops.stdout).toMatch(/^Created alert channel Ops: [0-9a-f-]{36}\n$/);
     expect(ops.stdout).not.toContain(SECRET);

@@ -74,7 +74,7 @@ describe('locked values in runs, private targets refused (the refusal message)',
       });
       expect(run.status, JSON.stringify(run.body)).toBe(200);
       expect(run.body.result.hasFailures).toBe(true);
-      expect(run.body.result.errorMessage).toMatch(/VIGIL_RUNNER_ALLOW_PRIVATE/);
+      expect(run.body.result.errorMessage).toMatch(/VIGIL_ALLOW_PRIVATE_TARGETS/);
       expect(leaks(run.body)).toEqual([]);
       expect(run.body.result.errorMessage).toContain(MASK);
     }

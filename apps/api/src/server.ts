@@ -12,7 +12,7 @@ import {
   type SecretBox,
 } from '#core';
 import { createMetricsRegistry } from '#http';
-import { createPlatform, type Platform } from '#platform';
+import { checksMayReachPrivate, createPlatform, deliveriesMayReachPrivate, type Platform } from '#platform';
 import { createCheckpointWaiter } from '#projections';
 import { channelEndpoints, DeliveryStore, Dispatcher } from '#notify';
 import { createBusSink, createCheckLookup, createDirectSink } from '#pipeline';
@@ -167,7 +167,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       sink,
       prober: probes,
       location: config.VIGIL_RUNNER_DEFAULT_LOCATION,
-      allowPrivate: config.VIGIL_RUNNER_ALLOW_PRIVATE,
+      allowPrivate: checksMayReachPrivate(config),
       locations,
       runtimes: services.runtimes,
     });
@@ -214,7 +214,7 @@ function createAlerting(
     log,
     timeoutMs: config.VIGIL_WEBHOOK_TIMEOUT_MS,
     retry: { maxRetries: config.VIGIL_WEBHOOK_MAX_RETRIES, delayMs: config.VIGIL_WEBHOOK_RETRY_DELAY_MS },
-    allowPrivate: config.VIGIL_WEBHOOK_ALLOW_PRIVATE,
+    allowPrivate: deliveriesMayReachPrivate(config),
     userAgent,
     publicUrl: config.VIGIL_PUBLIC_URL,
     region: config.VIGIL_REGION,
@@ -222,7 +222,7 @@ function createAlerting(
   });
   return {
     channels: new ChannelService(commands, readModels, box, {
-      allowPrivate: config.VIGIL_WEBHOOK_ALLOW_PRIVATE,
+      allowPrivate: deliveriesMayReachPrivate(config),
       emailConfigured: config.VIGIL_SMTP_URL !== undefined,
     }),
     dispatcher,

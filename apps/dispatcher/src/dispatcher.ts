@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { parseAlertEvent, type AlertEvent } from '#alerting';
 import { ConfigError, createSecretBox, InternalError, parseEncryptionKey, type Lifecycle, type Logger } from '#core';
 import { channelEndpoints, DeliveryStore, Dispatcher } from '#notify';
-import type { Platform } from '#platform';
+import { deliveriesMayReachPrivate, type Platform } from '#platform';
 import { ReadModels } from '#readmodels';
 import type { DispatcherConfig } from './config.ts';
 
@@ -32,7 +32,7 @@ export async function startDispatcher(deps: {
     metrics: deps.metrics,
     timeoutMs: config.VIGIL_WEBHOOK_TIMEOUT_MS,
     retry: { maxRetries: config.VIGIL_WEBHOOK_MAX_RETRIES, delayMs: config.VIGIL_WEBHOOK_RETRY_DELAY_MS },
-    allowPrivate: config.VIGIL_WEBHOOK_ALLOW_PRIVATE,
+    allowPrivate: deliveriesMayReachPrivate(config),
     userAgent: deps.userAgent,
     publicUrl: config.VIGIL_PUBLIC_URL,
     region: config.VIGIL_REGION,

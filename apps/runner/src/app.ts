@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Lifecycle, Logger } from '#core';
-import type { Platform } from '#platform';
+import { checksMayReachPrivate, type Platform } from '#platform';
 import type { ResultSink } from '#pipeline';
 import type { ScriptRunner } from '#probes';
 import { loadCatalogue, RuntimeCatalogue } from '#runtimes';
@@ -13,6 +13,7 @@ type RunnerAppConfig = Pick<
   | 'VIGIL_RUNNER_LOCATION'
   | 'VIGIL_RUNNER_DEFAULT_LOCATION'
   | 'VIGIL_RUNNER_ALLOW_PRIVATE'
+  | 'VIGIL_ALLOW_PRIVATE_TARGETS'
   | 'VIGIL_RUNNER_CONCURRENCY'
   | 'VIGIL_RUNNER_ACCOUNT_CONCURRENCY'
   | 'VIGIL_RUNNER_SCRIPT_CONCURRENCY'
@@ -63,7 +64,7 @@ export function startRunnerApp(context: {
     settings: {
       location: config.VIGIL_RUNNER_LOCATION,
       defaultLocation: config.VIGIL_RUNNER_DEFAULT_LOCATION,
-      allowPrivate: config.VIGIL_RUNNER_ALLOW_PRIVATE,
+      allowPrivate: checksMayReachPrivate(config),
       concurrency: config.VIGIL_RUNNER_CONCURRENCY,
       accountConcurrency: config.VIGIL_RUNNER_ACCOUNT_CONCURRENCY,
       scriptConcurrency: config.VIGIL_RUNNER_SCRIPT_CONCURRENCY,

@@ -51,8 +51,16 @@ export async function ensureAdminKey(
  * What a first start prints: the admin key (shown once) and what to do next. It goes to stdout
  * on purpose, outside the structured log, so the key is never shipped to a log store.
  */
-export function startBanner(url: string, adminKey: string | undefined): string {
+export function startBanner(url: string, adminKey: string | undefined, privateTargets = false): string {
   const lines = ['', `Vigil is running at ${url}`, ''];
+  // The switch newcomers need first (a check of localhost, a receiver on this machine) is named here.
+  if (!privateTargets)
+    lines.push(
+      'Checks, scripts and alert deliveries may not reach loopback or private addresses (SSRF policy).',
+      'To monitor this machine or your network, or deliver to a local receiver, start with',
+      '  VIGIL_ALLOW_PRIVATE_TARGETS=true npm start',
+      '',
+    );
   if (adminKey)
     lines.push(
       'Platform admin key (shown once; only its hash is kept; set VIGIL_ADMIN_KEY to use your own):',

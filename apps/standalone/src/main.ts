@@ -1,4 +1,5 @@
 import { createLogger, isAppError } from '#core';
+import { checksMayReachPrivate, deliveriesMayReachPrivate } from '#platform';
 import { loadStandaloneConfig } from './config.ts';
 import { startBanner } from './local-secrets.ts';
 import { startStandalone } from './standalone.ts';
@@ -14,7 +15,13 @@ try {
   running.lifecycle.handleSignals();
   // The banner shows the key once; later starts print it only on a terminal, as a reminder of the URLs.
   if (running.generatedAdminKey || process.stdout.isTTY)
-    process.stdout.write(startBanner(running.url, running.generatedAdminKey));
+    process.stdout.write(
+      startBanner(
+        running.url,
+        running.generatedAdminKey,
+        checksMayReachPrivate(config) && deliveriesMayReachPrivate(config),
+      ),
+    );
 } catch (error) {
   log.fatal({ err: isAppError(error) ? { message: error.message, code: error.code } : error }, 'vigil failed to start');
   process.exit(1);

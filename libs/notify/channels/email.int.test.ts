@@ -74,7 +74,7 @@ describe('email through a real SMTP server', () => {
     const result = await sendEmail(emailMessage('oncall@example.com', summary), options({ allowPrivate: false }));
     expect(result.outcome).toBe('refused');
     expect(result.error).toMatch(
-      /SMTP host 127\.0\.0\.1 resolves to a blocked address: .*loopback.*VIGIL_WEBHOOK_ALLOW_PRIVATE/,
+      /SMTP host 127\.0\.0\.1 resolves to a blocked address: .*loopback.*VIGIL_ALLOW_PRIVATE_TARGETS/,
     );
     const named = await sendEmail(
       emailMessage('oncall@example.com', summary),

@@ -14,7 +14,7 @@ export interface EmailOptions {
   deliveryId: string;
 }
 
-const PRIVATE_HINT = '; set VIGIL_WEBHOOK_ALLOW_PRIVATE=true to deliver to private addresses';
+const PRIVATE_HINT = '; set VIGIL_ALLOW_PRIVATE_TARGETS=true to deliver to private addresses';
 
 /**
  * Where to connect: the relay's name resolved now and every address vetted by the same policy as

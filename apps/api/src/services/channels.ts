@@ -30,7 +30,7 @@ export function templateSandbox(): TemplateSandbox {
 export type ChannelJson = ReturnType<ChannelService['present']>;
 
 export interface ChannelServiceOptions {
-  /** VIGIL_WEBHOOK_ALLOW_PRIVATE: plain http is then accepted where the hosted services require https. */
+  /** VIGIL_ALLOW_PRIVATE_TARGETS: plain http is then accepted where the hosted services require https. */
   allowPrivate?: boolean;
   /** Whether VIGIL_SMTP_URL is set: an EMAIL channel without it names that as its problem. */
   emailConfigured?: boolean;
@@ -272,6 +272,6 @@ export async function checkChannel(input: AlertChannelInput, options: ChannelSer
   const url = 'url' in input.config ? input.config.url : undefined;
   if (typeof url === 'string' && !options.allowPrivate && !/^https:/i.test(url.trim()))
     throw new ValidationError(
-      `config.url: ${input.type} requires an https URL (plain http is accepted only with VIGIL_WEBHOOK_ALLOW_PRIVATE=true)`,
+      `config.url: ${input.type} requires an https URL (plain http is accepted only with VIGIL_ALLOW_PRIVATE_TARGETS=true)`,
     );
 }

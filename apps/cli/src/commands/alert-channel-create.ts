@@ -51,7 +51,7 @@ export function registerCreate(channels: Command): void {
       const local = url === undefined ? undefined : privateTarget(url);
       if (local)
         ctx.out.warn(
-          `${local} is a private address: deliveries are refused unless the server runs with VIGIL_WEBHOOK_ALLOW_PRIVATE=true`,
+          `${local} is a private address: deliveries are refused unless the server runs with VIGIL_ALLOW_PRIVATE_TARGETS=true`,
         );
     });
   example(
