@@ -337,6 +337,23 @@ describe('deliverWebhook address policy (allowPrivate false)', () => {
     expect(result.durationMs).toBeLessThan(1000);
   });
 
+  it('with private targets allowed, still refuses cloud metadata: a literal address and a name that resolves to one', async () => {
+    const literal = await deliverWebhook(
+      { url: 'http://169.254.169.254/latest/meta-data/', method: 'GET', headers: {}, body: '' },
+      { ...base, timeoutMs: 60_000 },
+    );
+    expect(literal).toMatchObject({ outcome: 'refused' });
+    expect(literal.error).toMatch(/169\.254\.169\.254 is a cloud metadata address/);
+    const toMetadata: Resolver = (_hostname, _options, callback) =>
+      callback(null, [{ address: 'fd00:ec2::254', family: 6 }]);
+    const named = await deliverWebhook(
+      { url: 'http://meta.rebind.test/x', method: 'POST', headers: {}, body: '{}' },
+      { ...base, resolve: toMetadata, timeoutMs: 60_000 },
+    );
+    expect(named).toMatchObject({ outcome: 'refused' });
+    expect(named.error).toMatch(/meta\.rebind\.test resolves to fd00:ec2::254, a cloud metadata address/);
+  });
+
   it('checks the addresses a name resolves to at connect time (DNS rebinding)', async () => {
     const target = await receiver();
     const lookups: string[] = [];

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { urlToHttpOptions } from 'node:url';
 import { checkAddress } from './address-policy.ts';
+import { metadataRange } from './metadata.ts';
 import { SERVICE_HEADER_NAMES } from './headers.ts';
 import { isJsonBody } from './render.ts';
 import { signatureHeaders } from './signing.ts';
@@ -113,7 +114,16 @@ function connectLookup(resolve: Resolver, guarded: boolean) {
   return (hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error);
-      for (const { address } of guarded ? addresses : []) {
+      for (const { address } of addresses) {
+        // Guarded, the policy refuses metadata with the rest; open, metadata is still refused.
+        const metadata = guarded ? undefined : metadataRange(address);
+        if (metadata)
+          return callback(
+            new AddressRefused(
+              `${hostname} resolves to ${address}, a cloud metadata address (${metadata}): never delivered to`,
+            ),
+          );
+        if (!guarded) continue;
         const verdict = checkAddress(address);
         if (!verdict.allowed)
           return callback(
@@ -151,6 +161,9 @@ function targetOf(rawUrl: string, allowPrivate: boolean): Target {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return { refusal: `refused: only http and https URLs are delivered, not ${url.protocol}` };
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  // With the switch on, cloud metadata is still refused (strict, the policy below refuses it too).
+  const metadata = allowPrivate && isIP(host) !== 0 ? metadataRange(host) : undefined;
+  if (metadata) return { refusal: `refused: ${host} is a cloud metadata address (${metadata}): never delivered to` };
   if (!allowPrivate && isIP(host) !== 0) {
     // A literal address never goes through the lookup, so it is judged here.
     const verdict = checkAddress(host);

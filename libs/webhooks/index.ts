@@ -59,3 +59,4 @@ export {
   type TemplateSandbox,
   type TemplateFieldIssue,
 } from './sandbox.ts';
+export { metadataRange } from './metadata.ts';

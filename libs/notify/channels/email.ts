@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
-import { checkAddress, type DeliveryResult } from '#webhooks';
+import { checkAddress, metadataRange, type DeliveryResult } from '#webhooks';
 import type { EmailMessage } from './email-message.ts';
 
 export interface EmailOptions {
@@ -24,12 +24,15 @@ const PRIVATE_HINT = '; set VIGIL_ALLOW_PRIVATE_TARGETS=true to deliver to priva
 async function vettedAddress(host: string, allowPrivate: boolean): Promise<{ address: string } | { refusal: string }> {
   const addresses = isIP(host) ? [{ address: host }] : await lookup(host, { all: true });
   if (addresses.length === 0) return { refusal: `${host} has no address` };
-  if (!allowPrivate)
-    for (const { address } of addresses) {
-      const verdict = checkAddress(address);
-      if (!verdict.allowed)
-        return { refusal: `the SMTP host ${host} resolves to a blocked address: ${verdict.reason}${PRIVATE_HINT}` };
-    }
+  for (const { address } of addresses) {
+    const metadata = metadataRange(address);
+    if (metadata)
+      return { refusal: `the SMTP host ${host} resolves to ${address}, a cloud metadata address (${metadata})` };
+    if (allowPrivate) continue;
+    const verdict = checkAddress(address);
+    if (!verdict.allowed)
+      return { refusal: `the SMTP host ${host} resolves to a blocked address: ${verdict.reason}${PRIVATE_HINT}` };
+  }
   return { address: addresses[0]!.address };
 }
 
