@@ -31,13 +31,13 @@ describe('README walkthrough', () => {
     execFileSync(process.execPath, ['scripts/build-server.mjs'], { cwd: root, stdio: 'pipe' });
     server = spawn(process.execPath, ['dist/standalone.js'], {
       cwd: root,
-      // VIGIL_RUNNER_ALLOW_PRIVATE: the README starts Vigil with it, for step 6's loopback check.
+      // VIGIL_ALLOW_PRIVATE_TARGETS: the README starts Vigil with it, for step 6's loopback check.
       env: {
         PATH: process.env.PATH ?? '',
         HOME: home,
         DATA_DIR: dataDir,
         PORT: String(await freePort()),
-        VIGIL_RUNNER_ALLOW_PRIVATE: 'true',
+        VIGIL_ALLOW_PRIVATE_TARGETS: 'true',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
