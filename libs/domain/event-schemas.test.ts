@@ -14,6 +14,7 @@ import { checkGroupDecider } from './check-group/check-group.ts';
 import { alertChannelDecider } from './alert-channel/alert-channel.ts';
 import { statusPageDecider } from './status-page/status-page.ts';
 import { statusPageSlugDecider } from './status-page/status-page-slug.ts';
+import { maintenanceWindowDecider } from './maintenance-window/maintenance-window.ts';
 
 const now = '2025-01-02T03:04:05.000Z';
 const base = { now, actor: 'u-1' };
@@ -122,6 +123,30 @@ function lifeOfEveryAggregate(): DomainEvent[] {
         knownCheckIds: [],
       },
       { ...scope, type: 'DeleteStatusPage', pageId: channelId },
+    ]),
+    ...run(maintenanceWindowDecider, [
+      {
+        ...scope,
+        type: 'CreateMaintenanceWindow',
+        windowId: channelId,
+        window: { name: 'Deploy', tags: ['api'], startsAt: '2025-01-03T22:00:00Z', endsAt: '2025-01-03T23:00:00Z' },
+        knownCheckIds: [],
+      },
+      {
+        ...scope,
+        type: 'UpdateMaintenanceWindow',
+        windowId: channelId,
+        window: {
+          name: 'Deploy',
+          checkIds: [checkId],
+          startsAt: '2025-01-03T22:00:00Z',
+          endsAt: '2025-01-03T23:00:00Z',
+          repeatUnit: 'WEEK',
+          repeatInterval: 1,
+        },
+        knownCheckIds: [checkId],
+      },
+      { ...scope, type: 'DeleteMaintenanceWindow', windowId: channelId },
     ]),
   ];
 }
