@@ -74,6 +74,8 @@ describe('route first, then parse', () => {
       const response = await fetch(`${url}/no-such-thing/here`, { method, headers: json, body: '{not json' });
       expect(response.status, method).toBe(404);
       expect(await response.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('x-request-id')).toBeTruthy();
     }
     const unknownType = await fetch(`${url}/no-such-thing`, {
       method: 'POST',

@@ -73,7 +73,6 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   installJsonBodyParser(app);
   installContentDecoding(app);
   installRequestLogger(app);
-  installErrorHandlers(app);
   const metrics = createRequestMetrics(options.metrics);
 
   // These two hooks take a callback rather than being async: nothing in them waits, and an async
@@ -87,6 +86,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       return void reply.code(414).send(errorBody(414, `The URL is longer than ${MAX_URL_LENGTH} characters`));
     done();
   });
+  // After the hook above: an unknown route answered in onRequest still carries its request id and nosniff.
+  installErrorHandlers(app);
   // Request logs at info only when something went wrong; at 10k req/s a line per request costs more than the request.
   // One hook for the metrics and the log line: a hook per concern costs a turn of fastify's hook runner each.
   app.addHook('onResponse', (request, reply, done) => {
