@@ -20,7 +20,7 @@ export function errorBody(statusCode: number, message: string): ErrorBody {
 }
 
 export const describedStatuses: Record<number, string> = {
-  400: 'Validation failed (the message names the field), an id longer than its limit, or a malformed URL or header.',
+  400: 'Validation failed (the message names the field), an unknown body field or query parameter (named, with the nearest known name), an id longer than its limit, or a malformed URL or header.',
   401: 'No API key, or an unknown or deleted key.',
   402: 'The account plan does not allow this.',
   403: 'The key has no access to the account, or its role is too low.',
