@@ -88,8 +88,10 @@ describe.concurrent('checks', () => {
     const lines = ls.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+NAME\s+TYPE\s+EVERY\s+ACTIVE\s+MUTED\s+TAGS$/);
     expect(lines).toHaveLength(4);
-    expect(ls.stdout).toMatch(new RegExp(`^${loginId}\\s+Login API\\s+API\\s+5m\\s+yes\\s+no\\s+prod, auth$`, 'm'));
-    expect(ls.stdout).toMatch(new RegExp(`^${stagingId}\\s+Staging API\\s+API\\s+10m\\s+no\\s+yes\\s+staging$`, 'm'));
+    expect(ls.stdout).toMatch(new RegExp(`^${loginId}\\s+Login API\\s+API\\s+5 min\\s+yes\\s+no\\s+prod, auth$`, 'm'));
+    expect(ls.stdout).toMatch(
+      new RegExp(`^${stagingId}\\s+Staging API\\s+API\\s+10 min\\s+no\\s+yes\\s+staging$`, 'm'),
+    );
     const names = (run: { stdout: string }) =>
       (JSON.parse(run.stdout) as Array<{ name: string }>).map((check) => check.name).sort();
     expect(names(apiOnly)).toEqual(['Login API', 'Staging API']);

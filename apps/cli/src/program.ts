@@ -16,6 +16,7 @@ import { registerMetrics } from './commands/metrics.ts';
 import { registerResults } from './commands/results.ts';
 import { registerRuntimes } from './commands/runtimes.ts';
 import { registerSimulate } from './commands/simulate.ts';
+import { registerStatusPages } from './commands/status-pages.ts';
 import { example } from './kit.ts';
 
 export const VERSION = '0.1.0';
@@ -60,6 +61,7 @@ export function buildProgram(output: OutputConfig = {}): Command {
   registerAlertChannels(program);
   registerMaintenanceWindows(program);
   registerResults(program);
+  registerStatusPages(program);
   registerSimulate(program);
   registerAdmin(program);
   registerApi(program);

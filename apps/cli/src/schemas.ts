@@ -138,3 +138,10 @@ export const metricsCatalogueSchema = z.looseObject({
   data: z.record(z.string(), z.array(metricSchema)),
   meta: z.looseObject({}).optional(),
 });
+
+export const statusPageSchema = z.looseObject({
+  id: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  checkIds: z.array(z.string()),
+});

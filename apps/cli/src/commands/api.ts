@@ -46,12 +46,17 @@ export function registerApi(program: Command): void {
       }
       if (response.status >= 400) throw apiError(response);
       if (response.body === null) return;
-      ctx.out.print(typeof response.body === 'string' ? response.body : JSON.stringify(response.body, null, 2));
+      const answer = response.body;
+      // Through result(), so the global --get picks one field of the answer, as for every other command.
+      ctx.out.result(answer, () =>
+        ctx.out.print(typeof answer === 'string' ? answer : JSON.stringify(answer, null, 2)),
+      );
     });
   example(
     api,
     'vigil api GET /v1/accounts/me',
     'vigil api POST /v1/variables --data \'{"key":"REGION","value":"eu"}\'',
     'vigil api GET /v1/variables -q limit=100 -i',
+    'vigil api GET /v1/accounts/me --get id',
   );
 }

@@ -6,6 +6,7 @@ import { collect, defined, integer, readJsonObject } from '../input.ts';
 import { example, pageOptions, type PageOptions } from '../kit.ts';
 import { fetchList } from '../paging.ts';
 import { checkSchema } from '../schemas.ts';
+import { scheduleOf } from '../schedule.ts';
 import { describeScript } from '../script-files.ts';
 import { registerCheckManagement } from './checks-manage.ts';
 import { definitionFromOptions, definitionOptions, registerCheckRuns, type DefinitionOptions } from './checks-run.ts';
@@ -61,7 +62,7 @@ export function registerChecks(program: Command): void {
         { header: 'ID', value: (c) => c.id },
         { header: 'NAME', value: (c) => c.name },
         { header: 'TYPE', value: (c) => c.checkType },
-        { header: 'EVERY', value: (c) => (typeof c.frequency === 'number' ? `${c.frequency}m` : null) },
+        { header: 'EVERY', value: (c) => scheduleOf(c)?.replace(/^every /, '') },
         { header: 'ACTIVE', value: (c) => (c.activated === false ? 'no' : 'yes') },
         { header: 'MUTED', value: (c) => (c.muted === true ? 'yes' : 'no') },
         { header: 'TAGS', value: (c) => c.tags },
@@ -78,7 +79,13 @@ export function registerChecks(program: Command): void {
       const ctx = contextOf(command);
       const check = (await ctx.client().get(checkSchema, path(id))) as Check;
       ctx.out.result(check, () =>
-        ctx.out.record(Object.entries(check).map(([key, value]) => [key, brief(key, value)])),
+        ctx.out.record(
+          // `frequency` reads as the schedule: a heartbeat's 10 is a default it never runs on.
+          Object.entries(check).map(([key, value]) => [
+            key,
+            key === 'frequency' ? scheduleOf(check) : brief(key, value),
+          ]),
+        ),
       );
     });
   example(get, 'vigil checks get 0b8c…');

@@ -5,6 +5,7 @@ import { CliError, UsageError } from '../errors.ts';
 import { integer } from '../input.ts';
 import { example } from '../kit.ts';
 import { sendBatches, type Rejection } from '../ndjson.ts';
+import { registerResultReads } from './results-read.ts';
 
 const SHOWN_REJECTIONS = 20;
 
@@ -12,9 +13,10 @@ export function registerResults(program: Command): void {
   const results = program
     .command('results')
     .description(
-      'check results: sent with VIGIL_INGEST_KEY (any account), else your login or VIGIL_API_KEY (your own checks), else VIGIL_ADMIN_KEY',
+      'check results: sent with VIGIL_INGEST_KEY (any account), else your login or VIGIL_API_KEY (your own checks), else VIGIL_ADMIN_KEY; read with your login',
     );
-  example(results, 'vigil results send results.ndjson');
+  example(results, 'vigil results send results.ndjson', 'vigil results ls 0b8c… --status failed');
+  registerResultReads(results);
 
   const send = results
     .command('send')
