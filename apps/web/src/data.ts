@@ -43,3 +43,20 @@ export function timeMetric(checkType: string): string | null {
   if (checkType === 'HEARTBEAT') return null;
   return checkType === 'TCP' || checkType === 'DNS' ? 'total' : 'responseTime';
 }
+
+const SCHEDULE_UNITS: Record<string, string> = { seconds: 's', minutes: 'min', hours: 'h', days: 'd' };
+
+/**
+ * How often a check is expected to run, e.g. "every 5 min". A heartbeat check never runs on its
+ * `frequency` (the API keeps a default of 10 for it): it expects a ping every period, plus grace.
+ */
+export function scheduleOf(check: Check): string {
+  if (check.checkType === 'HEARTBEAT') {
+    const beat = (check as { heartbeat?: { period: number; periodUnit: string; grace: number; graceUnit: string } })
+      .heartbeat;
+    if (!beat) return 'on each ping';
+    const period = `every ${beat.period} ${SCHEDULE_UNITS[beat.periodUnit] ?? beat.periodUnit}`;
+    return beat.grace ? `${period}, grace ${beat.grace} ${SCHEDULE_UNITS[beat.graceUnit] ?? beat.graceUnit}` : period;
+  }
+  return `every ${check.frequency} min`;
+}

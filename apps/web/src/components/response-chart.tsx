@@ -5,6 +5,7 @@ import { analyticsKind, timeMetric } from '../data.ts';
 import { useAsync } from '../hooks.ts';
 import { localSpan, utcSpan } from '../local-time.ts';
 import { allWindows, bandsFor } from '../maintenance.ts';
+import { axisSpan } from './axis-span.ts';
 import { Chart, type ChartSeries } from './chart.tsx';
 
 export const RANGES = { '24h': ['last24Hours', 2], '7d': ['last7Days', 15], '30d': ['last30Days', 60] } as const;
@@ -50,7 +51,7 @@ export function ResponseChart(props: { check: Check; range: RangeKey; from: stri
     });
     if (props.groupBy) params.set('groupBy', props.groupBy);
     const path = `/v1/analytics/${analyticsKind[props.check.checkType]}/${props.check.id}?${params}`;
-    return { data: (await raw('GET', path)).body as CheckAnalytics, fromMs, toMs };
+    return { data: (await raw('GET', path)).body as CheckAnalytics, fromMs, toMs, interval };
   }, [props.check.id, props.range, props.from, props.to, props.groupBy]);
   // The chart draws without them when windows cannot be read: they are context, not the data.
   const windows = useAsync(() => allWindows().catch(() => []), [props.check.id]);
@@ -69,8 +70,14 @@ export function ResponseChart(props: { check: Check; range: RangeKey; from: stri
           values: first.map((p) => p[`${metric}_${agg}`] as number | null),
         }));
     const bands = bandsFor(windows.data ?? [], props.check, fromMs, toMs);
-    // The time asked for, widened to any bucket the server placed beyond it (its clock is not ours).
-    const range: [number, number] = [Math.min(fromMs / 1000, x[0] ?? Infinity), Math.max(toMs / 1000, x.at(-1) ?? 0)];
+    const range = axisSpan({
+      fromMs,
+      toMs,
+      intervalMinutes: answer.data.interval,
+      x,
+      series: series.map((s) => s.values),
+      bandStartsMs: bands.map((b) => b.startMs),
+    });
     return { x, series, bands, range };
   }, [answer.data, windows.data]);
   if (!metric) return null;

@@ -5,7 +5,7 @@ import { RANGES, ResponseChart, type RangeKey } from '../components/response-cha
 import { HeartbeatPanel } from '../components/heartbeat-panel.tsx';
 import { RunDrawer } from '../components/run-drawer.tsx';
 import { WebVitals } from '../components/web-vitals.tsx';
-import { statusClass, statusOf } from '../data.ts';
+import { scheduleOf, statusClass, statusOf } from '../data.ts';
 import { relativeTime, useAsync } from '../hooks.ts';
 import { followEvents } from '../live.ts';
 import { navigate, setQuery, useLocation } from '../router.ts';
@@ -56,7 +56,7 @@ export function CheckPage(props: { checkId: string; runId?: string }) {
         <span class="spacer" />
         <span class="badge">{c.checkType}</span>
         <span class="muted">
-          every {c.frequency} min · {c.locations.join(', ') || 'default location'}
+          {scheduleOf(c)} · {c.locations.join(', ') || 'default location'}
         </span>
         {canWrite(session()) && <CheckActions check={c} />}
       </div>

@@ -2,13 +2,14 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, canWrite, session } from '../api.ts';
 import type { CheckStatus } from '../api.gen.ts';
 import { Sparkline } from '../components/sparkline.tsx';
-import { allChecks, allGroups, statusClass, statusOf, type StatusName } from '../data.ts';
+import { allChecks, allGroups, scheduleOf, statusClass, statusOf, type StatusName } from '../data.ts';
 import { relativeTime, useAsync } from '../hooks.ts';
 import { followEvents } from '../live.ts';
 import { setQuery, useLocation } from '../router.ts';
 
 const TYPES = ['API', 'URL', 'TCP', 'DNS', 'HEARTBEAT', 'BROWSER', 'MULTI_STEP', 'PLAYWRIGHT'];
-const STATUSES: StatusName[] = ['passing', 'degraded', 'failing', 'no data'];
+const STATUSES: StatusName[] = ['failing', 'degraded', 'no data', 'passing'];
+const RANK: Record<StatusName, number> = { failing: 0, degraded: 1, 'no data': 2, passing: 3 };
 /** Rows drawn at first, and added by each "Show more". */
 const PAGE = 100;
 
@@ -47,13 +48,16 @@ export function OverviewPage() {
   const rows = useMemo(() => {
     if (!loaded.data) return [];
     const byId = new Map(loaded.data.statuses.map((s) => [s.checkId, s]));
-    return loaded.data.checks.map((check) => {
+    const all = loaded.data.checks.map((check) => {
       const base = byId.get(check.id);
       const fresh = live.get(check.id);
       // Live events carry the status only; the 24 h summary stays from the last load.
       const status = fresh ? ({ ...base, ...fresh } as CheckStatus) : base;
       return { check, status, state: statusOf(status) };
     });
+    // What needs attention first: failing, then degraded, then silent checks; the sort is stable,
+    // so the API's order (by name) holds within each status.
+    return all.sort((a, b) => RANK[a.state] - RANK[b.state]);
   }, [loaded.data, live]);
   const tags = useMemo(() => [...new Set(rows.flatMap((r) => r.check.tags))].sort(), [rows]);
   const visible = rows.filter(
@@ -124,6 +128,21 @@ export function OverviewPage() {
           onChange={(v) => setQuery({ status: v })}
         />
       </div>
+      {loaded.data && (
+        <ul class="summary" aria-label="Checks by status">
+          {counts.map(([s, n]) => (
+            <li key={s} data-status={s}>
+              <button
+                class={filters.status === s ? 'active' : ''}
+                aria-pressed={filters.status === s}
+                onClick={() => setQuery({ status: filters.status === s ? '' : s })}
+              >
+                <span class={`dot ${statusClass(s)}`} aria-hidden="true" /> <strong>{n}</strong> {s}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       {loaded.error && <p class="error-box">{loaded.error.message}</p>}
       {loaded.loading && !loaded.data && <p class="muted">Loading checks…</p>}
       {loaded.data && (
@@ -153,7 +172,7 @@ export function OverviewPage() {
                     {!check.activated && <span class="badge">paused</span>}
                   </td>
                   <td>{check.checkType}</td>
-                  <td class="hide-phone">{check.frequency} min</td>
+                  <td class="hide-phone">{scheduleOf(check)}</td>
                   <td class="hide-phone">{check.locations.join(', ') || 'default'}</td>
                   <td title={status?.lastRunAt ?? ''}>{relativeTime(status?.lastRunAt)}</td>
                   <td>{status?.availability24h == null ? '–' : `${status.availability24h.toFixed(2)}%`}</td>

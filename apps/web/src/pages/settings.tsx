@@ -72,7 +72,11 @@ export function SettingsPage() {
             <tr key={k.id}>
               <td>{k.name}</td>
               <td>{k.type}</td>
-              <td>{k.role ?? 'your role'}</td>
+              <td>
+                {/* A user key has no role of its own: it acts with its user's role, which is not
+                    the viewer's when someone else made the key. */}
+                {k.role ?? <span title="A user key acts with the role its user holds in each account">its user's</span>}
+              </td>
               <td>
                 <code>…{k.last4}</code>
               </td>
