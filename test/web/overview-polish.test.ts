@@ -15,7 +15,7 @@ describe('console polish', () => {
   let page: Page;
   let account: Awaited<ReturnType<typeof createAccount>>;
   const errors: string[] = [];
-  const ids = { up: '', down: '', beat: '' };
+  const ids = { up: '', down: '', beat: '', steady: '' };
 
   beforeAll(async () => {
     ensureConsoleBuilt();
@@ -30,6 +30,7 @@ describe('console polish', () => {
       heartbeat: { period: 1, periodUnit: 'days', grace: 30, graceUnit: 'minutes' },
     });
     ids.down = await create({ name: 'Zulu down', checkType: 'API', frequency: 5 });
+    ids.steady = await create({ name: 'Steady', checkType: 'API', frequency: 60 });
     // A few minutes of runs: the p95 sparkline has one hour, the 24 h chart a handful of minutes.
     const now = Date.now();
     const results = [ids.up, ids.down].flatMap((checkId) =>
@@ -45,14 +46,27 @@ describe('console polish', () => {
         statusCode: checkId === ids.down ? 500 : 200,
       })),
     );
+    // Steady: the same time in each of the last six hours, a flat sparkline.
+    for (let hoursAgo = 1; hoursAgo <= 6; hoursAgo++)
+      results.push({
+        id: randomUUID(),
+        accountId: account.accountId,
+        checkId: ids.steady,
+        checkType: 'API',
+        startedAt: new Date(now - hoursAgo * 3_600_000).toISOString(),
+        runLocation: 'eu-west-1',
+        hasFailures: false,
+        responseTime: 200,
+        statusCode: 200,
+      });
     const sent = await vigil.as(vigil.ingestKey).post('/v1/check-results', results);
     expect(sent.status, JSON.stringify(sent.body)).toBeLessThan(300);
     // Results reach the statuses through the bus: wait until both checks have one.
     const statusesOf = async () =>
       ((await account.owner.get('/v1/check-statuses')).body as { checkId: string }[]).filter(
-        (s) => s.checkId === ids.up || s.checkId === ids.down,
+        (s) => s.checkId === ids.up || s.checkId === ids.down || s.checkId === ids.steady,
       ).length;
-    for (let tries = 0; (await statusesOf()) < 2; tries++) {
+    for (let tries = 0; (await statusesOf()) < 3; tries++) {
       if (tries > 60) throw new Error('the statuses never showed the results');
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
@@ -73,7 +87,7 @@ describe('console polish', () => {
   it('the overview sums up the checks by status and lists the failing ones first', async () => {
     await page.goto(`${vigil.url}/`);
     const rows = page.locator('table[aria-label=Checks] tbody tr');
-    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(4);
     const states = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-status')));
     expect(states[0]).toBe('failing');
     expect(await rows.first().getAttribute('data-check-id')).toBe(ids.down);
@@ -86,12 +100,12 @@ describe('console polish', () => {
         lis.map((li) => [li.getAttribute('data-status'), Number(li.querySelector('strong')?.textContent)]),
       ),
     );
-    expect(counts).toEqual({ failing: 1, degraded: 0, 'no data': 1, passing: 1 });
+    expect(counts).toEqual({ failing: 1, degraded: 0, 'no data': 1, passing: 2 });
     // A count filters the table to its status, and a second click clears it.
     await summary.filter({ hasText: 'failing' }).locator('button').click();
     await expect.poll(() => rows.count()).toBe(1);
     await summary.filter({ hasText: 'failing' }).locator('button').click();
-    await expect.poll(() => rows.count()).toBe(3);
+    await expect.poll(() => rows.count()).toBe(4);
   });
 
   it('a heartbeat shows its period and grace, not a frequency; others their minutes', async () => {
@@ -119,6 +133,17 @@ describe('console polish', () => {
     expect(dotBox!.x + dotBox!.width).toBeLessThanOrEqual(box!.x + box!.width);
     expect(dotBox!.y).toBeGreaterThanOrEqual(box!.y);
     expect(dotBox!.y + dotBox!.height).toBeLessThanOrEqual(box!.y + box!.height);
+  });
+
+  it('a flat p95 sparkline is a line across the drawing, off its edges', async () => {
+    await page.goto(`${vigil.url}/`);
+    const spark = page.locator(`tr[data-check-id="${ids.steady}"] svg.spark`);
+    await spark.waitFor({ timeout: 20_000 });
+    const [box, line] = await Promise.all([spark.boundingBox(), spark.locator('path').boundingBox()]);
+    expect(line!.width).toBeGreaterThan(box!.width / 5);
+    // In the middle band of the drawing, where a 1.5 px stroke is not lost against the border.
+    expect(line!.y).toBeGreaterThan(box!.y + box!.height / 4);
+    expect(line!.y + line!.height).toBeLessThan(box!.y + (3 * box!.height) / 4);
   });
 
   it('Settings names the role of a user key for what it is', async () => {

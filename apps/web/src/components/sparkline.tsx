@@ -13,11 +13,13 @@ export function Sparkline({ values, label }: { values: (number | null)[]; label:
   const present = values.filter((v): v is number => v !== null);
   if (present.length === 0) return <span class="muted">–</span>;
   const max = Math.max(...present, 1);
+  // A flat series (every hour alike) runs through the middle, not along the top edge.
+  const flat = present.every((v) => v === present[0]);
   const step = values.length > 1 ? (W - 2 * PAD) / (values.length - 1) : 0;
   // A single value sits in the middle rather than on an edge.
   const x0 = values.length > 1 ? PAD : W / 2;
   const at = (v: number, i: number) =>
-    [(x0 + i * step).toFixed(1), (H - PAD - (v / max) * (H - 2 * PAD)).toFixed(1)] as const;
+    [(x0 + i * step).toFixed(1), (flat ? H / 2 : H - PAD - (v / max) * (H - 2 * PAD)).toFixed(1)] as const;
   let d = '';
   const dots: (readonly [string, string])[] = [];
   values.forEach((v, i) => {
