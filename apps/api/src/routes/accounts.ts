@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFoundError } from '#core';
-import { accountDecider, accountUpdateInputSchema, planSchema, streamNames, type AccountCommand } from '#domain';
+import {
+  accountDecider,
+  accountUpdateInputSchema,
+  emailSchema,
+  planSchema,
+  streamNames,
+  type AccountCommand,
+} from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import type { Principal } from '../access.ts';
 import type { ApiServices } from '../services/index.ts';
@@ -10,7 +17,7 @@ import { accountJson, accountJsonSchema } from './schemas.ts';
 const createAccountBody = z.object({
   name: z.string().trim().min(1).max(255),
   plan: planSchema,
-  ownerEmail: z.email(),
+  ownerEmail: emailSchema,
   runtimeId: z.string().optional(),
 });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { roleSchema } from '#domain';
+import { emailSchema, roleSchema } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import type { ApiServices } from '../services/index.ts';
 import { issuedKeyJsonSchema } from './api-keys.ts';
@@ -17,7 +17,7 @@ export function userRoutes(app: FastifyInstance, services: ApiServices): void {
     schema: {
       tags,
       summary: 'Add a user to this account; a new user also gets a first API key, shown once (ADMIN or above)',
-      body: z.object({ email: z.email(), role: roleSchema }),
+      body: z.object({ email: emailSchema, role: roleSchema }),
       response: {
         201: z.object({ user: userJsonSchema, apiKey: issuedKeyJsonSchema.nullable() }),
         ...errorResponses(400, 401, 403, 409, 429),
