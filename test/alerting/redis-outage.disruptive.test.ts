@@ -205,6 +205,8 @@ describe('alerting on Redis survives Redis going away for 20 s', () => {
       const downAt = Date.now();
       // A recovers and B fails while Redis is down: the runner's results wait in Kafka.
       await publish(result(checkA, 2, false), result(checkB, 1, true));
+      // The watcher must have seen the port closed before /ready is asked, or the probe cannot count.
+      await watcher.closedAfter(downAt);
       const readyStart = Date.now();
       const answer = await fetch(`${vigil.url}/ready`);
       const body = await answer.json();

@@ -17,6 +17,11 @@ export function watchPort(host: string, port: number, intervalMs = 100) {
     }
   })();
   return {
+    /** Resolves once a sample taken after `at` found the port closed, so a probe begun now counts as made during the outage. */
+    async closedAfter(at: number): Promise<void> {
+      while (running && !samples.some((s) => s.at > at && !s.open))
+        await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    },
     /** True when every sample from before start to after end found the port closed. */
     closedThroughout(start: number, end: number): boolean {
       const before = samples.filter((s) => s.at <= start).at(-1);
