@@ -93,3 +93,11 @@ export async function screenshots(page: Page, name: string, ready: string): Prom
   await page.goto(original);
   await page.locator(ready).first().waitFor();
 }
+
+/** Signs in through the login page with a key, as a user does, and waits for the checks page. */
+export async function signIn(page: Page, baseUrl: string, key: string): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.fill('input[name=apiKey]', key);
+  await page.click('button[type=submit]');
+  await page.locator('h1', { hasText: 'Checks' }).waitFor();
+}

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
-import { ensureConsoleBuilt, launchChromium, screenshots, seriousViolations, watchConsole } from './browser.ts';
+import { ensureConsoleBuilt, launchChromium, screenshots, seriousViolations, signIn, watchConsole } from './browser.ts';
 
 /**
  * The console's channel pages for types other than WEBHOOK, in Debian's Chromium against a real
@@ -59,10 +59,7 @@ describe('alert channel types in the console', () => {
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     watchConsole(page, errors);
-    await page.goto(`${vigil.url}/login`);
-    await page.fill('input[name=apiKey]', account.ownerKey);
-    await page.click('button[type=submit]');
-    await page.locator('h1', { hasText: 'Checks' }).waitFor();
+    await signIn(page, vigil.url, account.ownerKey);
   }, 180_000);
 
   afterAll(async () => {
@@ -209,10 +206,7 @@ describe('alert channel types in the console', () => {
     const readOnly = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const ro = await readOnly.newPage();
     watchConsole(ro, errors);
-    await ro.goto(`${vigil.url}/login`);
-    await ro.fill('input[name=apiKey]', invited.body.apiKey.key);
-    await ro.click('button[type=submit]');
-    await ro.locator('h1', { hasText: 'Checks' }).waitFor();
+    await signIn(ro, vigil.url, invited.body.apiKey.key);
     await ro.goto(`${vigil.url}/alert-channels`);
     await ro.locator(`tr[data-channel-id="${pagerId}"]`).waitFor();
     expect(await ro.locator('a:has-text("New channel")').count()).toBe(0);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
-import { ensureConsoleBuilt, launchChromium, screenshots, seriousViolations, watchConsole } from './browser.ts';
+import { ensureConsoleBuilt, launchChromium, screenshots, seriousViolations, signIn, watchConsole } from './browser.ts';
 
 /**
  * Maintenance windows in the console, in Debian's Chromium against a real Vigil. The browser runs
@@ -55,10 +55,7 @@ describe('maintenance windows in the console', () => {
     });
     page = await context.newPage();
     watchConsole(page, errors);
-    await page.goto(`${vigil.url}/login`);
-    await page.fill('input[name=apiKey]', account.ownerKey);
-    await page.click('button[type=submit]');
-    await page.locator('h1', { hasText: 'Checks' }).waitFor();
+    await signIn(page, vigil.url, account.ownerKey);
   }, 180_000);
 
   afterAll(async () => {

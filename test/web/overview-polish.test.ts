@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
-import { ensureConsoleBuilt, launchChromium, watchConsole } from './browser.ts';
+import { ensureConsoleBuilt, launchChromium, signIn, watchConsole } from './browser.ts';
 
 /**
  * Issue 23, items 2 and 10, in Debian's Chromium against a real Vigil: the overview's summary and
@@ -73,10 +73,7 @@ describe('console polish', () => {
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     watchConsole(page, errors);
-    await page.goto(`${vigil.url}/login`);
-    await page.fill('input[name=apiKey]', account.ownerKey);
-    await page.click('button[type=submit]');
-    await page.locator('h1', { hasText: 'Checks' }).waitFor();
+    await signIn(page, vigil.url, account.ownerKey);
   }, 180_000);
 
   afterAll(async () => {

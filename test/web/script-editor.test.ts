@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 import { mkdirSync } from 'node:fs';
-import { ensureConsoleBuilt, launchChromium, SCREENSHOTS, seriousViolations, watchConsole } from './browser.ts';
+import { ensureConsoleBuilt, launchChromium, SCREENSHOTS, seriousViolations, signIn, watchConsole } from './browser.ts';
 
 /**
  * The console's script editor in Debian's Chromium against a real Vigil: CodeMirror loads only
@@ -67,10 +67,7 @@ test('health', async ({ request }) => {
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     watchConsole(page, errors);
     page.on('request', (request) => loaded.push(new URL(request.url()).pathname));
-    await page.goto(`${vigil.url}/login`);
-    await page.fill('input[name=apiKey]', account.ownerKey);
-    await page.click('button[type=submit]');
-    await page.locator('h1', { hasText: 'Checks' }).waitFor();
+    await signIn(page, vigil.url, account.ownerKey);
   }, 180_000);
 
   afterAll(async () => {

@@ -2,10 +2,10 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ApiError, Body } from '../api.ts';
 import { call, canWrite, session } from '../api.ts';
-import { errorOutsideFields, Field } from '../components/field.tsx';
+import { Field } from '../components/field.tsx';
 import { navigate } from '../router.ts';
 import { Deliveries } from './channel-deliveries.tsx';
-import { useSendTest } from './channel-test.tsx';
+import { ChannelFormFooter, useSendTest } from './channel-test.tsx';
 import { labelOf, SERVICE_FIELDS, type Channel, type FieldSpec, type ServiceType } from './channel-types.ts';
 
 const MASK = '********';
@@ -123,20 +123,7 @@ export function ServiceEditor(props: { type: ServiceType; channel?: Channel; pic
               </label>
             ))}
           </fieldset>
-          {errorOutsideFields(error, ['config']) && (
-            <p class="error-box" role="alert">
-              {error!.message}
-            </p>
-          )}
-          {writable && (
-            <div class="row">
-              <button class="primary" type="submit" disabled={busy}>
-                Save
-              </button>
-              {test.button}
-            </div>
-          )}
-          {test.result}
+          <ChannelFormFooter error={error} writable={writable} busy={busy} test={test} />
         </form>
         <section aria-labelledby="about-title">
           <h2 id="about-title">What a {labelOf(type)} channel sends</h2>

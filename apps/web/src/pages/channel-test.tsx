@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ApiError } from '../api.ts';
 import { call } from '../api.ts';
 import type { Operations } from '../api.gen.ts';
+import { errorOutsideFields } from '../components/field.tsx';
 
 type TestOutcome = Operations['POST /v1/alert-channels/{id}/test']['response'];
 
@@ -42,4 +43,34 @@ export function useSendTest(channelId: string | undefined) {
     </p>
   ) : null;
   return { button, result, outcome };
+}
+
+/**
+ * The end of every channel form: a save error that no field shows, Save beside Send test (for
+ * those who may write), then the test's outcome.
+ */
+export function ChannelFormFooter(props: {
+  error: ApiError | null;
+  writable: boolean;
+  busy: boolean;
+  test: ReturnType<typeof useSendTest>;
+}) {
+  return (
+    <>
+      {errorOutsideFields(props.error, ['config']) && (
+        <p class="error-box" role="alert">
+          {props.error!.message}
+        </p>
+      )}
+      {props.writable && (
+        <div class="row">
+          <button class="primary" type="submit" disabled={props.busy}>
+            Save
+          </button>
+          {props.test.button}
+        </div>
+      )}
+      {props.test.result}
+    </>
+  );
 }

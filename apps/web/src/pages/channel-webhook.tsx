@@ -3,10 +3,10 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ApiError, Body } from '../api.ts';
 import { call, canWrite, session } from '../api.ts';
 import type { Operations } from '../api.gen.ts';
-import { errorOutsideFields, Field } from '../components/field.tsx';
+import { Field } from '../components/field.tsx';
 import { navigate } from '../router.ts';
 import { Deliveries } from './channel-deliveries.tsx';
-import { useSendTest } from './channel-test.tsx';
+import { ChannelFormFooter, useSendTest } from './channel-test.tsx';
 import type { Channel } from './channel-types.ts';
 
 type Preview = Operations['POST /v1/alert-channels/preview']['response'];
@@ -164,20 +164,7 @@ export function WebhookEditor({
           <p id="template-error" class="field-error" role="status" data-testid="template-error">
             {previewError ? `${at ? `${at}: ` : ''}${previewError.message}` : ''}
           </p>
-          {errorOutsideFields(error, ['config']) && (
-            <p class="error-box" role="alert">
-              {error!.message}
-            </p>
-          )}
-          {writable && (
-            <div class="row">
-              <button class="primary" type="submit" disabled={busy}>
-                Save
-              </button>
-              {test.button}
-            </div>
-          )}
-          {test.result}
+          <ChannelFormFooter error={error} writable={writable} busy={busy} test={test} />
         </form>
         <section aria-labelledby="preview-title">
           <h2 id="preview-title">Preview (ALERT_FAILURE)</h2>
