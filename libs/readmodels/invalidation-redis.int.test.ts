@@ -62,6 +62,20 @@ describe('read-model invalidation on Redis', () => {
     await heard;
   });
 
+  it('answers a publish only once every live replica has run its listeners', async () => {
+    const a = open();
+    const replicas = [open(), open(), open()];
+    await Promise.all([a, ...replicas].map(live));
+    for (let round = 0; round < 20; round++) {
+      const heard = replicas.map(() => false);
+      const offs = replicas.map((replica, i) => replica.subscribe(() => (heard[i] = true)));
+      await a.publish();
+      // No turn of the event loop between the answer and this check: the drops happened before it.
+      expect(heard).toEqual([true, true, true]);
+      for (const off of offs) off();
+    }
+  });
+
   it('is not live while its subscriber is away, and drops caches at both edges', async () => {
     const a = open();
     const b = open();
