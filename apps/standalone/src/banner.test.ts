@@ -27,4 +27,11 @@ describe('the private-targets switch', () => {
     );
     expect(startBanner('http://127.0.0.1:3000', undefined, true)).not.toContain('VIGIL_ALLOW_PRIVATE_TARGETS');
   });
+
+  it('gives a CLI command that works from any directory, never `npx vigil`', () => {
+    const text = startBanner('http://127.0.0.1:3000', 'vk_admin_x', true, '/opt/vigil/apps/cli/bin/vigil.js');
+    expect(text).toContain("alias vigil='node /opt/vigil/apps/cli/bin/vigil.js'");
+    expect(text).toContain('npm link');
+    expect(text).not.toContain('npx vigil');
+  });
 });

@@ -51,7 +51,12 @@ export async function ensureAdminKey(
  * What a first start prints: the admin key (shown once) and what to do next. It goes to stdout
  * on purpose, outside the structured log, so the key is never shipped to a log store.
  */
-export function startBanner(url: string, adminKey: string | undefined, privateTargets = false): string {
+export function startBanner(
+  url: string,
+  adminKey: string | undefined,
+  privateTargets = false,
+  cli = 'apps/cli/bin/vigil.js',
+): string {
   const lines = ['', `Vigil is running at ${url}`, ''];
   // The switch newcomers need first (a check of localhost, a receiver on this machine) is named here.
   if (!privateTargets)
@@ -68,8 +73,11 @@ export function startBanner(url: string, adminKey: string | undefined, privateTa
       '',
       'Next steps:',
       `  export VIGIL_API_URL=${url} VIGIL_ADMIN_KEY=${adminKey}`,
-      '  npx vigil admin create-account --name Acme --owner-email you@example.com --plan team --login',
-      '  npx vigil whoami',
+      // Not `npx vigil`: outside this clone npx fetches an unrelated npm package of that name, and
+      // inside it npm's own start and registry lookup cost a second or more per call.
+      `  alias vigil='node ${cli}'    # from any directory; or run \`npm link\` once here`,
+      '  vigil admin create-account --name Acme --owner-email you@example.com --plan team --login',
+      '  vigil whoami',
       '',
     );
   lines.push(`Console: ${url}/   API reference: ${url}/docs   Walkthrough: README.md`, '');
