@@ -7,6 +7,7 @@ import type { Platform } from '#platform';
 import type { ReadModelInvalidation } from '#readmodels';
 import type { ApiConfig } from './config.ts';
 import { installAuth } from './plugins/auth.ts';
+import { installDryRun } from './plugins/dry-run.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { createDocumentPatch, describeRoute } from './plugins/route-docs.ts';
 import { createRateLimiter } from './plugins/rate-limit.ts';
@@ -75,6 +76,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     bucketLimits,
   });
   installIdempotency(app, deps.platform.stateStore, deps.services.box);
+  installDryRun(app);
 
   accountRoutes(app, deps.services);
   userRoutes(app, deps.services);

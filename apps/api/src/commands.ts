@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fold, parseEvent, type Decider } from '#domain';
 import type { EventStore } from '#eventstore';
 import type { Logger } from '#core';
-import { derivedCommandId } from './request-context.ts';
+import { derivedCommandId, isDryRun } from './request-context.ts';
 
 /** How a write waits until the read models include it. */
 export interface ReadModelSync {
@@ -21,12 +21,14 @@ export interface CommandOutcome<E, S> {
   position: bigint | undefined;
   /** The command was committed earlier by the same idempotent request (a retry after a crash): nothing new was appended. */
   replayed?: boolean;
+  /** A dry run: the events were decided, and the state is what they would make, but nothing was appended. */
+  dryRun?: boolean;
 }
 
 /**
  * Runs one command against one stream: fold the stream, decide, append at the revision that was
  * read (a racing writer gets a 409), then wait, bounded, until the read models include the write
- * so the caller's next GET sees it.
+ * so the caller's next GET sees it. In a dry run (see request-context) it stops after deciding.
  */
 export class CommandRunner {
   constructor(
@@ -74,6 +76,8 @@ export class CommandRunner {
     }
     const events = decider.decide(decided, before);
     if (events.length === 0) return { before, state: before, events, position: undefined };
+    if (isDryRun())
+      return { before, state: events.reduce(decider.evolve, before), events, position: undefined, dryRun: true };
     const commandId = derived ?? randomUUID();
     const occurredAt = this.now();
     const result = await this.eventStore.append(

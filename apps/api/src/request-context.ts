@@ -43,3 +43,18 @@ export function derivedCommandId(stream: string, commandType: string): string | 
   const n = next(scope, `command\n${stream}\n${commandType}`);
   return uuidv5(`${scope.seed}\ncommand\n${stream}\n${commandType}\n${n}`, NAMESPACE);
 }
+
+/**
+ * A dry run (`?dryRun=true` on a write route): the handler runs in full, every lookup, validation
+ * and decision included, but the command runner appends nothing. Kept apart from the seed scope:
+ * a dry run takes no Idempotency-Key slot.
+ */
+const dryRuns = new AsyncLocalStorage<true>();
+
+export function runDry<T>(work: () => T): T {
+  return dryRuns.run(true, work);
+}
+
+export function isDryRun(): boolean {
+  return dryRuns.getStore() === true;
+}

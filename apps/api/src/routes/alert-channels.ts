@@ -35,12 +35,14 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
   const tags = ['alert channels'];
   const read = { access: { minRole: 'READ_ONLY' as const } };
   const write = { access: { minRole: 'READ_WRITE' as const } };
+  // Writes only through the command runner: ?dryRun=true runs them in full and appends nothing.
+  const dryWrite = { ...write, dryRun: true };
   const { channels } = deps;
   const lastAttempt = async (channelId: string) =>
     (await deps.deliveries.attempts(channelId, { limit: 1, page: 1 })).items[0];
 
   routes.post('/v1/alert-channels', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Create an alert channel of any type; it is checked on save, and its secret is write-only',
@@ -75,7 +77,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
       channels.present(await channels.get(request.access!, request.params.id), await lastAttempt(request.params.id)),
   });
   routes.put('/v1/alert-channels/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary:
@@ -87,7 +89,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     handler: async (request) => channels.update(request.access!, request.params.id, request.body),
   });
   routes.delete('/v1/alert-channels/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Delete an alert channel',
@@ -100,7 +102,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     },
   });
   routes.put('/v1/alert-channels/:id/subscriptions', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Subscribe the channel to a check or a group, or unsubscribe (activated: false)',

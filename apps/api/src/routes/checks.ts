@@ -21,9 +21,11 @@ export function checkRoutes(app: FastifyInstance, services: ApiServices): void {
   const tags = ['checks'];
   const read = { access: { minRole: 'READ_ONLY' as const } };
   const write = { access: { minRole: 'READ_WRITE' as const } };
+  // Writes only through the command runner: ?dryRun=true runs them in full and appends nothing.
+  const dryWrite = { ...write, dryRun: true };
 
   routes.post('/v1/checks', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Register a check',
@@ -59,7 +61,7 @@ export function checkRoutes(app: FastifyInstance, services: ApiServices): void {
       services.checks.present((await services.checks.getCheck(request.access!, request.params.id)).check),
   });
   routes.put('/v1/checks/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Replace a check (its type cannot change)',
@@ -70,7 +72,7 @@ export function checkRoutes(app: FastifyInstance, services: ApiServices): void {
     handler: async (request) => services.checks.updateCheck(request.access!, request.params.id, request.body),
   });
   routes.delete('/v1/checks/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Delete a check',
@@ -85,7 +87,7 @@ export function checkRoutes(app: FastifyInstance, services: ApiServices): void {
 
   const groupTags = ['check groups'];
   routes.post('/v1/check-groups', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags: groupTags,
       summary: 'Create a check group',
@@ -121,7 +123,7 @@ export function checkRoutes(app: FastifyInstance, services: ApiServices): void {
       maskGroupVariables((await services.checks.getGroup(request.access!, request.params.id)).group, request.access!),
   });
   routes.put('/v1/check-groups/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags: groupTags,
       summary: 'Replace a check group',
@@ -132,7 +134,7 @@ export function checkRoutes(app: FastifyInstance, services: ApiServices): void {
     handler: async (request) => services.checks.updateGroup(request.access!, request.params.id, request.body),
   });
   routes.delete('/v1/check-groups/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags: groupTags,
       summary: 'Delete a check group; 409 while it still has checks',

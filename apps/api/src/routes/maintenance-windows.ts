@@ -18,9 +18,11 @@ export function maintenanceWindowRoutes(app: FastifyInstance, service: Maintenan
   const tags = ['maintenance windows'];
   const read = { access: { minRole: 'READ_ONLY' as const } };
   const write = { access: { minRole: 'READ_WRITE' as const } };
+  // Writes only through the command runner: ?dryRun=true runs them in full and appends nothing.
+  const dryWrite = { ...write, dryRun: true };
 
   routes.post('/v1/maintenance-windows', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Create a maintenance window',
@@ -58,7 +60,7 @@ export function maintenanceWindowRoutes(app: FastifyInstance, service: Maintenan
   });
 
   routes.put('/v1/maintenance-windows/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Replace a maintenance window; an edit takes effect at once, also while it is in force',
@@ -70,7 +72,7 @@ export function maintenanceWindowRoutes(app: FastifyInstance, service: Maintenan
   });
 
   routes.delete('/v1/maintenance-windows/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Delete a maintenance window; covered checks run and alert as usual from then on',

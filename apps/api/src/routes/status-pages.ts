@@ -13,9 +13,11 @@ export function statusPageRoutes(app: FastifyInstance, service: StatusPageServic
   const tags = ['status pages'];
   const read = { access: { minRole: 'READ_ONLY' as const } };
   const write = { access: { minRole: 'READ_WRITE' as const } };
+  // Writes only through the command runner: ?dryRun=true runs them in full and appends nothing.
+  const dryWrite = { ...write, dryRun: true };
 
   routes.post('/v1/status-pages', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Create a public status page; slugs are unique across all accounts (409 when taken)',
@@ -47,7 +49,7 @@ export function statusPageRoutes(app: FastifyInstance, service: StatusPageServic
   });
 
   routes.put('/v1/status-pages/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Replace a status page; a new slug is reserved first and the old one released',
@@ -59,7 +61,7 @@ export function statusPageRoutes(app: FastifyInstance, service: StatusPageServic
   });
 
   routes.delete('/v1/status-pages/:id', {
-    config: write,
+    config: dryWrite,
     schema: {
       tags,
       summary: 'Delete a status page; its slug becomes free',

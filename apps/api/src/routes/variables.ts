@@ -20,7 +20,7 @@ export function variableRoutes(app: FastifyInstance, services: ApiServices): voi
   const tags = ['environment variables'];
 
   routes.post('/v1/variables', {
-    config: { access: { minRole: 'READ_WRITE' } },
+    config: { access: { minRole: 'READ_WRITE' }, dryRun: true },
     schema: {
       tags,
       summary: 'Create a variable',
@@ -58,7 +58,7 @@ export function variableRoutes(app: FastifyInstance, services: ApiServices): voi
   });
 
   routes.put('/v1/variables/:key', {
-    config: { access: { minRole: 'READ_WRITE' } },
+    config: { access: { minRole: 'READ_WRITE' }, dryRun: true },
     schema: {
       tags,
       summary: 'Update a variable; a secret stays secret',
@@ -70,7 +70,7 @@ export function variableRoutes(app: FastifyInstance, services: ApiServices): voi
   });
 
   routes.delete('/v1/variables/:key', {
-    config: { access: { minRole: 'READ_WRITE' } },
+    config: { access: { minRole: 'READ_WRITE' }, dryRun: true },
     schema: {
       tags,
       summary: 'Delete a variable',
