@@ -15,13 +15,31 @@
  *   npm run bench -- kafka-clients [--n 200000] [--batch 5000] [--in-flight 4] [--partitions 12] [--rounds 3]
  */
 import { parseArgs } from 'node:util';
-import { Consumer, Producer, stringDeserializers, stringSerializers } from '@platformatic/kafka';
 import kafkajs from 'kafkajs';
 import { benchConfig } from './config.ts';
 import { log, printMachine, printTable, writeResults } from './support/report.ts';
 import { makeResults, randomHex8, type Shape } from './support/results.ts';
 import { runSuffix } from './support/services.ts';
 import { ratio, round } from './support/stats.ts';
+import { importTool } from '../scripts/npm-tools.ts';
+
+/** The part of @platformatic/kafka this bench drives; the client is installed on first use, not by `npm install`. */
+interface PlatformaticKafka {
+  Producer: new (options: Record<string, unknown>) => {
+    send(request: { messages: { topic: string; key?: string; value: string }[] }): Promise<unknown>;
+    close(): Promise<void>;
+  };
+  Consumer: new (options: Record<string, unknown>) => {
+    consume(options: {
+      topics: string[];
+      mode: string;
+      autocommit: boolean;
+    }): Promise<AsyncIterable<{ value: string }> & { close(): Promise<void> }>;
+    close(force?: boolean): Promise<void>;
+  };
+  stringSerializers: unknown;
+  stringDeserializers: unknown;
+}
 
 interface Options {
   n: number;
@@ -154,6 +172,8 @@ async function kafkajsRound(o: Options, topic: string, data: Batch[]): Promise<[
 }
 
 async function platformaticRound(o: Options, topic: string, data: Batch[]): Promise<[Measured, Measured]> {
+  const { Consumer, Producer, stringDeserializers, stringSerializers } =
+    await importTool<PlatformaticKafka>('@platformatic/kafka');
   const producers = Array.from(
     { length: o.inFlight },
     () =>

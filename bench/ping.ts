@@ -14,12 +14,16 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import type autocannonModule from 'autocannon';
 import { freePort, repoRoot, spawnTs, waitForHttp } from './support/processes.ts';
 import { log, printMachine, printTable, writeResults } from './support/report.ts';
 import { ratio } from './support/stats.ts';
 import { createAccount, spawnVigil } from './support/vigil.ts';
 import { benchConfig } from './config.ts';
+import { requireTool } from '../scripts/npm-tools.ts';
+
+// A bench-only client, installed on first use (scripts/npm-tools.ts), not by `npm install`.
+const autocannon = requireTool<typeof autocannonModule>('autocannon');
 
 interface Row {
   target: string;
@@ -44,7 +48,7 @@ function cpuMs(pid: number): number {
 async function cannon(
   target: string,
   url: string,
-  requests: autocannon.Request[],
+  requests: autocannonModule.Request[],
   duration: number,
   connections: number,
   pid: number,

@@ -22,13 +22,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import type autocannonModule from 'autocannon';
 import { benchConfig } from '../config.ts';
 import { freePort, repoRoot, spawnTs, waitForHttp } from '../support/processes.ts';
 import { log, printMachine, printTable, writeResults } from '../support/report.ts';
 import { cleanUp, runSuffix } from '../support/services.ts';
 import { ratio, round } from '../support/stats.ts';
 import { createAccount, spawnVigil } from '../support/vigil.ts';
+import { requireTool } from '../../scripts/npm-tools.ts';
+
+// A bench-only client, installed on first use (scripts/npm-tools.ts), not by `npm install`.
+const autocannon = requireTool<typeof autocannonModule>('autocannon');
 
 interface Row {
   target: string;

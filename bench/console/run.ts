@@ -20,13 +20,17 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import type autocannonModule from 'autocannon';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { freePort, repoRoot, spawnTs, waitForHttp } from '../support/processes.ts';
 import { log, printMachine, printTable, writeResults } from '../support/report.ts';
 import { ratio, summarise, type Summary } from '../support/stats.ts';
 import { createAccount, spawnVigil } from '../support/vigil.ts';
 import { seedDenseCheck, seedManyChecks } from './seed.ts';
+import { requireTool } from '../../scripts/npm-tools.ts';
+
+// A bench-only client, installed on first use (scripts/npm-tools.ts), not by `npm install`.
+const autocannon = requireTool<typeof autocannonModule>('autocannon');
 
 const CHROMIUM = '/usr/bin/chromium';
 const WEB = join(repoRoot, 'apps/web');

@@ -1,5 +1,6 @@
-// Test support only: chdb is a devDependency, so nothing a server app imports may import this file.
-import { createChdbConnection } from 'chdb/connection';
+// Test and bench support only: chdb is installed on first use into .services/tools (scripts/npm-tools.ts),
+// never by `npm install`, so nothing a server app imports may import this file.
+import { requireTool } from '../../scripts/npm-tools.ts';
 import type { Logger } from '#core';
 import { createClickHouseAnalyticsStore, type ClickHouseConnection } from './clickhouse.ts';
 import type { AnalyticsStore } from './port.ts';
@@ -15,7 +16,11 @@ const statements = new Set<string | symbol>(['query', 'command', 'exec', 'insert
  * reference-counted, so every store of a test process sees one engine.
  */
 export function chdbConnection(database: string | undefined): ClickHouseConnection {
-  const inner = createChdbConnection({ path: ':memory:' }) as unknown as ClickHouseConnection;
+  const { createChdbConnection } = requireTool<{ createChdbConnection(options: { path: string }): unknown }>(
+    'chdb',
+    '/connection',
+  );
+  const inner = createChdbConnection({ path: ':memory:' }) as ClickHouseConnection;
   if (database === undefined) return inner;
   sqlIdentifier(database);
   return new Proxy(inner, {
