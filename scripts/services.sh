@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local backing services for Vigil: Redis, ClickHouse, Kafka (KRaft), PostgreSQL and
+# Local backing services for Vigil: Redis, ClickHouse, Kafka (KRaft), PostgreSQL, s3proxy and
 # dnsmasq, all on 127.0.0.1, with every data/log/pid file under <repo>/.services/,
 # plus Debian's Chromium (installed, not a server) for browser checks.
 #
@@ -12,14 +12,14 @@
 #   logs       <service> [lines]             tail of the service's log files
 #   kafka-run-class <class> [args...]        run a class from the Kafka jars (tools, console clients)
 #
-# Services: redis clickhouse kafka postgres dnsmasq chromium bubblewrap, one file each under
+# Services: redis clickhouse kafka postgres dnsmasq s3 chromium bubblewrap, one file each under
 # scripts/services/ (its README says how to add one). Without a service list, commands act
 # on all of them.
 #
 # Environment:
 #   VIGIL_REDIS_PORT (6379)  VIGIL_CLICKHOUSE_HTTP_PORT (8123)  VIGIL_CLICKHOUSE_TCP_PORT (9000)
 #   VIGIL_KAFKA_PORT (9092)  VIGIL_KAFKA_CONTROLLER_PORT (9093)
-#   VIGIL_POSTGRES_PORT (54329)  VIGIL_DNS_PORT (53535, UDP and TCP)
+#   VIGIL_POSTGRES_PORT (54329)  VIGIL_DNS_PORT (53535, UDP and TCP)  VIGIL_S3_PORT (9327)
 #   VIGIL_SERVICES_TIMEOUT   seconds to wait for a service to answer (120)
 #   VIGIL_KAFKA_VERSION      Kafka version fetched from Maven (3.9.2)
 #   VIGIL_KAFKA_HEAP_OPTS    JVM heap flags for the broker ("-Xms256m -Xmx1g")
@@ -58,7 +58,7 @@ source "$PARTS/core.sh"
 # shellcheck source=services/lifecycle.sh
 source "$PARTS/lifecycle.sh"
 # One file per service; this order is the start order (and, reversed, the stop order).
-for part in redis clickhouse kafka postgres dnsmasq chromium bubblewrap; do
+for part in redis clickhouse kafka postgres dnsmasq s3 chromium bubblewrap; do
   # shellcheck source=/dev/null
   source "$PARTS/$part.sh"
 done

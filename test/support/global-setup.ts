@@ -23,6 +23,10 @@ export interface ServiceEnv {
   DNS_HOSTS_DIR: string;
   /** Debian's Chromium, for playwright-core's executablePath. */
   CHROMIUM_PATH: string;
+  /** s3proxy (filesystem backend), an S3-compatible server for the artifact store, and its credentials. */
+  S3_ENDPOINT: string;
+  S3_ACCESS_KEY_ID: string;
+  S3_SECRET_ACCESS_KEY: string;
 }
 
 /** The runtimes global setup installed (every one not REMOVED today), or why it could not. */
@@ -74,6 +78,7 @@ export default async function setup(project: TestProject): Promise<void> {
         .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
     );
     const { REDIS_URL, CLICKHOUSE_URL, KAFKA_BROKERS, POSTGRES_URL, DNS_SERVER, DNS_HOSTS_DIR, CHROMIUM_PATH } = values;
+    const { S3_ENDPOINT, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } = values;
     if (
       !REDIS_URL ||
       !CLICKHOUSE_URL ||
@@ -81,7 +86,10 @@ export default async function setup(project: TestProject): Promise<void> {
       !POSTGRES_URL ||
       !DNS_SERVER ||
       !DNS_HOSTS_DIR ||
-      !CHROMIUM_PATH
+      !CHROMIUM_PATH ||
+      !S3_ENDPOINT ||
+      !S3_ACCESS_KEY_ID ||
+      !S3_SECRET_ACCESS_KEY
     )
       throw new Error(`services.sh env printed an incomplete set: ${stdout}`);
     project.provide('services', {
@@ -93,6 +101,9 @@ export default async function setup(project: TestProject): Promise<void> {
       DNS_SERVER,
       DNS_HOSTS_DIR,
       CHROMIUM_PATH,
+      S3_ENDPOINT,
+      S3_ACCESS_KEY_ID,
+      S3_SECRET_ACCESS_KEY,
     });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);

@@ -8,7 +8,7 @@ export function services(): ServiceEnv {
   const provided = inject('services');
   if ('error' in provided)
     throw new Error(
-      `This suite needs the services of scripts/services.sh (Redis, ClickHouse, Kafka, PostgreSQL, dnsmasq, Chromium). ${provided.error}`,
+      `This suite needs the services of scripts/services.sh (Redis, ClickHouse, Kafka, PostgreSQL, dnsmasq, s3proxy, Chromium). ${provided.error}`,
     );
   return provided;
 }
