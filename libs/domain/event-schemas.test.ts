@@ -15,6 +15,7 @@ import { alertChannelDecider } from './alert-channel/alert-channel.ts';
 import { statusPageDecider } from './status-page/status-page.ts';
 import { statusPageSlugDecider } from './status-page/status-page-slug.ts';
 import { maintenanceWindowDecider } from './maintenance-window/maintenance-window.ts';
+import { privateLocationDecider } from './private-location/private-location.ts';
 
 const now = '2025-01-02T03:04:05.000Z';
 const base = { now, actor: 'u-1' };
@@ -147,6 +148,35 @@ function lifeOfEveryAggregate(): DomainEvent[] {
         knownCheckIds: [checkId],
       },
       { ...scope, type: 'DeleteMaintenanceWindow', windowId: channelId },
+    ]),
+    ...run(privateLocationDecider, [
+      {
+        ...scope,
+        type: 'CreatePrivateLocation',
+        locationId: channelId,
+        location: { name: 'Office', slugName: 'office' },
+        takenSlugs: [],
+        publicLocations: [],
+      },
+      {
+        ...scope,
+        type: 'UpdatePrivateLocation',
+        locationId: channelId,
+        location: { name: 'Office', slugName: 'office-berlin', icon: 'location' },
+        takenSlugs: [],
+        publicLocations: [],
+        slugInUse: false,
+      },
+      {
+        ...scope,
+        type: 'AddPrivateLocationKey',
+        locationId: channelId,
+        keyId: checkId,
+        hash: 'b'.repeat(64),
+        last4: 'abcd',
+      },
+      { ...scope, type: 'RevokePrivateLocationKey', locationId: channelId, keyId: checkId },
+      { ...scope, type: 'DeletePrivateLocation', locationId: channelId },
     ]),
   ];
 }

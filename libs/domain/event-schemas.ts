@@ -11,6 +11,7 @@ import { alertChannelEvents, type AlertChannelEvent } from './alert-channel/aler
 import { statusPageEvents, type StatusPageEvent } from './status-page/status-page.ts';
 import { statusPageSlugEvents, type StatusPageSlugEvent } from './status-page/status-page-slug.ts';
 import { maintenanceWindowEvents, type MaintenanceWindowEvent } from './maintenance-window/maintenance-window.ts';
+import { privateLocationEvents, type PrivateLocationEvent } from './private-location/private-location.ts';
 
 export type DomainEvent =
   | AccountEvent
@@ -23,7 +24,8 @@ export type DomainEvent =
   | AlertChannelEvent
   | StatusPageEvent
   | StatusPageSlugEvent
-  | MaintenanceWindowEvent;
+  | MaintenanceWindowEvent
+  | PrivateLocationEvent;
 
 export type DomainEventType = DomainEvent['type'];
 
@@ -40,6 +42,7 @@ export const eventSchemas = {
   ...statusPageEvents.data,
   ...statusPageSlugEvents.data,
   ...maintenanceWindowEvents.data,
+  ...privateLocationEvents.data,
 } satisfies Record<DomainEventType, z.ZodType>;
 
 export function isDomainEventType(type: string): type is DomainEventType {

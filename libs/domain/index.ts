@@ -33,3 +33,4 @@ export * from './status-page/status-page-slug.ts';
 export * from './maintenance-window/calendar.ts';
 export * from './maintenance-window/coverage.ts';
 export * from './maintenance-window/maintenance-window.ts';
+export * from './private-location/private-location.ts';

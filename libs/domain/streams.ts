@@ -13,4 +13,5 @@ export const streamNames = {
   /** Reservation stream that makes a status-page slug unique across accounts. */
   statusPageSlug: (slug: string): string => `status-page-slug-${slug}`,
   maintenanceWindow: (windowId: string): string => `maintenance-window-${windowId}`,
+  privateLocation: (locationId: string): string => `private-location-${locationId}`,
 } as const;

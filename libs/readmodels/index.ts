@@ -29,3 +29,4 @@ export {
   type CheckStatus,
 } from './check-status.ts';
 export { startStatusConsumer, STATUS_GROUP } from './status-consumer.ts';
+export { PrivateLocationReads, type PrivateLocationView } from './private-locations.ts';

@@ -61,6 +61,8 @@ export function indexOps(
         after.status === 'active',
       );
     }
+    case 'private-location':
+      return privateLocationOps(id, before, after);
     case 'status-page-slug':
       return typeof after.reservedBy === 'string'
         ? [{ op: 'set', key: keys.statusPageBySlug(id), value: after.reservedBy }]
@@ -149,5 +151,28 @@ function channelOps(channelId: string, before: Doc, after: Doc): WriteOp[] {
   const ops: WriteOp[] = membership(keys.accountChannels(accountId), channelId, ms(after.createdAt), active);
   for (const key of was) if (!now.has(key)) ops.push({ op: 'zrem', key, member: channelId });
   for (const key of now) if (!was.has(key)) ops.push({ op: 'zadd', key, member: channelId, score: 0 });
+  return ops;
+}
+
+/** The account's list, and each live key's hash → `<locationId>:<keyId>`; a revoked key or a deleted location stops at once. */
+function privateLocationOps(locationId: string, before: Doc, after: Doc): WriteOp[] {
+  const hashes = (doc: Doc): Map<string, string> => {
+    if (doc.status !== 'active') return new Map();
+    const list = (doc.keys as { id: string; hash: string }[] | undefined) ?? [];
+    return new Map(list.map((key) => [key.hash, key.id]));
+  };
+  const location = after.location as { createdAt?: string } | undefined;
+  const ops = membership(
+    keys.accountPrivateLocations(String(after.accountId)),
+    locationId,
+    ms(location?.createdAt),
+    after.status === 'active',
+  );
+  const was = hashes(before);
+  const now = hashes(after);
+  for (const hash of was.keys()) if (!now.has(hash)) ops.push({ op: 'del', key: keys.privateLocationKeyByHash(hash) });
+  for (const [hash, keyId] of now)
+    if (!was.has(hash))
+      ops.push({ op: 'set', key: keys.privateLocationKeyByHash(hash), value: `${locationId}:${keyId}` });
   return ops;
 }

@@ -19,6 +19,9 @@ export const keys = {
   accountStatusPages: (accountId: string) => `rm:account-status-pages:${accountId}`,
   statusPageBySlug: (slug: string) => `rm:status-page-by-slug:${slug}`,
   accountMaintenanceWindows: (accountId: string) => `rm:account-maintenance-windows:${accountId}`,
+  accountPrivateLocations: (accountId: string) => `rm:account-private-locations:${accountId}`,
+  /** A private-location key's hash → `<locationId>:<keyId>`. */
+  privateLocationKeyByHash: (hash: string) => `rm:private-location-key-hash:${hash}`,
 };
 
 export type Aggregate =
@@ -32,4 +35,5 @@ export type Aggregate =
   | 'alert-channel'
   | 'status-page'
   | 'status-page-slug'
-  | 'maintenance-window';
+  | 'maintenance-window'
+  | 'private-location';

@@ -6,6 +6,7 @@ import {
   checkGroupDecider,
   parseEvent,
   maintenanceWindowDecider,
+  privateLocationDecider,
   statusPageDecider,
   statusPageSlugDecider,
   userDecider,
@@ -24,6 +25,7 @@ const streamPrefixes: [string, Aggregate][] = (
   [
     ['alert-channel-', 'alert-channel'],
     ['maintenance-window-', 'maintenance-window'],
+    ['private-location-', 'private-location'],
     ['status-page-slug-', 'status-page-slug'],
     ['status-page-', 'status-page'],
     ['check-group-', 'check-group'],
@@ -49,6 +51,7 @@ const deciders: Record<Aggregate, Decider<unknown, unknown, unknown>> = {
   'status-page': statusPageDecider,
   'status-page-slug': statusPageSlugDecider,
   'maintenance-window': maintenanceWindowDecider,
+  'private-location': privateLocationDecider,
 } as unknown as Record<Aggregate, Decider<unknown, unknown, unknown>>;
 
 export function aggregateOf(stream: string): { aggregate: Aggregate; id: string } | undefined {

@@ -38,6 +38,7 @@ const bodies: Record<string, unknown> = {
   'PUT /v1/check-groups/{id}': { name: 'g' },
   'PUT /v1/alert-channels/{id}': { config: { name: 'c', url: 'https://example.com/h' } },
   'PATCH /v1/users/{id}': { role: 'READ_ONLY' },
+  'PUT /v1/private-locations/{id}': { name: 'p', slugName: 'p' },
 };
 let theirSecrets: string[] = [];
 
@@ -116,7 +117,9 @@ beforeAll(async () => {
     startsAt: '2026-01-01T00:00:00Z',
     endsAt: '2026-01-01T01:00:00Z',
   });
-  Object.assign(created, { page, window });
+  const location = await them.post('/v1/private-locations', { name: 'their location', slugName: 'their-location' });
+  const locationKey = await them.post(`/v1/private-locations/${location.body.id}/keys`);
+  Object.assign(created, { page, window, location, locationKey });
   for (const [name, response] of Object.entries(created))
     if (response.status !== 201) throw new Error(`setup: ${name}: ${response.status} ${JSON.stringify(response.body)}`);
   Object.assign(foreign, {
@@ -134,8 +137,19 @@ beforeAll(async () => {
     'alert-channels/deliveryId': randomUUID(),
     'status-pages/id': page.body.id,
     'maintenance-windows/id': window.body.id,
+    'private-locations/id': location.body.id,
+    'private-locations/keyId': locationKey.body.id,
   });
-  theirSecrets = [variable, 'their-value', 'their group', 'their check', 'their page', 'their window', b.ownerEmail];
+  theirSecrets = [
+    variable,
+    'their-value',
+    'their group',
+    'their check',
+    'their page',
+    'their window',
+    'their location',
+    b.ownerEmail,
+  ];
 }, 180_000);
 afterAll(async () => {
   await vigil?.stop();

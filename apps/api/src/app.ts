@@ -21,6 +21,7 @@ import { checkRunRoutes } from './routes/check-runs.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.ts';
 import { pingRoutes } from './routes/ping.ts';
+import { privateLocationRoutes } from './routes/private-locations.ts';
 import { runtimeRoutes } from './routes/runtimes.ts';
 import { userRoutes } from './routes/users.ts';
 import { variableRoutes } from './routes/variables.ts';
@@ -97,6 +98,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   alertChannelRoutes(app, { services: deps.services, ...deps.alerting });
   const { commands, readModels, stateStore } = deps.services;
   maintenanceWindowRoutes(app, new MaintenanceWindowService(commands, readModels, stateStore));
+  privateLocationRoutes(app, deps.services.privateLocations);
   consoleRoutes(app, {
     services: deps.services,
     platform: deps.platform,

@@ -42,6 +42,8 @@ export const apiEnv = {
    * drops them on every replica at once; this bounds a missed drop. 0 turns the cache off.
    */
   VIGIL_READ_CACHE_TTL_MS: env.int(1000, 0, 1000),
+  /** A private location with no agent polling for this long is UNAVAILABLE (and alerts once). */
+  VIGIL_PRIVATE_LOCATION_UNAVAILABLE_MS: env.int(600_000, 1_000, 86_400_000),
 };
 
 export const apiConfigSchema = z.object(apiEnv);

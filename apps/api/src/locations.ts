@@ -34,8 +34,8 @@ export const PUBLIC_LOCATIONS = [
 export const MAX_CHECK_LOCATIONS = 20;
 
 /**
- * Which locations a check may name, in one place, per account: private locations (a later issue)
- * are an account's own, so the question is asked with the account.
+ * Which locations a check may name, in one place, per account: the runner locations, and the
+ * account's own private locations by slugName.
  */
 export interface LocationCatalogue {
   /** The locations every account may name (the OpenAPI document lists them). */
@@ -48,11 +48,16 @@ export interface LocationCatalogue {
 
 export function createLocationCatalogue(options: {
   publicLocations: readonly string[];
+  /** The slugNames of the account's private locations (read model); none when absent. */
+  privateSlugs?: (accountId: string) => Promise<readonly string[]>;
   max?: number;
 }): LocationCatalogue {
   const publicSet = new Set(options.publicLocations);
   const max = options.max ?? MAX_CHECK_LOCATIONS;
-  const known = async (_accountId: string): Promise<readonly string[]> => [...publicSet];
+  const known = async (accountId: string): Promise<readonly string[]> => [
+    ...publicSet,
+    ...((await options.privateSlugs?.(accountId)) ?? []),
+  ];
   return {
     publicLocations: [...publicSet],
     known,

@@ -19,7 +19,7 @@ import { createBusSink, createCheckLookup, createDirectSink } from '#pipeline';
 import { createProber, type ScriptRunner } from '#probes';
 import { createSandbox } from '#sandbox';
 import { createScriptRunner } from '#scripts';
-import type { ReadModels } from '#readmodels';
+import { PrivateLocationReads, type ReadModels } from '#readmodels';
 import { buildApp } from './app.ts';
 import { CommandRunner, type ReadModelSync } from './commands.ts';
 import { createReadCache } from './read-cache.ts';
@@ -89,6 +89,8 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
         config.VIGIL_RUNNER_LOCATION,
         config.VIGIL_RUNNER_DEFAULT_LOCATION,
       ],
+      privateSlugs: async (accountId) =>
+        (await new PrivateLocationReads(platform.stateStore).locations(accountId)).map((v) => v.location.slugName),
     });
     const services = createServices({
       commands,
@@ -102,6 +104,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       box,
       stateStore: platform.stateStore,
       publicUrl: config.VIGIL_PUBLIC_URL,
+      privateLocationUnavailableMs: config.VIGIL_PRIVATE_LOCATION_UNAVAILABLE_MS,
     });
 
     const configuredAdmin = config.VIGIL_ADMIN_KEY ? sha256Hex(config.VIGIL_ADMIN_KEY) : null;

@@ -178,6 +178,12 @@ export const requestExamples: Record<string, Record<string, RequestExample>> = {
       },
     },
   },
+  'POST /v1/private-locations': {
+    office: {
+      summary: 'An office network; checks list "office-berlin" in locations to run from its agents',
+      value: { name: 'Berlin office', slugName: 'office-berlin', icon: 'location' },
+    },
+  },
   'POST /v1/api-keys': {
     user: { summary: 'A key for yourself, with your roles', value: { name: 'laptop', type: 'user' } },
   },
