@@ -31,6 +31,8 @@ declare module 'fastify' {
     access?: RouteAccess;
     /** Names the rate-limit bucket; routes without one share the default bucket. */
     rateLimitBucket?: string;
+    /** The header naming the account, when not X-Service-Account (Checkly's dialect: X-Checkly-Account). */
+    accountHeader?: string;
   }
   interface FastifyRequest {
     access: Access | null;

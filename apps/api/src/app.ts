@@ -11,6 +11,7 @@ import { installDryRun } from './plugins/dry-run.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { createDocumentPatch, describeRoute } from './plugins/route-docs.ts';
 import { createRateLimiter } from './plugins/rate-limit.ts';
+import { checklyRoutes } from './checkly/index.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertChannelRoutes, type ChannelRouteDeps } from './routes/alert-channels.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
@@ -99,6 +100,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const { commands, readModels, stateStore } = deps.services;
   maintenanceWindowRoutes(app, new MaintenanceWindowService(commands, readModels, stateStore));
   privateLocationRoutes(app, deps.services.privateLocations);
+  await checklyRoutes(app, deps.services);
   consoleRoutes(app, {
     services: deps.services,
     platform: deps.platform,

@@ -128,7 +128,7 @@ async function resolveAccount(
   principal: Extract<Principal, { kind: 'user' | 'service' }>,
   deps: AuthDeps,
 ): Promise<Access> {
-  const raw = request.headers[ACCOUNT_HEADER];
+  const raw = request.headers[request.routeOptions.config?.accountHeader ?? ACCOUNT_HEADER];
   const named = Array.isArray(raw) ? raw[0] : raw;
   let accountId: string;
   let role: Role;

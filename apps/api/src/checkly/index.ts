@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { ApiServices } from '../services/index.ts';
+import { runtimeRoutes } from '../routes/runtimes.ts';
+import { variableRoutes } from '../routes/variables.ts';
+import { accountRoutes } from './accounts.ts';
+import { unsupportedRoutes } from './unsupported.ts';
+
+/** Where Checkly's clients point: CHECKLY_API_URL=http://host:port/checkly, or the provider's api_url. */
+export const CHECKLY_PREFIX = '/checkly';
+export const CHECKLY_ACCOUNT_HEADER = 'x-checkly-account';
+
+/**
+ * Checkly's dialect of the API, for Checkly's own CLI and Go SDK: one adapter at the edge under
+ * /checkly. Its routes translate into the same services and read models as /v1 and keep no data
+ * of their own. Every route here names the account with X-Checkly-Account (same keys and roles as
+ * /v1), and is left out of /openapi.json, which documents Vigil's own API.
+ */
+export async function checklyRoutes(app: FastifyInstance, services: ApiServices): Promise<void> {
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRoute', (route) => {
+        route.config = { ...route.config, accountHeader: CHECKLY_ACCOUNT_HEADER };
+        route.schema = { ...route.schema, hide: true };
+      });
+      // Families whose /v1 shape already is Checkly's: the same route modules, under the prefix.
+      variableRoutes(scope, services);
+      runtimeRoutes(scope, services);
+      accountRoutes(scope, services);
+      unsupportedRoutes(scope);
+    },
+    { prefix: CHECKLY_PREFIX },
+  );
+}

