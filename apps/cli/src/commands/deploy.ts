@@ -2,12 +2,13 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
 import { projectSecret } from '../config.ts';
-import { UsageError } from '../errors.ts';
+import { CliError, UsageError } from '../errors.ts';
 import { example } from '../kit.ts';
 import { missingSecrets } from '../project/channels.ts';
 import { applyPlan } from '../project/apply.ts';
 import { loadProject, PROJECT_FILES } from '../project/load.ts';
 import { planDeploy } from '../project/plan.ts';
+import { previewPlan, refusalLines } from '../project/preview.ts';
 import { fetchRemote } from '../project/remote.ts';
 import { planJson, renderPlan, summary, summaryLine } from '../project/render.ts';
 import { registerProjectTest } from './project-test.ts';
@@ -22,7 +23,10 @@ export function registerDeploy(program: Command): void {
       'make the account match the project file: create, update and delete the checks, groups, channels, subscriptions and maintenance windows it declares',
     )
     .option('--config <file>', `the project file (default: the first of ${PROJECT_FILES.join(', ')})`)
-    .option('--preview', 'print the plan (create / update / delete, field by field) and change nothing')
+    .option(
+      '--preview',
+      'print the plan (create / update / delete, field by field) and have the server check every change as deploy would apply it (a dry run); change nothing',
+    )
     .action(async (options: { config?: string; preview?: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const { path, project } = await loadProject(options.config);
@@ -39,13 +43,37 @@ export function registerDeploy(program: Command): void {
         );
 
       if (options.preview || steps.length === 0) {
-        ctx.out.result({ project: project.project, file: path, plan: planJson(steps), summary: summary(steps) }, () => {
+        // The server decides each change as apply would (?dryRun=true) and writes nothing.
+        const checked = steps.length > 0 ? await previewPlan(client, project.project, steps, remote) : undefined;
+        const refused = checked?.refusals ?? [];
+        const json = {
+          project: project.project,
+          file: path,
+          plan: planJson(steps),
+          summary: summary(steps),
+          ...(checked
+            ? {
+                refusals: refused.map(({ step, status, message }) => ({ ...planJson([step])[0], status, message })),
+                unchecked: checked.unchecked.map(({ step, reason }) => ({ ...planJson([step])[0], reason })),
+              }
+            : {}),
+        };
+        ctx.out.result(json, () => {
           ctx.out.print(header);
           if (steps.length === 0) return ctx.out.print(nothing);
           renderPlan(steps).forEach((line) => ctx.out.print(line));
           ctx.out.print(`Plan: ${summaryLine(steps)}${options.preview ? ' (preview: nothing was changed)' : ''}`);
         });
         for (const line of missing) ctx.out.warn(`${line}: deploy will need it`);
+        for (const { step, reason } of checked?.unchecked ?? [])
+          ctx.out.warn(`${step.action} ${step.kind} ${step.logicalId}: checked on deploy only (${reason})`);
+        if (refused.length > 0)
+          throw new CliError(
+            `The server would refuse ${refused.length} of ${steps.length} changes (nothing was changed):\n` +
+              refusalLines(checked!)
+                .map((line) => `  ${line}`)
+                .join('\n'),
+          );
         return;
       }
 

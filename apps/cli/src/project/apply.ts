@@ -16,6 +16,8 @@ const PATHS: Record<Exclude<Kind, 'subscription'>, string> = {
   'alert-channel': '/v1/alert-channels',
   'maintenance-window': '/v1/maintenance-windows',
 };
+/** Where each kind of resource is written: apply writes there, preview asks there with ?dryRun=true. */
+export const DEPLOY_PATHS: Readonly<typeof PATHS> = PATHS;
 
 export interface Applied {
   step: Step;
