@@ -100,7 +100,12 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const { commands, readModels, stateStore } = deps.services;
   maintenanceWindowRoutes(app, new MaintenanceWindowService(commands, readModels, stateStore));
   privateLocationRoutes(app, deps.services.privateLocations);
-  await checklyRoutes(app, deps.services);
+  await checklyRoutes(app, {
+    services: deps.services,
+    analytics: deps.platform.analytics,
+    channels: deps.alerting.channels,
+    publicUrl: deps.alerting.publicUrl,
+  });
   consoleRoutes(app, {
     services: deps.services,
     platform: deps.platform,

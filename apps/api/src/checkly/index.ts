@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import type { AnalyticsStore } from '#analytics';
+import { StatusPageService } from '../console/status-page-service.ts';
+import type { ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
 import { runtimeRoutes } from '../routes/runtimes.ts';
 import { variableRoutes } from '../routes/variables.ts';
 import { accountRoutes } from './accounts.ts';
+import { checkReadRoutes } from './checks-read.ts';
+import { resourceReadRoutes } from './resources-read.ts';
 import { unsupportedRoutes } from './unsupported.ts';
 
 /** Where Checkly's clients point: CHECKLY_API_URL=http://host:port/checkly, or the provider's api_url. */
@@ -15,7 +20,16 @@ export const CHECKLY_ACCOUNT_HEADER = 'x-checkly-account';
  * of their own. Every route here names the account with X-Checkly-Account (same keys and roles as
  * /v1), and is left out of /openapi.json, which documents Vigil's own API.
  */
-export async function checklyRoutes(app: FastifyInstance, services: ApiServices): Promise<void> {
+export interface ChecklyDeps {
+  services: ApiServices;
+  analytics: AnalyticsStore | undefined;
+  channels: ChannelService;
+  publicUrl: string;
+}
+
+export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Promise<void> {
+  const { services } = deps;
+  const statusPages = new StatusPageService(services.commands, services.readModels, services.stateStore);
   await app.register(
     async (scope) => {
       scope.addHook('onRoute', (route) => {
@@ -26,6 +40,8 @@ export async function checklyRoutes(app: FastifyInstance, services: ApiServices)
       variableRoutes(scope, services);
       runtimeRoutes(scope, services);
       accountRoutes(scope, services);
+      checkReadRoutes(scope, services, deps.analytics);
+      resourceReadRoutes(scope, { ...deps, statusPages });
       unsupportedRoutes(scope);
     },
     { prefix: CHECKLY_PREFIX },
