@@ -4,7 +4,8 @@ import type { Check, CheckGroup, CheckStatus } from './api.gen.ts';
 export type StatusName = 'passing' | 'degraded' | 'failing' | 'no data';
 
 export function statusOf(status: CheckStatus | undefined): StatusName {
-  if (!status) return 'no data';
+  // An external check silent for two frequency windows: its last result is stale, whatever it said.
+  if (!status || status.noData) return 'no data';
   if (status.hasFailures) return 'failing';
   return status.isDegraded ? 'degraded' : 'passing';
 }

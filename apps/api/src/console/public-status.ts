@@ -1,6 +1,6 @@
 import { createAnalyticsReader, parseAnalyticsParams, type AnalyticsStore } from '#analytics';
 import type { Logger } from '#core';
-import { covers, maintenanceAt, occurrencesBetween, type MaintenanceWindow } from '#domain';
+import { covers, isNoData, maintenanceAt, occurrencesBetween, type MaintenanceWindow } from '#domain';
 import type { CheckView, ReadModels } from '#readmodels';
 import { CheckStatusReads, MaintenanceWindowReads, StatusPageReads, type CheckStatus } from '#readmodels';
 import type { StateStore } from '#statestore';
@@ -105,7 +105,9 @@ export class PublicStatusPages {
             : Math.round((measured.reduce((sum, d) => sum + d.availability!, 0) / measured.length) * 100) / 100;
         // Planned work shows as maintenance, not as the outage it may look like.
         const state =
-          maintenanceAt(covering, c.check, nowMs) !== null ? 'maintenance' : checkState(statuses.get(c.check.id));
+          maintenanceAt(covering, c.check, nowMs) !== null
+            ? 'maintenance'
+            : checkState(c.check, statuses.get(c.check.id), nowMs);
         return { name: c.check.name, state, uptime90d, days };
       }),
     );
@@ -208,8 +210,9 @@ function windowsKey(ranges: { fromMs: number; toMs: number }[]): string {
   return `${ranges.length}.${(hash >>> 0).toString(36)}`;
 }
 
-function checkState(status: CheckStatus | undefined): CheckState {
-  if (!status) return 'unknown';
+/** An external check that stopped sending results shows "No data", not its last, stale state. */
+function checkState(check: CheckView['check'], status: CheckStatus | undefined, nowMs: number): CheckState {
+  if (!status || isNoData(check, status.lastRunAt, nowMs)) return 'unknown';
   if (status.hasFailures) return 'failing';
   return status.isDegraded ? 'degraded' : 'passing';
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AnalyticsStore } from '#analytics';
 import { NotFoundError } from '#core';
 import { alertEventSchema } from '#alerting';
+import { isNoData } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import { CheckStatusReads, type CheckStatus, type CheckView, type ReadModels } from '#readmodels';
 import type { StateStore } from '#statestore';
@@ -26,6 +27,12 @@ export const checkStatusJsonSchema = z
     hasFailures: z.boolean(),
     hasErrors: z.boolean(),
     isDegraded: z.boolean(),
+    noData: z
+      .boolean()
+      .describe(
+        'NO_DATA: an external check (no definition) whose last result is older than two frequency windows; ' +
+          'the other fields describe that last result',
+      ),
     longestRun: z.number().nullable().describe('ms, the slowest run seen'),
     shortestRun: z.number().nullable().describe('ms, the fastest run seen'),
     lastRunLocation: z.string().nullable(),
@@ -82,8 +89,10 @@ export function checkStatusRoutes(app: FastifyInstance, deps: ConsoleReadDeps): 
     handler: async (request) => {
       const accountId = request.access!.accountId;
       const summary = request.query.with === 'summary24h' ? summaries(accountId) : Promise.resolve(null);
+      const at = now().getTime();
       const view = (check: CheckView['check'], status: CheckStatus, extra: Map<string, CheckSummary> | null) => ({
         ...status,
+        noData: isNoData(check, status.lastRunAt, at),
         name: check.name,
         checkType: check.checkType,
         ...(extra ? (extra.get(check.id) ?? { availability24h: null, p95Sparkline: [] }) : {}),
