@@ -20,6 +20,8 @@ export const ENTRIES = {
   alerter: 'apps/alerter/src/main.ts',
   dispatcher: 'apps/dispatcher/src/main.ts',
   runner: 'apps/runner/src/main.ts',
+  // The runner in agent mode, for private locations: needs only VIGIL_API_URL and VIGIL_AGENT_KEY.
+  agent: 'apps/runner/src/agent-main.ts',
   simulator: 'apps/simulator/src/main.ts',
   cli: 'apps/cli/src/main.ts',
   // Worker threads get their own file; libs/webhooks/sandbox.ts picks it when it runs from dist/.

@@ -7,7 +7,7 @@ import { apiConfigSchema } from '../apps/api/index.ts';
 import { dispatcherConfigSchema } from '../apps/dispatcher/index.ts';
 import { ingestorConfigSchema } from '../apps/ingestor/index.ts';
 import { projectorConfigSchema } from '../apps/projector/index.ts';
-import { runnerConfigSchema } from '../apps/runner/index.ts';
+import { agentConfigSchema, runnerConfigSchema } from '../apps/runner/index.ts';
 
 /** Each app's environment in docker-compose.yml must use exactly the names its config schema reads. */
 const apps: Record<string, z.ZodObject> = {
@@ -17,6 +17,7 @@ const apps: Record<string, z.ZodObject> = {
   alerter: alerterConfigSchema,
   dispatcher: dispatcherConfigSchema,
   runner: runnerConfigSchema,
+  agent: agentConfigSchema,
 };
 
 const compose = parse(readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as {
@@ -28,6 +29,7 @@ const samples: Record<string, string> = {
   VIGIL_ENCRYPTION_KEY: 'ab'.repeat(32),
   VIGIL_ADMIN_KEY: 'vgl_' + 'a'.repeat(43),
   VIGIL_INGEST_KEY: 'vgl_' + 'b'.repeat(43),
+  VIGIL_AGENT_KEY: 'pl_' + 'c'.repeat(43),
 };
 const interpolate = (value: string | number) =>
   String(value).replace(/\$\{(\w+)(:?[?-][^}]*)?\}/g, (_, name: string) => samples[name] ?? '');
@@ -46,6 +48,7 @@ describe('docker-compose.yml', () => {
         'alerter',
         'dispatcher',
         'runner',
+        'agent',
       ]),
     );
   });

@@ -24,7 +24,12 @@ export interface Access {
  * route with `orMinRole` also takes an account key with that role, acting in its own account.
  */
 export type RouteAccess =
-  { platform: 'admin' | 'ingest'; orMinRole?: Role } | { minRole: Role } | { anyKey: true } | 'public';
+  | { platform: 'admin' | 'ingest'; orMinRole?: Role }
+  | { minRole: Role }
+  | { anyKey: true }
+  /** A private-location key (pl_…), checked by the agent routes themselves (routes/agent.ts). */
+  | { agent: true }
+  | 'public';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

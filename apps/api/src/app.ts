@@ -13,6 +13,7 @@ import { createDocumentPatch, describeRoute } from './plugins/route-docs.ts';
 import { createRateLimiter } from './plugins/rate-limit.ts';
 import { checklyRoutes } from './checkly/index.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { agentRoutes } from './routes/agent.ts';
 import { alertChannelRoutes, type ChannelRouteDeps } from './routes/alert-channels.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -29,6 +30,7 @@ import { variableRoutes } from './routes/variables.ts';
 import { whoamiRoutes } from './routes/whoami.ts';
 import type { CheckRunService } from './services/check-runs.ts';
 import type { HeartbeatService } from './services/heartbeats.ts';
+import { AgentWork } from './services/agent-work.ts';
 import { MaintenanceWindowService } from './services/maintenance-windows.ts';
 import type { ApiServices } from './services/index.ts';
 import { version } from './version.ts';
@@ -100,6 +102,12 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const { commands, readModels, stateStore } = deps.services;
   maintenanceWindowRoutes(app, new MaintenanceWindowService(commands, readModels, stateStore));
   privateLocationRoutes(app, deps.services.privateLocations);
+  agentRoutes(app, {
+    work: new AgentWork(stateStore, readModels, deps.services.box, deps.ingest.sink, deps.config.VIGIL_AGENT_LEASE_MS),
+    locations: deps.services.privateLocations,
+    rateLimiter: createRateLimiter(stateStore),
+    limitPerMinute: deps.config.VIGIL_AGENT_RATE_LIMIT_PER_MINUTE,
+  });
   await checklyRoutes(app, {
     services: deps.services,
     analytics: deps.platform.analytics,

@@ -31,7 +31,8 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const required: RouteAccess | undefined = request.routeOptions.config?.access;
-    if (required === undefined || required === 'public') return;
+    // Agent routes take only private-location keys, which they authenticate and rate-limit themselves.
+    if (required === undefined || required === 'public' || 'agent' in required) return;
     const principal = await authenticate(request, deps, platformKeys);
     request.principal = principal;
 

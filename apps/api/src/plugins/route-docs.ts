@@ -43,6 +43,10 @@ export function describeRoute(route: RouteOptions): RouteDoc {
   doc.statuses.push(401, 403, 429);
   if ('platform' in access) {
     doc.notes.push(`Needs the platform ${access.platform} key (VIGIL_${access.platform.toUpperCase()}_KEY).`);
+  } else if ('agent' in access) {
+    doc.notes.push('Needs a private-location key (pl_…); API keys are refused (403).');
+    doc.notes.push('Rate-limited per location key (VIGIL_AGENT_RATE_LIMIT_PER_MINUTE).');
+    return doc;
   } else if ('anyKey' in access) {
     doc.notes.push('Needs any valid user or service key.');
   } else {

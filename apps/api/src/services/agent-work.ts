@@ -1,0 +1,214 @@
+import { sleep, ValidationError, type SecretBox } from '#core';
+import { parseCheckResult, type Check, type CheckResult } from '#domain';
+import type { ResultSink } from '#pipeline';
+import { resolveRunVariables, type PrivateLocationView, type ReadModels } from '#readmodels';
+import type { StateStore } from '#statestore';
+// The same leased due-queue and schedule the cluster's runners use, keyed by the private location.
+import { placementOf } from '../../../runner/src/catalogue.ts';
+import { DueQueue, queueKeys, slotSchema, type Scheduled } from '../../../runner/src/queue.ts';
+import { decideClaim, firstWindow, nextWindow, runResultId } from '../../../runner/src/schedule.ts';
+
+/** One leased run as an agent receives it: the check, its variables (secrets decrypted) and the window. */
+export interface AgentLease {
+  checkId: string;
+  accountId: string;
+  /** Start of the run's window (ms); results and renewals name it. */
+  window: number;
+  resultId: string;
+  location: string;
+  leaseEndsAt: number;
+  check: Check;
+  variables: Record<string, string>;
+  secretValues: string[];
+}
+
+export interface AgentResultItem {
+  checkId: string;
+  window: number;
+  result: unknown;
+}
+
+/** Never a real location name: checks that name none run at the runners' default, never at a private location. */
+const NO_DEFAULT = '\u0000';
+const RECONCILE_EVERY_MS = 2_000;
+const POLL_MS = 250;
+
+/** The queue of a private location: by id, so two accounts' equal slugs never share one. */
+export const privateQueueName = (locationId: string) => `private:${locationId}`;
+
+/**
+ * The API side of agents: keeps each private location's due-queue in step with the checks that
+ * list its slug, leases due runs to agents, takes their results and schedules the next window.
+ * Exactly one run per (check, location, window) holds as for runners: a claim is a lease in the
+ * shared queue, and a result's id is derived here from (check, slug, window), never taken from the agent.
+ */
+export class AgentWork {
+  private readonly reconciled = new Map<string, number>();
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly readModels: ReadModels,
+    private readonly box: SecretBox,
+    private readonly sink: ResultSink,
+    readonly leaseMs: number,
+  ) {}
+
+  async lease(location: PrivateLocationView, max: number, waitMs: number, signal?: AbortSignal): Promise<AgentLease[]> {
+    const deadline = Date.now() + waitMs;
+    const queue = this.queue(location);
+    for (;;) {
+      await this.reconcile(location);
+      const now = Date.now();
+      const claimed = max > 0 ? await queue.claim(now, this.leaseMs, max) : [];
+      const leases: AgentLease[] = [];
+      for (const entry of claimed) {
+        const lease = await this.prepare(location, queue, entry.checkId, entry.slot, now);
+        if (lease) leases.push(lease);
+      }
+      if (leases.length > 0 || Date.now() + POLL_MS > deadline || signal?.aborted) return leases;
+      await sleep(POLL_MS, signal).catch(() => undefined);
+    }
+  }
+
+  /** Takes results, validated and named here; reschedules each check unless its window already moved on. */
+  async accept(location: PrivateLocationView, items: AgentResultItem[]): Promise<{ accepted: number }> {
+    const results: CheckResult[] = [];
+    const next: Scheduled[] = [];
+    const slug = location.location.slugName;
+    for (const [index, item] of items.entries()) {
+      const check = await this.placedCheck(location, item.checkId);
+      if (!check) continue;
+      const parsed = parseCheckResult({
+        ...(item.result as object),
+        id: runResultId(check.id, slug, item.window),
+        accountId: location.accountId,
+        checkId: check.id,
+        checkType: check.checkType,
+        runLocation: slug,
+      });
+      if (!parsed.ok) throw new ValidationError(`results[${index}].result: ${parsed.message}`);
+      results.push(parsed.value);
+      const slot = await this.slot(location, check.id);
+      if (slot?.kind === 'run' && slot.window === item.window) {
+        const following = nextWindow(check.id, item.window, check.frequency * 60_000);
+        next.push({ checkId: check.id, slot: { kind: 'run', window: following.window }, due: following.due });
+      }
+    }
+    // Durable first, then rescheduled: a crash in between repeats the run with the same result id.
+    if (results.length > 0) await this.sink.accept(results);
+    await this.queue(location).schedule(next);
+    return { accepted: results.length };
+  }
+
+  async renew(location: PrivateLocationView, items: { checkId: string; window: number }[]): Promise<number> {
+    const queue = this.queue(location);
+    let renewed = 0;
+    for (const item of items) {
+      const slot = await this.slot(location, item.checkId);
+      if (slot?.kind !== 'run' || slot.window !== item.window) continue;
+      await queue.extend(item.checkId, Date.now() + this.leaseMs);
+      renewed += 1;
+    }
+    return renewed;
+  }
+
+  async release(location: PrivateLocationView, items: { checkId: string; window: number }[]): Promise<number> {
+    const queue = this.queue(location);
+    let released = 0;
+    for (const item of items) {
+      const slot = await this.slot(location, item.checkId);
+      if (slot?.kind !== 'run' || slot.window !== item.window) continue;
+      await queue.release(item.checkId, Date.now());
+      released += 1;
+    }
+    return released;
+  }
+
+  private queue(location: PrivateLocationView): DueQueue {
+    return new DueQueue(this.store, privateQueueName(location.location.id));
+  }
+
+  private async slot(location: PrivateLocationView, checkId: string) {
+    const raw = await this.store.get(queueKeys(privateQueueName(location.location.id)).slot(checkId));
+    if (raw === null) return null;
+    const parsed = slotSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
+  }
+
+  /** The check if it is this account's, active, and runs at this location; else null. */
+  private async placedCheck(location: PrivateLocationView, checkId: string): Promise<Check | null> {
+    const view = await this.readModels.check(checkId);
+    if (!view || view.accountId !== location.accountId) return null;
+    const placement = placementOf(view.check, location.location.slugName, NO_DEFAULT);
+    return placement?.kind === 'run' ? view.check : null;
+  }
+
+  private async prepare(
+    location: PrivateLocationView,
+    queue: DueQueue,
+    checkId: string,
+    slot: { kind: string; window?: number } | null,
+    now: number,
+  ): Promise<AgentLease | null> {
+    const check = await this.placedCheck(location, checkId);
+    if (!check) {
+      await queue.remove([checkId]);
+      return null;
+    }
+    const frequencyMs = check.frequency * 60_000;
+    if (slot?.kind !== 'run' || slot.window === undefined) {
+      await queue.schedule([fresh(checkId, frequencyMs, now)]);
+      return null;
+    }
+    const decision = decideClaim(checkId, slot.window, now, frequencyMs, this.leaseMs);
+    if (decision.action === 'skip') {
+      await queue.schedule([{ checkId, slot: { kind: 'run', window: decision.next }, due: decision.due }]);
+      return null;
+    }
+    const group = check.groupId ? await this.readModels.checkGroup(check.groupId) : null;
+    const { variables, secretValues } = await resolveRunVariables(
+      this.readModels,
+      this.box,
+      location.accountId,
+      group && group.accountId === location.accountId ? group.group : null,
+    );
+    const slug = location.location.slugName;
+    return {
+      checkId,
+      accountId: location.accountId,
+      window: decision.window,
+      resultId: runResultId(checkId, slug, decision.window),
+      location: slug,
+      leaseEndsAt: now + this.leaseMs,
+      check,
+      variables,
+      secretValues,
+    };
+  }
+
+  /** Adds the checks that list the slug and are missing from the queue, and drops the ones that no longer do. */
+  private async reconcile(location: PrivateLocationView): Promise<void> {
+    const id = location.location.id;
+    const now = Date.now();
+    if ((this.reconciled.get(id) ?? 0) > now - RECONCILE_EVERY_MS) return;
+    this.reconciled.set(id, now);
+    const queue = this.queue(location);
+    const slug = location.location.slugName;
+    const placed = (await this.readModels.checks(location.accountId)).filter(
+      (view) => placementOf(view.check, slug, NO_DEFAULT)?.kind === 'run',
+    );
+    const queued = await queue.members();
+    const wanted = new Set(placed.map((view) => view.check.id));
+    await queue.schedule(
+      placed
+        .filter((view) => !queued.has(view.check.id))
+        .map((view) => fresh(view.check.id, view.check.frequency * 60_000, now)),
+    );
+    await queue.remove([...queued].filter((checkId) => !wanted.has(checkId)));
+  }
+}
+
+/** A check new to the location runs its current window at once; later windows at its planned offset. */
+function fresh(checkId: string, frequencyMs: number, nowMs: number): Scheduled {
+  return { checkId, slot: { kind: 'run', window: firstWindow(nowMs, frequencyMs) }, due: nowMs };
+}
