@@ -26,7 +26,8 @@ describe('private-location agents (embedded)', () => {
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-    vigil = await startVigil();
+    // Test scale: a location is UNAVAILABLE after 3 s without an agent (10 minutes by default).
+    vigil = await startVigil({ env: { VIGIL_PRIVATE_LOCATION_UNAVAILABLE_MS: '3000' } });
   }, 60_000);
   afterAll(async () => {
     for (const agent of agents) await agent.stop();
@@ -137,6 +138,40 @@ describe('private-location agents (embedded)', () => {
     expect((await owner.delete(`/v1/private-locations/${other.id}`)).status).toBe(204);
     const ended = await Promise.race([second.stopped, new Promise((r) => setTimeout(() => r('timeout'), 5_000))]);
     expect(ended).toMatchObject({ reason: expect.stringMatching(/401/) });
+  }, 60_000);
+
+  it('without agents a location turns UNAVAILABLE, its check gets no failing results, and an agent brings it back', async () => {
+    const { owner } = await createAccount(vigil);
+    const dc = await location(owner, 'dc');
+    const check = await owner.post('/v1/checks', {
+      checkType: 'API',
+      name: 'dc',
+      frequency: 1,
+      locations: ['dc'],
+      request: { method: 'GET', url: `${targetUrl}/dc` },
+    });
+    const first = agentWith(dc.key);
+    await eventually(
+      () => results(owner, check.body.id),
+      (items) => items.length === 1,
+      20_000,
+    );
+    await first.stop();
+    const dark = await eventually(
+      async () => (await owner.get(`/v1/private-locations/${dc.id}`)).body,
+      (body) => body.status === 'UNAVAILABLE',
+      10_000,
+    );
+    expect(dark).toMatchObject({ agentCount: 0, agents: [expect.objectContaining({ version: 'test' })] });
+    // Nobody runs the location's checks meanwhile, and nothing counts them as failing: the gap is no data.
+    expect((await results(owner, check.body.id)).map((r) => r.hasFailures)).toEqual([false]);
+
+    agentWith(dc.key);
+    await eventually(
+      async () => (await owner.get(`/v1/private-locations/${dc.id}`)).body,
+      (body) => body.status === 'AVAILABLE' && body.agentCount === 1,
+      10_000,
+    );
   }, 60_000);
 
   it('agent routes take only location keys; a location key opens nothing else', async () => {
