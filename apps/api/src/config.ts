@@ -45,7 +45,7 @@ export const apiEnv = {
   /** A private location with no agent polling for this long is UNAVAILABLE (and alerts once). */
   VIGIL_PRIVATE_LOCATION_UNAVAILABLE_MS: env.int(600_000, 1_000, 86_400_000),
   /** Requests per minute one private-location key may make on the agent routes. */
-  VIGIL_AGENT_RATE_LIMIT_PER_MINUTE: env.int(1_200, 1, 1_000_000),
+  VIGIL_AGENT_RATE_LIMIT_PER_MINUTE: env.int(6_000, 1, 1_000_000),
   /** How long a run leased to an agent is its own; an agent renews longer runs. */
   VIGIL_AGENT_LEASE_MS: env.int(75_000, 5_000, 600_000),
 };

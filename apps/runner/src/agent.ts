@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { sleep, type Logger } from '#core';
 import type { Check, CheckResult } from '#domain';
 import { attemptTimeoutCap, createProber, runnableOf, type Prober, type ScriptRunner } from '#probes';
@@ -58,6 +59,8 @@ export function startAgent(deps: {
   const running = new Map<string, { lease: Lease; task: Promise<void> }>();
   const polling = new AbortController();
   const abandon = new AbortController();
+  // Every run in flight listens to abandon: as many listeners as JOB_CONCURRENCY.
+  setMaxListeners(0, abandon.signal);
   let stopping = false;
   let wake: () => void = () => {};
   const pending: { checkId: string; window: number; result: CheckResult }[] = [];
