@@ -23,12 +23,20 @@ export function paginate<T>(reply: FastifyReply, all: T[], page: number, limit: 
   return items;
 }
 
-/** A Vigil check in Checkly's shape: numeric groupId, Checkly's timestamps. */
-export function checkJson(view: CheckView, present: (check: CheckView['check']) => CheckResponse) {
+/** A Vigil check in Checkly's shape: numeric groupId, no retry strategy as null, Checkly's timestamps. */
+export function checkJson(
+  view: Pick<CheckView, 'check' | 'createdAt' | 'updatedAt'>,
+  present: (check: CheckView['check']) => CheckResponse,
+) {
   const check = present(view.check);
+  const retry = (check as { retryStrategy?: { type: string } }).retryStrategy;
   return {
     ...check,
     groupId: check.groupId === null ? null : numericId(check.groupId),
+    ...(retry !== undefined ? { retryStrategy: retry.type === 'NONE' ? null : retry } : {}),
+    useGlobalAlertSettings: check.alertSettings === null,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
     created_at: view.createdAt,
     updated_at: view.updatedAt,
   };

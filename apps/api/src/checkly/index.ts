@@ -7,6 +7,7 @@ import { runtimeRoutes } from '../routes/runtimes.ts';
 import { variableRoutes } from '../routes/variables.ts';
 import { accountRoutes } from './accounts.ts';
 import { checkReadRoutes } from './checks-read.ts';
+import { checkWriteRoutes } from './checks-write.ts';
 import { resourceReadRoutes } from './resources-read.ts';
 import { unsupportedRoutes } from './unsupported.ts';
 
@@ -41,6 +42,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       runtimeRoutes(scope, services);
       accountRoutes(scope, services);
       checkReadRoutes(scope, services, deps.analytics);
+      checkWriteRoutes(scope, services);
       resourceReadRoutes(scope, { ...deps, statusPages });
       unsupportedRoutes(scope);
     },
