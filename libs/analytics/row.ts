@@ -51,8 +51,8 @@ export interface ResultRow {
   /** Each assertion's outcome as JSON (the result's `assertions`, bounded there); null when the run had none. */
   assertions: string | null;
   /**
-   * A script run's steps, logs, requests and runtime as JSON (bounded by the v1 contract); null for
-   * other runs. A document for the run view, not a column to aggregate.
+   * A script run's steps, logs, requests and runtime, and any run's artifacts, as JSON (bounded by
+   * the v1 contract); null for runs with none. A document for the run view, not a column to aggregate.
    */
   script: string | null;
 }
@@ -152,10 +152,18 @@ export function toResultRow(result: CheckResult): ResultRow {
   };
 }
 
+/** A script run's details, and any run's artifacts (named here; their bytes are in the artifact store). */
 function scriptDocument(result: CheckResult): string | null {
-  const { steps, logs, requests, runtimeId } = result;
-  if (steps === undefined && logs === undefined && requests === undefined && runtimeId === undefined) return null;
-  return JSON.stringify({ steps, logs, requests, runtimeId });
+  const { steps, logs, requests, runtimeId, artifacts } = result;
+  if (
+    steps === undefined &&
+    logs === undefined &&
+    requests === undefined &&
+    runtimeId === undefined &&
+    artifacts === undefined
+  )
+    return null;
+  return JSON.stringify({ steps, logs, requests, runtimeId, artifacts });
 }
 
 /** Keeps the first occurrence of each id: the cheapest de-duplication is not sending a copy. */

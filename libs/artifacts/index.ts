@@ -37,3 +37,11 @@ export function createArtifactStore(config: ArtifactConfig): ArtifactStore {
     ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
   });
 }
+export { artifactId, keepArtifacts, type ArtifactToKeep, type RunAddress } from './keep.ts';
+export {
+  artifactsExpired,
+  retentionCutoff,
+  startRetention,
+  sweepExpiredOnce,
+  type RetentionOptions,
+} from './retention.ts';

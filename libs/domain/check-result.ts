@@ -176,7 +176,29 @@ const sslSchema = z
   })
   .strict();
 
-/** What a script run adds to its result (MULTI_STEP, PLAYWRIGHT, BROWSER with a script). */
+export const artifactKinds = ['screenshot', 'trace', 'response-body'] as const;
+export type ArtifactKind = (typeof artifactKinds)[number];
+export const MAX_ARTIFACTS_PER_RESULT = 20;
+
+/** A file kept with a run (in the artifact store); the result names it, the store holds its bytes. */
+export const artifactRefSchema = z
+  .object({
+    id: uuid,
+    kind: z.enum(artifactKinds),
+    contentType: z.string().min(1).max(128),
+    bytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(1024 ** 3),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    /** What it shows, e.g. the request whose response body it is. */
+    name: truncated(256).optional(),
+  })
+  .strict();
+export type ArtifactRef = z.output<typeof artifactRefSchema>;
+
+/** What a script run adds to its result (MULTI_STEP, PLAYWRIGHT, BROWSER with a script), and any run's artifacts. */
 const scriptDetailsShape = {
   steps: z
     .array(stepSchema)
@@ -198,6 +220,13 @@ const scriptDetailsShape = {
     .regex(/^\d{4}\.\d{2}$/)
     .optional()
     .describe('Script runs: the runtime the script ran in'),
+  artifacts: z
+    .array(artifactRefSchema)
+    .max(MAX_ARTIFACTS_PER_RESULT)
+    .optional()
+    .describe(
+      'BROWSER, PLAYWRIGHT, MULTI_STEP and API runs: screenshots, traces and failing response bodies, written to the artifact store before the result',
+    ),
 };
 
 /** The stored document of a script run's details (analytics column check_results.script). */
@@ -254,6 +283,7 @@ export const checkResultSchema = z
     onlyFor('heartbeat', ['HEARTBEAT']);
     for (const field of ['steps', 'requests', 'runtimeId'] as const) onlyFor(field, typesWithScripts);
     onlyFor('logs', [...typesWithScripts, 'HEARTBEAT']);
+    onlyFor('artifacts', ['BROWSER', 'PLAYWRIGHT', 'MULTI_STEP', 'API']);
     if (type === 'HEARTBEAT' && result.heartbeat === undefined) {
       ctx.addIssue({ code: 'custom', path: ['heartbeat'], message: 'required for HEARTBEAT results' });
     }

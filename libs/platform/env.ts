@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { artifactEnv } from '#artifacts';
 import { env } from '#core';
 
 /**
@@ -40,6 +41,8 @@ export const platformEnv = {
     .string()
     .regex(/^[A-Fa-f0-9]{64}$|^[A-Za-z0-9+/]{43}=$/, 'expected 32 bytes as 64 hex characters or base64')
     .optional(),
+  /** The artifact store (files under DATA_DIR/artifacts, or S3 with ARTIFACTS_URL) and its retention. */
+  ...artifactEnv,
 };
 
 /** Webhook delivery settings: read by the dispatcher, and by the API for test messages. */

@@ -1,5 +1,6 @@
 import type { Lifecycle, Logger } from '#core';
 import { createAnalyticsStore, type AnalyticsStore } from '#analytics';
+import { artifactAdapter, createArtifactStore, type ArtifactStore } from '#artifacts';
 import { createMessageBus, topics, type MessageBus } from '#bus';
 import { createEventStore, eventStoreAdapter, type EventStore } from '#eventstore';
 import type { ReadinessCheck } from '#http';
@@ -13,6 +14,10 @@ export interface Platform {
   stateStore: StateStore;
   bus: MessageBus | undefined;
   analytics: AnalyticsStore | undefined;
+  /** Screenshots, traces and failing response bodies of runs (written by runners, served by the API). */
+  artifacts?: ArtifactStore;
+  /** VIGIL_ARTIFACT_RETENTION_DAYS: runners delete older artifacts; readers mark them expired. */
+  artifactRetentionDays?: number;
   readiness: ReadinessCheck[];
   /** Topic names, with the configured prefix. */
   topics: Topics;
@@ -97,6 +102,24 @@ export async function createPlatform(
     adapters.analyticsStore = config.CLICKHOUSE_URL ? 'clickhouse' : 'duckdb';
   }
 
+  // Opens nothing until used (a directory, or an S3 client), so every app has one at no cost.
+  const artifacts = createArtifactStore(config);
+  lifecycle.add('artifact-store', () => artifacts.close());
+  adapters.artifactStore = artifactAdapter(config);
+  if (config.ARTIFACTS_URL) readiness.push({ name: 'artifactStore', check: () => artifacts.ping() });
+
   log.info({ adapters }, 'adapters ready');
-  return { eventStore, stateStore, bus, analytics, readiness, adapters, topics: names, group: (name) => prefix + name };
+  const artifactRetentionDays = config.VIGIL_ARTIFACT_RETENTION_DAYS;
+  return {
+    eventStore,
+    stateStore,
+    bus,
+    analytics,
+    artifacts,
+    artifactRetentionDays,
+    readiness,
+    adapters,
+    topics: names,
+    group: (name) => prefix + name,
+  };
 }

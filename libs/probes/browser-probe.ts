@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { BrowserContext, Request } from 'playwright-core';
 import type { BrowserDefinition, CheckResultPage } from '#domain';
 import { checkLiteral } from './address.ts';
+import { finishCapture, startCapture } from './browser-artifacts.ts';
 import { bounded } from './browser-bound.ts';
 import { METRICS_SCRIPT, type PageMetrics } from './browser-metrics.ts';
 import { errorText, type RawRun } from './result.ts';
@@ -32,10 +33,12 @@ async function visit(
   url: string,
   timeoutMs: number,
   proxy: PolicyProxy | undefined,
+  degradedMs: number,
   signal: AbortSignal,
 ): Promise<RawRun> {
   // Each call is bounded by the run: a call on a context closed meanwhile may never settle.
   await bounded(context.addInitScript(METRICS_SCRIPT), 'browser addInitScript', signal);
+  const tracing = await startCapture(context, definition, signal);
   const page = await bounded(context.newPage(), 'browser newPage', signal);
   const counters: Counters = { consoleErrors: 0, networkErrors: 0, userScriptErrors: 0, documentErrors: 0 };
   const isDocument = (request: Request) => request.isNavigationRequest() && request.frame() === page.mainFrame();
@@ -100,12 +103,17 @@ async function visit(
     const value = nonNegative(metrics[key]);
     if (value !== undefined) pageResult[key] = key === 'CLS' ? Math.min(value, 1000) : value;
   }
+  // Failed or degraded as buildOutcome will judge it (degraded ≤ max, so a slow failure counts too).
+  const troubled = Boolean(error || implicitFailure) || responseTime > degradedMs;
+  const keep = definition.artifacts === 'ALWAYS' || (definition.artifacts === 'ON_FAILURE' && troubled);
+  const artifacts = await finishCapture(context, page, keep, tracing, signal);
   return {
     responseTime,
     assertions: [],
     ...(error ? { error } : {}),
     ...(implicitFailure ? { implicitFailure } : {}),
     pages: [pageResult],
+    ...(artifacts.length > 0 ? { artifacts } : {}),
   };
 }
 
@@ -116,6 +124,7 @@ export async function runBrowser(
   pool: BrowserPool | undefined,
   timeoutMs: number,
   signal: AbortSignal,
+  degradedMs = Number.POSITIVE_INFINITY,
 ): Promise<RawRun> {
   const url = substitute(definition.url, vars);
   const fail = (error: string): RawRun => ({ responseTime: 0, error, assertions: [] });
@@ -138,7 +147,8 @@ export async function runBrowser(
   try {
     return await pool.withContext(
       { viewport: definition.viewport, signal, proxy: { server: proxy.server } },
-      (context) => visit(context, definition, url, timeoutMs - (performance.now() - started), proxy, signal),
+      (context) =>
+        visit(context, definition, url, timeoutMs - (performance.now() - started), proxy, degradedMs, signal),
     );
   } catch (error) {
     return {

@@ -1,7 +1,7 @@
 import { parseCheckResult, type CheckResult, type CheckResultInput } from '#domain';
 import { describeAssertion, shownOutcome } from './assertions.ts';
 import { createScrubber } from './secrets.ts';
-import type { AssertionOutcome, ProbeContext, ProbeOutcome, RunnableCheckType } from './types.ts';
+import type { AssertionOutcome, ProbeContext, ProbeOutcome, RawArtifact, RunnableCheckType } from './types.ts';
 
 /** What a probe found, before degraded/failed are decided and secrets scrubbed. */
 export interface RawRun {
@@ -19,6 +19,8 @@ export interface RawRun {
   timings?: CheckResultInput['timings'];
   pages?: CheckResultInput['pages'];
   ssl?: CheckResultInput['ssl'];
+  /** Files to keep with the run; text ones are scrubbed by buildOutcome. */
+  artifacts?: RawArtifact[];
 }
 
 const round = (ms: number) => Math.max(0, Math.round(ms * 1000) / 1000);
@@ -74,7 +76,14 @@ export function buildOutcome(checkType: RunnableCheckType, raw: RawRun, ctx: Pro
           })),
         }),
   };
-  return { result: validated(input), assertions };
+  const artifacts = raw.artifacts?.map((artifact) => scrubbedArtifact(artifact, scrub));
+  return { result: validated(input), assertions, ...(artifacts && artifacts.length > 0 ? { artifacts } : {}) };
+}
+
+/** Text artifacts (response bodies) go through the same scrubber as every other string; images and traces cannot. */
+export function scrubbedArtifact(artifact: RawArtifact, scrub: (text: string) => string): RawArtifact {
+  if (!/^(text\/|application\/(json|xml|javascript))/.test(artifact.contentType)) return artifact;
+  return { ...artifact, body: Buffer.from(scrub(artifact.body.toString('utf8')), 'utf8') };
 }
 
 function roundTimings(timings: NonNullable<CheckResultInput['timings']>) {

@@ -32,7 +32,15 @@ function execute(definition: RunnableDefinition, ctx: ProbeContext, signal: Abor
     case 'DNS':
       return runDns(definition.request, variables, allowPrivate, signal);
     case 'BROWSER':
-      return runBrowser(definition.browser, variables, allowPrivate, ctx.browser, ctx.timeoutMs, signal);
+      return runBrowser(
+        definition.browser,
+        variables,
+        allowPrivate,
+        ctx.browser,
+        ctx.timeoutMs,
+        signal,
+        ctx.degradedResponseTime,
+      );
   }
   // A script definition missing both script and files: refused by the schema, so only a bug gets here.
   return Promise.resolve({

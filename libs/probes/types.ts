@@ -1,5 +1,6 @@
 import type {
   ApiRequest,
+  ArtifactKind,
   Assertion,
   BrowserDefinition,
   CheckResult,
@@ -72,9 +73,20 @@ export interface AssertionOutcome {
   message?: string;
 }
 
+/** A file a run produced (screenshot, trace, failing response body), before the runner stores it. */
+export interface RawArtifact {
+  kind: ArtifactKind;
+  contentType: string;
+  body: Buffer;
+  /** What it shows: a file name, or the request a response body answered. */
+  name?: string;
+}
+
 export interface ProbeOutcome {
   result: CheckResult;
   assertions: AssertionOutcome[];
+  /** Kept by the runner in the artifact store, and named in result.artifacts, before the result is published. */
+  artifacts?: RawArtifact[];
 }
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -132,6 +132,7 @@ beforeAll(async () => {
     'check-alerts/checkId': created.check.body.id,
     'check-results/checkId': created.check.body.id,
     'check-results/resultId': randomUUID(),
+    'check-results/artifactId': randomUUID(),
     'check-groups/id': created.group.body.id,
     'alert-channels/id': created.channel.body.id,
     'alert-channels/deliveryId': randomUUID(),

@@ -173,6 +173,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       allowPrivate: checksMayReachPrivate(config),
       locations,
       runtimes: services.runtimes,
+      artifacts: platform.artifacts,
     });
     const app = await buildApp({
       config,

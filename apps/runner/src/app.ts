@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { startRetention } from '#artifacts';
 import type { Lifecycle, Logger } from '#core';
 import { checksMayReachPrivate, type Platform } from '#platform';
 import type { ResultSink } from '#pipeline';
@@ -22,6 +23,7 @@ type RunnerAppConfig = Pick<
   | 'CHROMIUM_PATH'
   | 'VIGIL_RUNTIMES_DIR'
   | 'VIGIL_RUNTIMES_INSTALL'
+  | 'VIGIL_ARTIFACT_RETENTION_DAYS'
 >;
 
 /** Starts the runner from its configuration and registers its drain with the lifecycle. */
@@ -74,5 +76,15 @@ export function startRunnerApp(context: {
     },
   });
   context.lifecycle.add('runner', () => runner.stop());
+  const artifacts = context.platform.artifacts;
+  if (artifacts) {
+    // Added after the runner, so it stops first; the store, opened before both, closes last.
+    const retention = startRetention({
+      store: artifacts,
+      retentionDays: config.VIGIL_ARTIFACT_RETENTION_DAYS,
+      log: context.log.child({ component: 'artifact-retention' }),
+    });
+    context.lifecycle.add('artifact-retention', () => retention.stop());
+  }
   return runner;
 }

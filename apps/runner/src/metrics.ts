@@ -6,6 +6,7 @@ export interface RunnerMetrics {
   inFlight: Gauge;
   skipped: Counter;
   maintenance: Counter;
+  artifacts: Counter<'type'>;
 }
 
 /** Runs by type and outcome, schedule delay (actual start − planned start) and runs in flight. */
@@ -34,6 +35,12 @@ export function createRunnerMetrics(registry?: Registry): RunnerMetrics {
     maintenance: new Counter({
       name: 'vigil_runner_maintenance_skipped_total',
       help: 'Scheduled runs skipped because a maintenance window that pauses runs covered the check',
+      registers,
+    }),
+    artifacts: new Counter({
+      name: 'vigil_runner_artifacts_kept_total',
+      help: 'Screenshots, traces and response bodies written to the artifact store, by check type',
+      labelNames: ['type'],
       registers,
     }),
   };

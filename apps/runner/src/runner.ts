@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { keepArtifacts, type ArtifactStore } from '#artifacts';
 import { ConfigError, createSecretBox, parseEncryptionKey, sleep, type Logger, type SecretBox } from '#core';
 import { isScriptCheck, type Check, type CheckResult } from '#domain';
 import type { Platform } from '#platform';
@@ -62,6 +63,8 @@ export interface RunnerDeps {
   scripts?: ScriptRunner;
   /** Resolves the runtime of script checks that name none (group's, account's, else current). */
   runtimes?: RuntimeCatalogue;
+  /** Where run artifacts go; default the platform's. Without one, runs keep none. */
+  artifacts?: ArtifactStore;
 }
 
 export interface Runner {
@@ -102,6 +105,7 @@ export function startRunner(deps: RunnerDeps): Runner {
   const box: SecretBox = createSecretBox(parseEncryptionKey(settings.encryptionKey));
   const log = deps.log.child({ component: 'runner', location: settings.location });
   const sink = deps.sink ?? defaultSink(platform);
+  const artifactStore = deps.artifacts ?? platform.artifacts;
   const prober =
     deps.prober ?? createProber({ chromiumPath: settings.chromiumPath, scripts: deps.scripts, logger: log });
   const metrics: RunnerMetrics = createRunnerMetrics(deps.metrics);
@@ -275,7 +279,17 @@ export function startRunner(deps: RunnerDeps): Runner {
       : await prober.runProbe(definition, context);
     // Abandoned at shutdown: no result and no reschedule; the lease hands the window to a replica.
     if (abandon.signal.aborted) return;
-    const result = outcome.result;
+    let result = outcome.result;
+    if (outcome.artifacts && outcome.artifacts.length > 0 && artifactStore) {
+      // Written before the result is emitted: a published result never names a missing artifact.
+      // A store that fails costs the evidence, not the result.
+      try {
+        result = { ...result, artifacts: await keepArtifacts(artifactStore, result, outcome.artifacts) };
+        metrics.artifacts.inc({ type: check.checkType }, outcome.artifacts.length);
+      } catch (error) {
+        log.warn({ err: error, checkId: check.id, resultId }, 'run artifacts not kept; the result goes without them');
+      }
+    }
     const label = result.hasFailures ? 'failed' : result.isDegraded ? 'degraded' : 'passed';
     metrics.runs.inc({ type: check.checkType, outcome: label });
     emit([result], next);

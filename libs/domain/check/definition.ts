@@ -202,6 +202,16 @@ export const browserSchema = z
       .object({ width: z.number().int().min(200).max(4096), height: z.number().int().min(200).max(4096) })
       .strict()
       .default({ width: 1280, height: 720 }),
+    artifacts: z
+      .enum(['ALWAYS', 'ON_FAILURE', 'NEVER'])
+      .default('ON_FAILURE')
+      .describe('When a full-page screenshot and the Playwright trace are kept: on failed or degraded runs by default'),
+    shareArtifacts: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Traces may hold what the page was sent or typed, secrets included: only ADMIN and OWNER read them unless this is true',
+      ),
   })
   .strict();
 export type BrowserDefinition = z.output<typeof browserSchema>;

@@ -36,6 +36,7 @@ export interface RunRow {
   logs?: ScriptDetails['logs'];
   requests?: ScriptDetails['requests'];
   runtimeId?: ScriptDetails['runtimeId'];
+  artifacts?: ScriptDetails['artifacts'];
 }
 
 export interface RunsFilter {

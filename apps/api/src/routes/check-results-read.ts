@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from '#core';
 import { errorResponses, zodRoutes } from '#http';
 import type { ReadModels } from '#readmodels';
 import { readRun, readRuns } from '../console/runs-query.ts';
+import { shownArtifacts } from './check-result-artifacts.ts';
 
 const n = z.number().nullable();
 /** One script run only: what check-results.v1 carries for it, as stored. */
@@ -22,6 +23,22 @@ const scriptRunFields = {
   logs: z.string().optional(),
   requests: z.array(z.record(z.string(), z.unknown())).optional(),
   runtimeId: z.string().optional(),
+  artifacts: z
+    .array(
+      z.object({
+        id: z.string(),
+        kind: z.enum(['screenshot', 'trace', 'response-body']),
+        contentType: z.string(),
+        bytes: z.number().int(),
+        sha256: z.string(),
+        name: z.string().optional(),
+        expired: z.boolean().optional().describe('Past VIGIL_ARTIFACT_RETENTION_DAYS: named still, no longer kept'),
+      }),
+    )
+    .optional()
+    .describe(
+      'One run only: its screenshot, Playwright trace and failing response bodies; GET …/artifacts/{artifactId} streams each',
+    ),
 };
 export const runJsonSchema = z
   .object({
@@ -95,7 +112,7 @@ function instant(name: string, value: string | undefined): Date | undefined {
 /** Raw runs of a check from the analytics store, and one run by id (the console's run view, RESULT_LINK). */
 export function checkResultReadRoutes(
   app: FastifyInstance,
-  deps: { readModels: ReadModels; analytics: AnalyticsStore },
+  deps: { readModels: ReadModels; analytics: AnalyticsStore; retentionDays?: number },
 ): void {
   const routes = zodRoutes(app);
   const ownCheck = async (accountId: string, checkId: string) => {
@@ -155,7 +172,8 @@ export function checkResultReadRoutes(
       if (!/^[0-9a-f-]{36}$/.test(resultId)) throw notFound;
       const run = await readRun(deps.analytics, { accountId: access.accountId, checkId: check.id, resultId });
       if (!run) throw notFound;
-      return run;
+      const artifacts = shownArtifacts(run.artifacts, run.startedAt, deps.retentionDays ?? 30);
+      return artifacts ? { ...run, artifacts } : run;
     },
   });
 }

@@ -7,6 +7,7 @@ import { EventHub } from '../console/event-hub.ts';
 import { PublicStatusPages } from '../console/public-status.ts';
 import { StatusPageService } from '../console/status-page-service.ts';
 import { StreamGuard } from '../console/stream-guard.ts';
+import { checkResultArtifactRoutes } from './check-result-artifacts.ts';
 import { checkResultReadRoutes } from './check-results-read.ts';
 import { checkStatusRoutes } from './check-statuses.ts';
 import { eventRoutes } from './events.ts';
@@ -38,7 +39,9 @@ export function consoleRoutes(
   eventRoutes(app, { hub, guard });
   statusPageRoutes(app, new StatusPageService(commands, readModels, stateStore));
   if (analytics) {
-    checkResultReadRoutes(app, { readModels, analytics });
+    const { artifacts, artifactRetentionDays: retentionDays = 30 } = deps.platform;
+    checkResultReadRoutes(app, { readModels, analytics, retentionDays });
+    if (artifacts) checkResultArtifactRoutes(app, { readModels, analytics, artifacts, retentionDays });
     publicStatusRoutes(app, new PublicStatusPages({ readModels, stateStore, analytics, log: deps.log }));
   }
   webRoutes(app);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { keepArtifacts, type ArtifactStore } from '#artifacts';
 import { RateLimitedError, ValidationError, type SecretBox } from '#core';
 import {
   applyCheckDefaults,
@@ -40,6 +41,8 @@ export interface CheckRunOptions {
   perProcess?: number;
   /** Resolves the runtime of a script check that names none: its group's, its account's, else the current one. */
   runtimes?: RuntimeCatalogue;
+  /** Where a triggered run's artifacts go, before its result; without one they are dropped. */
+  artifacts?: ArtifactStore;
 }
 
 /** A run as the API answers it: the result, and how each assertion fared. */
@@ -73,9 +76,11 @@ export class CheckRunService {
     // The answer goes to this caller only: they see what GET /v1/variables/{key} shows them.
     const variables = await this.variables(access.accountId, group, { role: access.role, actor: access.actor });
     this.admit(access.accountId);
-    return this.slots.run(access.accountId, () =>
+    // Stored nowhere, so its artifacts are not kept either.
+    const { result, assertions } = await this.slots.run(access.accountId, () =>
       this.run({ ...fields, id: randomUUID() } as Check, definition, access.accountId, variables, location),
     );
+    return { result, assertions };
   }
 
   async trigger(access: Access, checkId: string): Promise<{ results: RunReport[] }> {
@@ -91,8 +96,20 @@ export class CheckRunService {
         this.slots.run(access.accountId, () => this.run(check, definition, access.accountId, variables, location)),
       ),
     );
-    await this.options.sink.accept(reports.map((report) => report.result));
-    return { results: reports };
+    const kept = await Promise.all(reports.map((report) => this.keep(report)));
+    await this.options.sink.accept(kept.map((report) => report.result));
+    return { results: kept };
+  }
+
+  /** Writes a stored run's artifacts first, so its result never names a missing one; a failing store costs only them. */
+  private async keep({ result, assertions, artifacts }: RunReport): Promise<RunReport> {
+    const store = this.options.artifacts;
+    if (!store || !artifacts || artifacts.length === 0) return { result, assertions };
+    try {
+      return { result: { ...result, artifacts: await keepArtifacts(store, result, artifacts) }, assertions };
+    } catch {
+      return { result, assertions };
+    }
   }
 
   private variables(accountId: string, group: CheckGroupView['group'] | null, viewer?: Viewer) {

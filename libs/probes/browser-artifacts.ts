@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserDefinition } from '#domain';
+import { bounded } from './browser-bound.ts';
+import type { RawArtifact } from './types.ts';
+
+/** Each capture call's own limit: evidence must not keep a finished run waiting long. */
+const CAPTURE_TIMEOUT_MS = 10_000;
+/** A full-page screenshot of an endless page is cut here instead of filling the store. */
+const MAX_SCREENSHOT_BYTES = 20 * 1024 * 1024;
+
+/** Starts the trace when the check may keep one; a failure to start costs the evidence, never the run. */
+export async function startCapture(
+  context: BrowserContext,
+  definition: BrowserDefinition,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (definition.artifacts === 'NEVER') return false;
+  try {
+    // DOM snapshots and network, no screencast: the trace viewer shows each action's page, and a
+    // passing run (whose trace is dropped) pays for little more than the bookkeeping.
+    await bounded(
+      context.tracing.start({ snapshots: true, screenshots: false, sources: false }),
+      'browser tracing.start',
+      signal,
+      CAPTURE_TIMEOUT_MS,
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Ends the trace: on a run to keep (ALWAYS, or a failed or degraded one), a full-page PNG of the
+ * page as it was left and the Playwright trace (trace.zip); otherwise the trace is dropped unwritten.
+ */
+export async function finishCapture(
+  context: BrowserContext,
+  page: Page,
+  keep: boolean,
+  tracing: boolean,
+  signal: AbortSignal,
+): Promise<RawArtifact[]> {
+  const artifacts: RawArtifact[] = [];
+  if (!keep) {
+    if (tracing)
+      await bounded(context.tracing.stop(), 'browser tracing.stop', signal, CAPTURE_TIMEOUT_MS).catch(() => {});
+    return artifacts;
+  }
+  try {
+    const png = await bounded(
+      page.screenshot({ fullPage: true, type: 'png', timeout: CAPTURE_TIMEOUT_MS }),
+      'browser screenshot',
+      signal,
+      CAPTURE_TIMEOUT_MS + 1_000,
+    );
+    if (png.length <= MAX_SCREENSHOT_BYTES)
+      artifacts.push({ kind: 'screenshot', contentType: 'image/png', body: png, name: 'screenshot.png' });
+  } catch {
+    // No screenshot (a crashed page, a closed context): the trace may still tell what happened.
+  }
+  if (tracing) {
+    const path = join(tmpdir(), `vigil-trace-${randomUUID()}.zip`);
+    try {
+      await bounded(context.tracing.stop({ path }), 'browser tracing.stop', signal, CAPTURE_TIMEOUT_MS);
+      artifacts.push({ kind: 'trace', contentType: 'application/zip', body: await readFile(path), name: 'trace.zip' });
+    } catch {
+      // The run's result stands without its trace.
+    } finally {
+      await rm(path, { force: true });
+    }
+  }
+  return artifacts;
+}
