@@ -79,6 +79,13 @@ describe('Checkly dialect: families Vigil does not have', () => {
     ['POST', '/v1/checks/icmp', 'ICMP checks'],
     ['POST', '/v1/checks/grpc', 'gRPC checks'],
     ['POST', '/v1/checks/traceroute', 'traceroute checks'],
+    ['POST', '/v1/projects/deploy', 'projects yet (checkly deploy and destroy); use vigil deploy'],
+    ['DELETE', '/v1/projects/website', 'projects yet (checkly deploy and destroy); use vigil deploy'],
+    [
+      'POST',
+      '/v1/triggers/checks/0b9c',
+      "trigger URLs; run a check with POST /v1/checks/{id}/trigger on Vigil's own API",
+    ],
   ])('%s %s is a JSON 404 saying Vigil does not support %s', async (method, path, family) => {
     const response = await fetch(`${vigil.url}/checkly${path}`, {
       method,

@@ -8,6 +8,7 @@ import { variableRoutes } from '../routes/variables.ts';
 import { accountRoutes } from './accounts.ts';
 import { checkReadRoutes } from './checks-read.ts';
 import { checkWriteRoutes } from './checks-write.ts';
+import { groupWriteRoutes } from './group-write.ts';
 import { resourceReadRoutes } from './resources-read.ts';
 import { unsupportedRoutes } from './unsupported.ts';
 
@@ -43,6 +44,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       accountRoutes(scope, services);
       checkReadRoutes(scope, services, deps.analytics);
       checkWriteRoutes(scope, services);
+      groupWriteRoutes(scope, services);
       resourceReadRoutes(scope, { ...deps, statusPages });
       unsupportedRoutes(scope);
     },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFoundError } from '#core';
+import { maskGroupVariables } from '#domain';
 import { zodRoutes } from '#http';
 import type { AlertChannelView, CheckGroupView } from '#readmodels';
 import type { Access } from '../access.ts';
@@ -21,10 +22,13 @@ export interface ResourceReadDeps {
 const numericParams = z.object({ id: z.string().max(32) });
 const read = { access: { minRole: 'READ_ONLY' as const } };
 
-export function groupJson(view: CheckGroupView) {
+/** A group in Checkly's shape; variables masked by the one masking rule, as on /v1. */
+export function groupJson(view: Pick<CheckGroupView, 'group' | 'createdAt' | 'updatedAt'>, access: Access) {
   return {
-    ...view.group,
+    ...maskGroupVariables(view.group, access),
     id: numericId(view.group.id),
+    activated: true,
+    muted: false,
     created_at: view.createdAt,
     updated_at: view.updatedAt,
   };
@@ -71,13 +75,16 @@ export function resourceReadRoutes(app: FastifyInstance, deps: ResourceReadDeps)
     schema: { querystring: z.object(pageQuery) },
     handler: async (request, reply) => {
       const groups = await deps.services.readModels.checkGroups(request.access!.accountId);
-      return paginate(reply, groups, request.query.page, request.query.limit).map(groupJson);
+      return paginate(reply, groups, request.query.page, request.query.limit).map((view) =>
+        groupJson(view, request.access!),
+      );
     },
   });
   routes.get('/v1/check-groups/:id', {
     config: read,
     schema: { params: numericParams },
-    handler: async (request) => groupJson(await groupByNumericId(deps, request.access!, request.params.id)),
+    handler: async (request) =>
+      groupJson(await groupByNumericId(deps, request.access!, request.params.id), request.access!),
   });
 
   routes.get('/v1/alert-channels', {

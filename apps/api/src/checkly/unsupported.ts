@@ -15,6 +15,13 @@ const families: Array<[string, string]> = [
   ['/v1/incidents', 'incidents'],
   ['/v1/reporting', 'reporting'],
   ['/v1/analytics', "Checkly's analytics API"],
+  ['/v1/triggers', "trigger URLs; run a check with POST /v1/checks/{id}/trigger on Vigil's own API"],
+  [
+    '/v1/alert-notifications',
+    "Checkly's alert notification log; see GET /v1/alert-channels/{id}/deliveries on Vigil's own API",
+  ],
+  ['/v1/projects', 'projects yet (checkly deploy and destroy); use vigil deploy'],
+  ['/next/projects', 'projects yet (checkly deploy and destroy); use vigil deploy'],
   ['/next/test-sessions', "test sessions (checkly test, trigger and checks run need Checkly's cloud runners)"],
   ['/next/check-sessions', "check sessions (checkly test, trigger and checks run need Checkly's cloud runners)"],
 ];
