@@ -12,6 +12,7 @@
  *   eventstore        appends (1 and 8 writers) and $all catch-up on PostgreSQL beside SQLite
  *   ping              POST /ping/{token} across heartbeat checks vs bare fastify
  *   runner            N one-minute API checks on loopback run by one runner: runs/min, schedule delay, CPU per run
+ *   agent             a private-location agent over HTTP beside the in-cluster runner: runs/min, API CPU
  *   console           the web console in Chromium (chart, overview) and GET /status/{slug} vs bare fastify
  *   kafka-clients     kafkajs against @platformatic/kafka: produce and consume the same records
  *   scripts-sandbox   the sandbox's cost per run: sandboxed `node -e 0` beside a bare spawn
@@ -31,6 +32,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   channels: async () => (await import('./channels.ts')).run,
   eventstore: async () => (await import('./eventstore.ts')).run,
   runner: async () => (await import('./runner.ts')).run,
+  agent: async () => (await import('./agent.ts')).run,
   ping: async () => (await import('./ping.ts')).run,
   console: async () => (await import('./console/run.ts')).run,
   'kafka-clients': async () => (await import('./kafka-clients.ts')).run,

@@ -1,12 +1,13 @@
 import { sleep, ValidationError, type SecretBox } from '#core';
 import { parseCheckResult, type Check, type CheckResult } from '#domain';
 import type { ResultSink } from '#pipeline';
-import { resolveRunVariables, type PrivateLocationView, type ReadModels } from '#readmodels';
+import type { PrivateLocationView, ReadModels } from '#readmodels';
 import type { StateStore } from '#statestore';
 // The same leased due-queue and schedule the cluster's runners use, keyed by the private location.
 import { placementOf } from '../../../runner/src/catalogue.ts';
 import { DueQueue, queueKeys, slotSchema, type Scheduled } from '../../../runner/src/queue.ts';
 import { decideClaim, firstWindow, nextWindow, runResultId } from '../../../runner/src/schedule.ts';
+import { RunVariableCache } from '../../../runner/src/variables.ts';
 
 /** One leased run as an agent receives it: the check, its variables (secrets decrypted) and the window. */
 export interface AgentLease {
@@ -30,7 +31,8 @@ export interface AgentResultItem {
 
 /** Never a real location name: checks that name none run at the runners' default, never at a private location. */
 const NO_DEFAULT = '\u0000';
-const RECONCILE_EVERY_MS = 2_000;
+/** How often a location's queue is compared with its checks: a new check waits at most this long. */
+const RECONCILE_EVERY_MS = 10_000;
 const POLL_MS = 250;
 
 /** The queue of a private location: by id, so two accounts' equal slugs never share one. */
@@ -44,14 +46,18 @@ export const privateQueueName = (locationId: string) => `private:${locationId}`;
  */
 export class AgentWork {
   private readonly reconciled = new Map<string, number>();
+  /** Decrypted once a second per account and group, not per lease (as the runners do). */
+  private readonly variables: RunVariableCache;
 
   constructor(
     private readonly store: StateStore,
     private readonly readModels: ReadModels,
-    private readonly box: SecretBox,
+    box: SecretBox,
     private readonly sink: ResultSink,
     readonly leaseMs: number,
-  ) {}
+  ) {
+    this.variables = new RunVariableCache(readModels, box);
+  }
 
   async lease(location: PrivateLocationView, max: number, waitMs: number, signal?: AbortSignal): Promise<AgentLease[]> {
     const deadline = Date.now() + waitMs;
@@ -165,13 +171,7 @@ export class AgentWork {
       await queue.schedule([{ checkId, slot: { kind: 'run', window: decision.next }, due: decision.due }]);
       return null;
     }
-    const group = check.groupId ? await this.readModels.checkGroup(check.groupId) : null;
-    const { variables, secretValues } = await resolveRunVariables(
-      this.readModels,
-      this.box,
-      location.accountId,
-      group && group.accountId === location.accountId ? group.group : null,
-    );
+    const { variables, secretValues } = await this.variables.get(location.accountId, check.groupId);
     const slug = location.location.slugName;
     return {
       checkId,
