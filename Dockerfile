@@ -2,8 +2,10 @@
 #
 # Build stage: every dependency (the console and the server bundles are built with dev tools), then
 # the script runtimes from their committed lockfiles, then only the production dependencies kept.
-FROM node:20-bookworm-slim AS build
-# better-sqlite3 compiles when no prebuilt binary can be fetched: python3, make and g++.
+# Node 24, the current LTS (the suites also run on 20 and 22: test/platform/node-versions.test.ts).
+FROM node:24-bookworm-slim AS build
+# On Node 24 the SQLite driver is better-sqlite3 13 (Node-API, binaries in the package); the optional
+# 12.x, for Node 20, compiles when no prebuilt binary can be fetched: python3, make and g++.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # node-gyp builds against the headers this Node ships (/usr/local/include/node), never downloads them.
@@ -21,7 +23,7 @@ ENV VIGIL_RUNTIMES_DIR=/app/.runtimes
 RUN npm run runtimes:install
 RUN npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # Chromium drives BROWSER checks and scripts' pages; bubblewrap is the script sandbox (with the
 # coreutils timeout its launcher uses). Debian's packages, as on the machines Vigil is tested on.
 RUN apt-get update && apt-get install -y --no-install-recommends chromium bubblewrap ca-certificates \

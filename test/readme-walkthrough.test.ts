@@ -38,6 +38,8 @@ describe('README walkthrough', () => {
         DATA_DIR: dataDir,
         PORT: String(await freePort()),
         VIGIL_ALLOW_PRIVATE_TARGETS: 'true',
+        // Set when this runs on Node 22 or 24 (test/platform/node-versions.test.ts): where their SQLite driver is.
+        ...(process.env.NODE_PATH ? { NODE_PATH: process.env.NODE_PATH } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import { AppError, InternalError, UnavailableError, type Logger } from '#core';
+import type Database from 'better-sqlite3';
+import { Sqlite, AppError, InternalError, UnavailableError, type Logger } from '#core';
 import { checkMessages, checkTopicName, checkTopicSpecs, partitionFor, resolveConsumeOptions } from './common.ts';
 import type { BusMessage, ConsumedMessage, MessageBus } from './port.ts';
 import { createGroupCoordinator, type PartitionLog } from './sqlite-groups.ts';
@@ -274,7 +274,7 @@ function toMessage(topic: string, row: MessageRow): ConsumedMessage {
 function open(path: string): Database.Database {
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
+    const db = new Sqlite(path);
     db.pragma('journal_mode = WAL');
     // FULL: a publish that resolved survives power loss, not only a process crash.
     db.pragma('synchronous = FULL');

@@ -13,3 +13,4 @@ export {
   API_KEY_PREFIX,
   type SecretBox,
 } from './crypto.ts';
+export { Sqlite, sqliteDriverPath, type SqliteDriver } from './sqlite.ts';

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConcurrencyError, ConflictError, InternalError, UnavailableError } from '#core';
+import { Sqlite, ConcurrencyError, ConflictError, InternalError, UnavailableError } from '#core';
 import { collect, eventStoreContract, testEvent } from './contract.ts';
 import type { EventStore, RecordedEvent } from './port.ts';
 import { createSqliteEventStore } from './sqlite.ts';
@@ -72,7 +72,7 @@ describe('SQLite event store', () => {
     const store = open(path);
     expect(existsSync(path)).toBe(true);
     expect(await store.headPosition()).toBe(0n);
-    const raw = new Database(path, { readonly: true });
+    const raw = new Sqlite(path, { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     } finally {
@@ -119,7 +119,7 @@ describe('SQLite event store', () => {
     const store = open(path);
     await store.append('bad-json', [testEvent()], 'no_stream');
     await store.append('bad-meta', [testEvent()], 'no_stream');
-    const raw = new Database(path);
+    const raw = new Sqlite(path);
     raw.prepare("UPDATE events SET data = '{not json' WHERE stream = 'bad-json'").run();
     raw.prepare(`UPDATE events SET metadata = '{"actor":"x"}' WHERE stream = 'bad-meta'`).run();
     raw.close();

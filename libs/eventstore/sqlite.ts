@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import { AppError, ConcurrencyError, ConflictError, InternalError, UnavailableError, type Logger } from '#core';
+import type Database from 'better-sqlite3';
+import { Sqlite, AppError, ConcurrencyError, ConflictError, InternalError, UnavailableError, type Logger } from '#core';
 import { checkNewEvents, decodeStoredEvent, parseStoredJson } from './codec.ts';
 import { checkExpected } from './expected.ts';
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, SubscribeOptions } from './port.ts';
@@ -227,7 +227,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 function open(path: string, busyTimeoutMs: number): Database.Database {
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
+    const db = new Sqlite(path);
     // busy_timeout first: switching to WAL itself needs a lock another process may hold.
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     db.pragma('journal_mode = WAL');
@@ -246,7 +246,7 @@ function open(path: string, busyTimeoutMs: number): Database.Database {
 
 function translate(error: unknown, stream: string | undefined): unknown {
   if (error instanceof AppError) return error;
-  if (!(error instanceof Database.SqliteError))
+  if (!(error instanceof Sqlite.SqliteError))
     return new InternalError(`Event store failure: ${String(error)}`, { cause: error });
   const code = error.code;
   // BEGIN IMMEDIATE makes the revision check and the insert atomic, so this only fires when a

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger } from '#core';
+import { createLogger, Sqlite } from '#core';
 import { stateStoreContract } from './contract.ts';
 import { createSqliteStateStore, createStateStore } from './index.ts';
 
@@ -40,8 +40,7 @@ describe('sqlite state store', () => {
     const store = createSqliteStateStore({ path, purgeIntervalMs: 50 });
     await store.set('short', 'x', { ttlMs: 20 });
     await store.set('long', 'y');
-    const Database = (await import('better-sqlite3')).default;
-    const raw = new Database(path, { readonly: true });
+    const raw = new Sqlite(path, { readonly: true });
     try {
       const count = () => (raw.prepare('SELECT count(*) AS n FROM kv').get() as { n: number }).n;
       expect(count()).toBe(2);

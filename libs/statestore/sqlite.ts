@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
-import { AppError, InternalError, UnavailableError, createLogger, type Logger } from '#core';
+import type Database from 'better-sqlite3';
+import { Sqlite, AppError, InternalError, UnavailableError, createLogger, type Logger } from '#core';
 import type { ScoredMember, StateStore, WriteOp } from './port.ts';
 import { createOffThreadWriter, type OffThreadWriter } from './sqlite-offthread.ts';
 import { checkBound, checkInteger, checkOps, checkScore, checkTtl, rankWindow, wrongType } from './validate.ts';
@@ -55,7 +55,7 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
   const log = options.log ?? createLogger({ level: 'silent' });
   let db: Database.Database;
   try {
-    db = new Database(options.path);
+    db = new Sqlite(options.path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     // WAL + NORMAL survives a process crash; only an OS crash may lose the last commits.

@@ -1,13 +1,13 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '#core';
+import { Sqlite, createLogger } from '#core';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 import { rebuildReadModels } from '../../apps/projector/index.ts';
 
 /** Every read-model row in the embedded state store, sorted, so two snapshots can be compared. */
 function snapshot(dataDir: string): string[] {
-  const db = new Database(join(dataDir, 'state.sqlite'), { readonly: true });
+  const db = new Sqlite(join(dataDir, 'state.sqlite'), { readonly: true });
   try {
     const rows = [
       ...db.prepare("SELECT 'kv' t, key, '' f, value v FROM kv WHERE key LIKE 'rm:%'").all(),

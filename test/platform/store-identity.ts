@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { Sqlite } from '#core';
 import { expect } from 'vitest';
 import { createSqliteEventStore } from '#eventstore';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
@@ -21,7 +22,7 @@ export async function sqliteIdentity(dataDir: string): Promise<string> {
 
 /** Every read-model row in DATA_DIR/state.sqlite, sorted, so two snapshots can be compared. */
 export function snapshotReadModels(dataDir: string): string[] {
-  const db = new Database(join(dataDir, 'state.sqlite'), { readonly: true });
+  const db = new Sqlite(join(dataDir, 'state.sqlite'), { readonly: true });
   try {
     const rows = [
       ...db.prepare("SELECT 'kv' t, key, '' f, value v FROM kv WHERE key LIKE 'rm:%'").all(),

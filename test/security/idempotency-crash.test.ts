@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '#core';
+import { Sqlite, generateApiKey } from '#core';
 import { eventually, freePort, startApp, type AppProcess } from '#test-processes';
 import { uniqueSuffix } from '#test-support';
 import { client, type ApiClient, type ApiResponse } from '#test-vigil';
@@ -80,7 +80,7 @@ describe('idempotency across a SIGKILL', () => {
     // The API alone: every write is committed to the event store, then waits for the projector.
     await app!.kill('SIGTERM');
     url = await start(port, { VIGIL_STANDALONE_APPS: 'api', VIGIL_READ_YOUR_WRITES_TIMEOUT_MS: '60000' });
-    const events = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+    const events = new Sqlite(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
     const count = () => (events.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
     const before = count();
     const answered = new Map<string, ApiResponse>();

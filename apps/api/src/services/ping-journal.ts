@@ -1,9 +1,7 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import type { AnalyticsStore } from '#analytics';
 import type { MessageBus } from '#bus';
-import { UnavailableError, type Logger } from '#core';
+import { Sqlite, sqliteDriverPath, UnavailableError, type Logger } from '#core';
 import type { CheckResult } from '#domain';
 import { parseCheckResultFast, parseJson, toMessages, type ResultSink } from '#pipeline';
 
@@ -68,7 +66,7 @@ export interface PingJournal {
 export function openPingJournal(options: PingJournalOptions): PingJournal {
   const log = options.log.child({ component: 'ping-journal' });
   const drainBatch = options.drainBatch ?? 5000;
-  const db = new Database(options.path);
+  const db = new Sqlite(options.path);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   // This connection only reads and deletes: a delete lost to an OS crash means a repeat, not a loss.
@@ -79,7 +77,7 @@ export function openPingJournal(options: PingJournalOptions): PingJournal {
   );
   const remove = db.prepare<[number]>('DELETE FROM pings WHERE seq <= ?');
 
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = sqliteDriverPath;
   const worker = new Worker(APPENDER, { eval: true, workerData: { path: options.path, driver } });
   const waiting = new Map<number, { resolve: () => void; reject: (error: unknown) => void }>();
   let nextId = 0;
