@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFilesystemArtifactStore, keepArtifacts, sweepExpiredOnce } from '#artifacts';
 import { eventually } from '#test-processes';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 import { decodePng, zipEntries } from '#test-support';
@@ -109,5 +112,75 @@ describe('run artifacts through the API (embedded: files under DATA_DIR/artifact
     const triggered = await a.owner.post(`/v1/checks/${created.body.id}/trigger`);
     expect(triggered.body.results[0].result.hasFailures).toBe(true);
     expect(triggered.body.results[0].result.artifacts).toBeUndefined();
+  });
+
+  it('retention deletes expired artifacts in bounded batches; the result still reads, its artifacts marked expired', async () => {
+    const a = await createAccount(vigil);
+    const created = await a.owner.post('/v1/checks', {
+      name: 'old evidence',
+      checkType: 'BROWSER',
+      activated: false,
+      browser: { url: page.url },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const checkId = created.body.id as string;
+    const root = join(vigil.dataDir, 'artifacts');
+    const store = createFilesystemArtifactStore(root);
+    const run = (id: string, daysAgo: number) => ({
+      id,
+      accountId: a.accountId,
+      checkId,
+      startedAt: new Date(Date.now() - daysAgo * 86_400_000).toISOString(),
+    });
+    const old = run(crypto.randomUUID(), 40);
+    const fresh = run(crypto.randomUUID(), 0);
+    const files = [0, 1, 2].map((i) => ({
+      kind: 'response-body' as const,
+      contentType: 'text/plain',
+      body: Buffer.from(`body ${i}`),
+    }));
+    const results = [];
+    for (const r of [old, fresh]) {
+      const artifacts = await keepArtifacts(store, r, files);
+      results.push({ ...r, checkType: 'BROWSER', runLocation: 'local', hasFailures: true, responseTime: 1, artifacts });
+    }
+    const ingested = await a.owner.post('/v1/check-results', results);
+    expect(ingested.status, JSON.stringify(ingested.body)).toBe(202);
+    const count = async () =>
+      (await store.listBefore('2100-01-01', 1000)).filter((key) => key.includes(checkId)).length;
+    expect(await count()).toBe(6);
+
+    // Bounded batches: two at a time, until none is left of the expired day.
+    const deleted: number[] = [];
+    for (
+      let n = await sweepExpiredOnce(store, 30, new Date(), 2);
+      n > 0;
+      n = await sweepExpiredOnce(store, 30, new Date(), 2)
+    )
+      deleted.push(n);
+    expect(deleted.every((n) => n <= 2)).toBe(true);
+    expect(await count()).toBe(3);
+    expect(await readdir(root)).not.toContain(old.startedAt.slice(0, 10));
+
+    const shown = await eventually(
+      () => a.owner.get(`/v1/check-results/${checkId}/${old.id}`),
+      (response) => response.status === 200,
+      30_000,
+      250,
+    );
+    expect(shown.body.artifacts).toHaveLength(3);
+    expect(shown.body.artifacts.every((artifact: { expired: boolean }) => artifact.expired)).toBe(true);
+    const gone = await a.owner.get(`/v1/check-results/${checkId}/${old.id}/artifacts/${shown.body.artifacts[0].id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.message).toContain('expired');
+    const kept = await eventually(
+      () => a.owner.get(`/v1/check-results/${checkId}/${fresh.id}`),
+      (response) => response.status === 200,
+      30_000,
+      250,
+    );
+    expect(kept.body.artifacts.every((artifact: { expired: boolean }) => !artifact.expired)).toBe(true);
+    const body = await a.owner.get(`/v1/check-results/${checkId}/${fresh.id}/artifacts/${kept.body.artifacts[2].id}`);
+    expect(body.status).toBe(200);
   });
 });
