@@ -9,6 +9,7 @@ import { accountRoutes } from './accounts.ts';
 import { checkReadRoutes } from './checks-read.ts';
 import { checkWriteRoutes } from './checks-write.ts';
 import { groupWriteRoutes } from './group-write.ts';
+import { channelWriteRoutes } from './channel-write.ts';
 import { resourceReadRoutes } from './resources-read.ts';
 import { unsupportedRoutes } from './unsupported.ts';
 
@@ -45,6 +46,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       checkReadRoutes(scope, services, deps.analytics);
       checkWriteRoutes(scope, services);
       groupWriteRoutes(scope, services);
+      channelWriteRoutes(scope, services, deps.channels);
       resourceReadRoutes(scope, { ...deps, statusPages });
       unsupportedRoutes(scope);
     },

@@ -36,17 +36,20 @@ export function groupJson(view: Pick<CheckGroupView, 'group' | 'createdAt' | 'up
 
 /** An alert channel as Checkly shows it: a numeric id, subscriptions naming numeric groups, secrets masked. */
 export function channelJson(channels: ChannelService, view: AlertChannelView) {
-  const presented = channels.present(view);
+  return checklyChannel(channels.present(view));
+}
+
+export function checklyChannel(presented: ReturnType<ChannelService['present']>) {
   return {
     ...presented,
-    id: numericId(view.channel.id),
+    id: numericId(presented.id),
     autoSubscribe: false,
-    subscriptions: view.subscriptions.map((subscription) => ({
+    subscriptions: presented.subscriptions.map((subscription) => ({
       ...subscription,
       groupId: subscription.groupId === null ? null : numericId(subscription.groupId),
     })),
-    created_at: view.createdAt,
-    updated_at: view.updatedAt,
+    created_at: presented.createdAt,
+    updated_at: presented.updatedAt,
   };
 }
 
