@@ -4,6 +4,10 @@ export const alertTypes = [
   'ALERT_DEGRADED',
   'ALERT_DEGRADED_RECOVERY',
   'ALERT_SSL',
+  /** An external check had no result for two frequency windows (when its noDataAlerts is on). */
+  'ALERT_NO_DATA',
+  /** Results came back after ALERT_NO_DATA. */
+  'ALERT_NO_DATA_RECOVERY',
 ] as const;
 export type AlertType = (typeof alertTypes)[number];
 

@@ -14,6 +14,8 @@ export interface AlertInput {
     muted: boolean;
     /** The maintenance windows that cover this check (by tag or id); a result inside one alerts nobody. */
     maintenance?: readonly WindowTimes[];
+    /** The check's setting: whether its silence (a noData signal from the runner) alerts. */
+    noDataAlerts?: boolean;
   };
 }
 
@@ -46,11 +48,19 @@ export function resultStatus(result: Pick<CheckResult, 'hasFailures' | 'isDegrad
  * deactivated check moves through the same states but emits nothing, and what it skipped is
  * never sent later: see `apply` for what that means for reminders and recoveries.
  */
-export function evolveAlertState(state: CheckAlertState, input: AlertInput): AlertEvolution {
+export function evolveAlertState(current: CheckAlertState, input: AlertInput): AlertEvolution {
+  let state = current;
   const { result, settings, check } = input;
+  if (result.noData) return noDataSignal(state, input);
   if (!isFresh(state.last, result)) return { state, alerts: [] };
+  // Results are back after an announced silence: that ends first, whatever this result says.
+  const back: AlertDecision[] = [];
+  if (state.noData) {
+    state = { ...state, noData: false };
+    if (!check.muted && check.activated) back.push(decision('ALERT_NO_DATA_RECOVERY', 0, result));
+  }
   if (inMaintenance(check.maintenance, result.startedAt))
-    return { state: duringMaintenance(state, result), alerts: [] };
+    return { state: duringMaintenance(state, result), alerts: back };
 
   const observed = resultStatus(result);
   const at = result.startedAt;
@@ -65,11 +75,24 @@ export function evolveAlertState(state: CheckAlertState, input: AlertInput): Ale
   const stepped = apply(counted, step, silent, at);
   const ssl = observeSsl(stepped, result, silent);
 
-  const alerts: AlertDecision[] = [];
-  const decision = silent ? null : decisionFor(step, result);
-  if (decision !== null) alerts.push(decision);
+  const alerts: AlertDecision[] = back;
+  const decided = silent ? null : decisionFor(step, result);
+  if (decided !== null) alerts.push(decided);
   if (ssl.decision !== null) alerts.push(ssl.decision);
   return { state: ssl.state, alerts };
+}
+
+/**
+ * The runner's word that an external check had no result for two frequency windows. It is not a
+ * run: it moves no streak and is not remembered as the last result (results that come late still
+ * count). It alerts once per silence, when the check asks for it and nobody has silenced the check
+ * (muted, deactivated, in maintenance); the next fresh result ends the silence with a recovery.
+ */
+function noDataSignal(state: CheckAlertState, input: AlertInput): AlertEvolution {
+  const { result, check } = input;
+  if (state.noData || !check.noDataAlerts || check.muted || !check.activated) return { state, alerts: [] };
+  if (inMaintenance(check.maintenance, result.startedAt)) return { state, alerts: [] };
+  return { state: { ...state, noData: true }, alerts: [decision('ALERT_NO_DATA', 0, result)] };
 }
 
 function inMaintenance(windows: readonly WindowTimes[] | undefined, startedAt: string): boolean {

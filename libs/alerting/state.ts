@@ -26,6 +26,8 @@ export const checkAlertStateSchema = z
       .strict()
       .nullable(),
     sslDay: z.iso.date().nullable(),
+    /** ALERT_NO_DATA was sent and no result has come since (states saved before it read false). */
+    noData: z.boolean().default(false),
     last: z
       .object({ startedAt: instant, ids: z.array(z.string().min(1)).min(1).max(MAX_TIED_RESULT_IDS) })
       .strict()
@@ -62,6 +64,7 @@ export function initialAlertState(): CheckAlertState {
     announced: { failure: false, degraded: false },
     reminders: null,
     sslDay: null,
+    noData: false,
     last: null,
   };
 }

@@ -264,6 +264,13 @@ export const checkResultSchema = z
       .describe("Each assertion's outcome, in the check's order (runs of managed checks)"),
     // Added within v1: optional fields a v1 consumer that does not know them may ignore.
     ...scriptDetailsShape,
+    noData: z
+      .literal(true)
+      .optional()
+      .describe(
+        'Not a run: the runner says an external check has had no result for two frequency windows. ' +
+          'Only the alerter reads it (NO_DATA alerts); it is neither stored nor shown as a run',
+      ),
   })
   .strict()
   .superRefine((result, ctx) => {

@@ -6,8 +6,10 @@ export function channelWants(view: AlertChannelView, event: AlertEvent): boolean
   const channel = view.channel;
   switch (event.alertType) {
     case 'ALERT_FAILURE':
+    case 'ALERT_NO_DATA':
       return channel.sendFailure;
     case 'ALERT_RECOVERY':
+    case 'ALERT_NO_DATA_RECOVERY':
       return channel.sendRecovery;
     case 'ALERT_DEGRADED':
     case 'ALERT_DEGRADED_RECOVERY':

@@ -22,6 +22,7 @@ export function syntheticContext(): CheckContext {
       sslCheckDomain: 'example.com',
       runtimeId: null,
       alertSettings: null,
+      noDataAlerts: false,
     },
     group: null,
   };

@@ -11,6 +11,8 @@ const titles: Record<AlertEvent['alertType'], (name: string, event: AlertEvent) 
   ALERT_RECOVERY: (name) => `Check "${name}" has recovered`,
   ALERT_DEGRADED: (name) => `Check "${name}" is degraded`,
   ALERT_DEGRADED_RECOVERY: (name) => `Check "${name}" is no longer degraded`,
+  ALERT_NO_DATA: (name) => `Check "${name}" has sent no results for two of its frequency windows`,
+  ALERT_NO_DATA_RECOVERY: (name) => `Check "${name}" is sending results again`,
   ALERT_SSL: (name, event) =>
     `SSL certificate for ${event.ssl?.domain ?? 'the domain'} of check "${name}" expires in ${event.ssl?.daysRemaining ?? '?'} days`,
 };

@@ -58,8 +58,10 @@ export function createIngestHandler(deps: IngestDeps) {
       );
       deps.log.warn({ count: rejected.length, first: rejected[0]?.message }, 'invalid check results sent to the DLQ');
     }
-    if (accepted.length > 0) await insert(accepted);
-    counter?.inc({ outcome: 'stored' }, accepted.length);
+    // A runner's NO_DATA signal is not a run: the alerter reads it, the analytics store keeps runs only.
+    const runs = accepted.filter((result) => result.noData !== true);
+    if (runs.length > 0) await insert(runs);
+    counter?.inc({ outcome: 'stored' }, runs.length);
     counter?.inc({ outcome: 'dead-lettered' }, rejected.length);
   };
 }

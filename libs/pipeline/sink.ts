@@ -27,7 +27,9 @@ export function createBusSink(bus: MessageBus, topic: string): ResultSink {
 export function createDirectSink(analytics: AnalyticsStore, bus: MessageBus, topic: string): ResultSink {
   return {
     async accept(results) {
-      await analytics.insert(results);
+      // A runner's NO_DATA signal is not a run: only the alerter reads it (see ingest-handler).
+      const runs = results.filter((result) => result.noData !== true);
+      if (runs.length > 0) await analytics.insert(runs);
       await bus.publish(topic, toMessages(results));
     },
   };

@@ -72,6 +72,8 @@ export function foldStatus(current: CheckStatus | null, result: CheckResult): Ch
 export function statusOps(results: readonly CheckResult[], stored: Map<string, CheckStatus | null>): WriteOp[] {
   const next = new Map<string, { accountId: string; status: CheckStatus }>();
   for (const result of results) {
+    // A NO_DATA signal is not a run: the status keeps the last result, and NO_DATA is derived from its age.
+    if (result.noData) continue;
     const key = `${result.accountId}/${result.checkId}`;
     const before = next.get(key)?.status ?? stored.get(key) ?? null;
     next.set(key, { accountId: result.accountId, status: foldStatus(before, result) });

@@ -6,6 +6,8 @@ export const alertTypes = [
   'ALERT_DEGRADED',
   'ALERT_DEGRADED_RECOVERY',
   'ALERT_SSL',
+  'ALERT_NO_DATA',
+  'ALERT_NO_DATA_RECOVERY',
 ] as const;
 export type AlertType = (typeof alertTypes)[number];
 

@@ -105,7 +105,12 @@ export async function startAlerter(deps: {
         const evolution = evolveAlertState(state, {
           result,
           settings,
-          check: { activated: view.check.activated, muted: view.check.muted, maintenance: covering },
+          check: {
+            activated: view.check.activated,
+            muted: view.check.muted,
+            maintenance: covering,
+            noDataAlerts: view.check.noDataAlerts,
+          },
         });
         state = evolution.state;
         for (const decision of evolution.alerts) events.push(buildAlertEvent(decision, result));

@@ -4,13 +4,17 @@ import {
   maintenanceAt,
   maintenanceWindowEvents,
   parseCheckEvent,
+  silenceTimes,
   type Check,
   type MaintenanceWindow,
 } from '#domain';
 import type { RecordedEvent } from '#eventstore';
 
 /** How a check is scheduled at one location; null when it does not run there. */
-export type Placement = { kind: 'run'; frequencyMs: number } | { kind: 'heartbeat'; periodMs: number; graceMs: number };
+export type Placement =
+  | { kind: 'run'; frequencyMs: number }
+  /** A heartbeat watches pings; with watch 'results', an external check's results (its NO_DATA alerts). */
+  | { kind: 'heartbeat'; periodMs: number; graceMs: number; watch?: 'results' };
 
 export interface CatalogueEntry {
   checkId: string;
@@ -34,10 +38,17 @@ const WINDOW_STREAM_PREFIX = 'maintenance-window-';
 /**
  * Where a check runs. It runs from each of its locations, or from the default location when it
  * names none. A heartbeat has one stream of pings, so one location watches it: its first. External
- * checks (no definition; MULTI_STEP and PLAYWRIGHT) and deactivated checks are not scheduled.
+ * checks (no definition; MULTI_STEP and PLAYWRIGHT) are not run; one location watches their results
+ * when they ask for NO_DATA alerts. Deactivated checks are not scheduled.
  */
 export function placementOf(check: Check | null, location: string, defaultLocation: string): Placement | null {
-  if (!check || !check.activated || !isManagedCheck(check)) return null;
+  if (!check || !check.activated) return null;
+  if (!isManagedCheck(check)) {
+    // An external check asking for NO_DATA alerts is watched like a heartbeat whose pings are its results.
+    const silence = check.noDataAlerts ? silenceTimes(check) : null;
+    if (silence === null || (check.locations[0] ?? defaultLocation) !== location) return null;
+    return { kind: 'heartbeat', ...silence, watch: 'results' };
+  }
   if (check.checkType === 'HEARTBEAT') {
     if ((check.locations[0] ?? defaultLocation) !== location || !check.heartbeat) return null;
     return { kind: 'heartbeat', ...heartbeatTimes(check.heartbeat) };

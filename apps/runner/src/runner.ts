@@ -12,12 +12,13 @@ import {
   type Prober,
   type ScriptRunner,
 } from '#probes';
-import { ReadModels } from '#readmodels';
+import { CheckStatusReads, ReadModels } from '#readmodels';
 import type { RuntimeCatalogue } from '#runtimes';
 import { Catalogue, type CatalogueEntry, type Placement, type ScheduleChange } from './catalogue.ts';
 import { createRunnerMetrics, type RunnerMetrics } from './metrics.ts';
 import { DueQueue, type Claimed, type Scheduled, type Slot } from './queue.ts';
 import { RunRuntimeResolver } from './runtime.ts';
+import { noDataSignal } from './no-data.ts';
 import { createStartTimes } from './started.ts';
 import {
   decideClaim,
@@ -112,6 +113,7 @@ export function startRunner(deps: RunnerDeps): Runner {
   const queue = new DueQueue(platform.stateStore, settings.location);
   const catalogue = new Catalogue(settings.location, settings.defaultLocation);
   const readModels = new ReadModels(platform.stateStore);
+  const statuses = new CheckStatusReads(platform.stateStore);
   const variables = new RunVariableCache(readModels, box);
   const runtimes = deps.runtimes ? new RunRuntimeResolver(readModels, deps.runtimes) : null;
   const pollMs = settings.pollMs ?? 100;
@@ -303,7 +305,11 @@ export function startRunner(deps: RunnerDeps): Runner {
   ) => {
     const now = Date.now();
     metrics.delay.observe({ type: 'HEARTBEAT' }, Math.max(0, now - claimed.due) / 1000);
-    const raw = await platform.stateStore.get(lastPingKey(entry.checkId));
+    // An external check's "pings" are its results: the status read model holds the newest one's time.
+    const raw =
+      placement.watch === 'results'
+        ? ((await statuses.status(entry.accountId, entry.checkId))?.lastRunAt ?? null)
+        : await platform.stateStore.get(lastPingKey(entry.checkId));
     const parsed = raw === null ? NaN : Date.parse(raw);
     const evaluation = evaluateHeartbeat(
       slot,
@@ -315,6 +321,17 @@ export function startRunner(deps: RunnerDeps): Runner {
     );
     // A ping missed while a pausing window covers the check is no failure: planned work stops pings too.
     const missed = evaluation.missed.filter((expected) => !catalogue.paused(entry, expected + placement.graceMs));
+    if (placement.watch === 'results') {
+      // One signal per look, for the latest missed window: the alerter alerts once per silence.
+      const latest = missed.at(-1);
+      const signal =
+        latest === undefined || !entry.check
+          ? []
+          : [noDataSignal(entry.check, entry.accountId, latest, placement.graceMs, settings.location)];
+      if (signal.length > 0) metrics.runs.inc({ type: entry.check!.checkType, outcome: 'no-data' });
+      const next = { checkId: entry.checkId, slot: { kind: 'heartbeat' as const, ...evaluation.state } };
+      return emit(signal, { ...next, due: evaluation.due });
+    }
     const results = missed.map((expected): CheckResult => {
       const deadline = expected + placement.graceMs;
       return {

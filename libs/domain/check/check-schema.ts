@@ -81,6 +81,12 @@ const commonFields = {
   sslCheckDomain: z.string().trim().min(1).max(255).nullable().default(null),
   runtimeId: z.string().min(1).max(64).nullable().default(null),
   alertSettings: alertSettingsSchema.nullable().default(null),
+  noDataAlerts: z
+    .boolean()
+    .default(false)
+    .describe(
+      'External checks (no definition): alert (ALERT_NO_DATA, then ALERT_NO_DATA_RECOVERY) when no result came for two frequency windows',
+    ),
 };
 
 /** Stored heartbeat definitions also carry the ping token, which the server mints. */

@@ -33,6 +33,7 @@ const fullCheck: Check = {
   sslCheckDomain: null,
   runtimeId: null,
   alertSettings: null,
+  noDataAlerts: false,
 };
 const created: CheckEvent = { type: 'CheckCreated', data: { accountId: 'acc-1', check: fullCheck, at: now } };
 
@@ -57,6 +58,7 @@ describe('check: create', () => {
       sslCheckDomain: 'example.com',
       runtimeId: '2024.09',
       alertSettings: { escalationType: 'TIME_BASED' },
+      noDataAlerts: true,
     };
     given(checkDecider)
       .when({ ...create, check })

@@ -33,6 +33,9 @@ const kinds: Record<AlertEventVariables['ALERT_TYPE'], AlertKind> = {
   ALERT_DEGRADED: 'degraded',
   ALERT_DEGRADED_RECOVERY: 'recovery',
   ALERT_SSL: 'ssl',
+  // A silent check is a warning, not an outage: nothing says it is down.
+  ALERT_NO_DATA: 'degraded',
+  ALERT_NO_DATA_RECOVERY: 'recovery',
 };
 
 function whatHappened(event: AlertEventVariables): string {
@@ -48,6 +51,10 @@ function whatHappened(event: AlertEventVariables): string {
       return `${name} is degraded: it passes, but slower than its degraded response time.`;
     case 'ALERT_DEGRADED_RECOVERY':
       return `${name} is no longer degraded.`;
+    case 'ALERT_NO_DATA':
+      return `${name} has sent no results for two of its frequency windows.`;
+    case 'ALERT_NO_DATA_RECOVERY':
+      return `${name} is sending results again.`;
     case 'ALERT_SSL':
       return `The SSL certificate of ${event.SSL_CHECK_DOMAIN ?? 'the domain'} expires in ${event.SSL_DAYS_REMAINING ?? '?'} days.`;
   }
@@ -58,7 +65,10 @@ export function alertSummary(event: AlertEventVariables, publicUrl: string): Ale
   const result = event.CHECK_RESULT_ID;
   return {
     kind: kinds[event.ALERT_TYPE],
-    resolves: event.ALERT_TYPE === 'ALERT_RECOVERY' || event.ALERT_TYPE === 'ALERT_DEGRADED_RECOVERY',
+    resolves:
+      event.ALERT_TYPE === 'ALERT_RECOVERY' ||
+      event.ALERT_TYPE === 'ALERT_DEGRADED_RECOVERY' ||
+      event.ALERT_TYPE === 'ALERT_NO_DATA_RECOVERY',
     title: event.ALERT_TITLE,
     checkName: event.CHECK_NAME,
     checkId: event.CHECK_ID,

@@ -38,6 +38,7 @@ async function addCheck(accountId: string, checkType: CheckType, name: string): 
     sslCheckDomain: null,
     runtimeId: null,
     alertSettings: null,
+    noDataAlerts: false,
     degradedResponseTime: 1000,
     maxResponseTime: 2000,
   };

@@ -53,7 +53,18 @@ export function checkResultRoutes(app: FastifyInstance, deps: { lookup: CheckLoo
         }
         const items = request.access ? ownAccountOnly(request.body, request.access.accountId) : request.body;
         const classified = await classifyResults(items, deps.lookup);
-        const { accepted } = classified;
+        // noData is the runner's word about a silent check, not a producer's: refused like any bad field.
+        const accepted = classified.accepted.filter((result) => result.noData !== true);
+        if (accepted.length < classified.accepted.length) {
+          classified.accepted.forEach((result, i) => {
+            if (result.noData === true)
+              classified.rejected.push({
+                index: classified.acceptedIndexes[i]!,
+                message: 'noData: set only by the runner, for a check that sent no results',
+              });
+          });
+          classified.rejected.sort((a, b) => a.index - b.index);
+        }
         // Existence is private: to an account key, another account's check is an unknown check.
         const rejected = request.access
           ? classified.rejected.map((rejection) => {

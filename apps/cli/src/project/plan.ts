@@ -64,6 +64,7 @@ const CHECK_DEFAULTS: Plain = {
   sslCheckDomain: null,
   runtimeId: null,
   alertSettings: null,
+  noDataAlerts: false,
 };
 const RESPONSE_TIMES: Record<string, [number, number]> = {
   API: [5_000, 20_000],
