@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFilesystemArtifactStore, keepArtifacts, sweepExpiredOnce } from '#artifacts';
 import { eventually } from '#test-processes';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 import { decodePng, zipEntries } from '#test-support';
+import { tempDir, userEnv, vigil as cli } from '../cli/run.ts';
 
 /** A page that answers 503 with a red block: the failure the on-call engineer wants to see. */
 async function startFailingPage() {
@@ -83,6 +84,15 @@ describe('run artifacts through the API (embedded: files under DATA_DIR/artifact
     expect(zip.status).toBe(200);
     expect(zip.headers.get('content-disposition')).toContain('trace.zip');
     expect(zipEntries(await bytes(zip))).toContain('trace.trace');
+
+    // vigil results get … --artifacts <dir>: both files, checked against their sha256, and how to open the trace.
+    const dir = join(tempDir(), 'evidence');
+    const env = userEnv(vigil.url, tempDir(), { VIGIL_API_KEY: a.ownerKey });
+    const got = await cli(['results', 'get', checkId, result.id, '--artifacts', dir], { env });
+    expect(got.code, got.stderr).toBe(0);
+    expect((await readdir(dir)).sort()).toEqual(['screenshot.png', 'trace.zip']);
+    expect(got.stderr).toContain(`npx playwright show-trace "${join(dir, 'trace.zip')}"`);
+    expect(decodePng(await readFile(join(dir, 'screenshot.png'))).width).toBe(1280);
 
     // A READ_ONLY member sees the screenshot, not the trace (it may hold what was typed into the page).
     const reader = await a.owner.post('/v1/users', { email: `reader-${Date.now()}@example.com`, role: 'READ_ONLY' });

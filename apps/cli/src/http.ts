@@ -90,6 +90,25 @@ export class ApiClient {
   get<S extends z.ZodType>(schema: S, path: string, query?: Query): Promise<z.output<S>> {
     return this.json(schema, 'GET', path, { query });
   }
+
+  /** GET of a file (an artifact): its bytes on 2xx; an error body is read and thrown like any other. */
+  async bytes(path: string): Promise<Buffer> {
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT };
+    if (this.key) headers.authorization = `Bearer ${this.key}`;
+    if (this.accountId) headers['x-service-account'] = this.accountId;
+    let response: Response;
+    try {
+      response = await fetch(new URL(this.baseUrl + path), {
+        headers,
+        signal: AbortSignal.timeout(DEFAULT_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new CliError(`Cannot reach ${this.baseUrl}: ${describeFetchError(error)}`);
+    }
+    if (response.status >= 400)
+      throw apiError({ status: response.status, headers: response.headers, body: parseBody(await response.text()) });
+    return Buffer.from(await response.arrayBuffer());
+  }
 }
 
 export function expectShape<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { contextOf } from '../context.ts';
 import { integer } from '../input.ts';
 import { example } from '../kit.ts';
+import { artifactSchema, downloadArtifacts } from './results-artifacts.ts';
 
 const runSchema = z.looseObject({
   id: z.string(),
@@ -14,6 +15,7 @@ const runSchema = z.looseObject({
   statusCode: z.number().nullable().optional(),
   errorMessage: z.string().nullable().optional(),
   timings: z.record(z.string(), z.number().nullable()).optional(),
+  artifacts: z.array(artifactSchema).optional(),
 });
 type Run = z.infer<typeof runSchema>;
 const pageSchema = z.object({ items: z.array(runSchema), nextCursor: z.string().nullable() });
@@ -89,9 +91,17 @@ export function registerResultReads(results: Command): void {
     .description('show one run: outcome, timings, assertions, error')
     .argument('<checkId>', 'check id')
     .argument('<resultId>', 'result id (see vigil results ls)')
-    .action(async (checkId: string, resultId: string, _options: unknown, command: Command) => {
+    .option('--artifacts <dir>', "download the run's screenshot, trace and response bodies into this directory")
+    .action(async (checkId: string, resultId: string, options: { artifacts?: string }, command: Command) => {
       const ctx = contextOf(command);
-      const run = rounded(await ctx.client().get(runSchema, `${path(checkId)}/${encodeURIComponent(resultId)}`));
+      const client = ctx.client();
+      const runPath = `${path(checkId)}/${encodeURIComponent(resultId)}`;
+      const run = rounded(await client.get(runSchema, runPath));
+      if (options.artifacts !== undefined) {
+        const artifacts = run.artifacts ?? [];
+        if (artifacts.length === 0) ctx.out.info('this run kept no artifacts');
+        await downloadArtifacts(client, runPath, artifacts, options.artifacts, (line) => ctx.out.info(line));
+      }
       ctx.out.result(run, () =>
         ctx.out.record([
           ['result', outcome(run)],
@@ -102,5 +112,10 @@ export function registerResultReads(results: Command): void {
         ]),
       );
     });
-  example(get, 'vigil results get 0b8c… 7d21…', 'vigil results get 0b8c… 7d21… --get responseTime');
+  example(
+    get,
+    'vigil results get 0b8c… 7d21…',
+    'vigil results get 0b8c… 7d21… --get responseTime',
+    'vigil results get 0b8c… 7d21… --artifacts ./evidence',
+  );
 }
