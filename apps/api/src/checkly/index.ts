@@ -10,6 +10,8 @@ import { checkReadRoutes } from './checks-read.ts';
 import { checkWriteRoutes } from './checks-write.ts';
 import { groupWriteRoutes } from './group-write.ts';
 import { channelWriteRoutes } from './channel-write.ts';
+import { maintenanceWindowRoutes } from './maintenance-windows.ts';
+import { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import { resourceReadRoutes } from './resources-read.ts';
 import { unsupportedRoutes } from './unsupported.ts';
 
@@ -47,6 +49,10 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       checkWriteRoutes(scope, services);
       groupWriteRoutes(scope, services);
       channelWriteRoutes(scope, services, deps.channels);
+      maintenanceWindowRoutes(
+        scope,
+        new MaintenanceWindowService(services.commands, services.readModels, services.stateStore),
+      );
       resourceReadRoutes(scope, { ...deps, statusPages });
       unsupportedRoutes(scope);
     },
