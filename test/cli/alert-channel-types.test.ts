@@ -208,4 +208,27 @@ describe.concurrent('alert-channels of every type', () => {
     expect(wrongFlag.code).toBe(2);
     expect(wrongFlag.stderr).toContain('--url does not apply to EMAIL channels; their options are --address');
   });
+
+  it('preview of a whsec_ webhook channel shows the signature headers it is sent with, masked, never the secret', async ({
+    expect,
+  }) => {
+    const { env } = await baseOwnerEnv(server);
+    const secret = `whsec_${Buffer.from('preview-signing-key-of-32-bytes!').toString('base64')}`;
+    const file = join(tempDir(), 'secret.txt');
+    writeFileSync(file, secret);
+    const run = (...args: string[]) => vigil(['alert-channels', ...args], { env });
+    const hook = idOf(
+      await run('create', '--type', 'webhook', '--name', 'W', '--url', `${base}/hook`, '--secret', `@${file}`),
+    );
+    const preview = await run('preview', hook);
+    expect(preview.code, preview.stderr).toBe(0);
+    // Present, as on a real delivery, but masked: the preview renders a config the caller supplies,
+    // so a real signature would make it a signing oracle for bodies of the caller's choice.
+    expect(preview.stdout).toMatch(/^webhook-signature: \*{8}$/m);
+    expect(preview.stdout).toMatch(/^x-service-signature: \*{8}$/m);
+    expect(preview.stdout).toMatch(/^webhook-id: \S+$/m);
+    expect(preview.stdout).toMatch(/^webhook-timestamp: \d+$/m);
+    expect(preview.stdout).not.toContain(secret);
+    expect(preview.stdout).not.toContain(secret.slice('whsec_'.length));
+  });
 });

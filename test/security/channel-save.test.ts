@@ -18,6 +18,24 @@ describe('alert channels: undeliverable configs are refused on save', () => {
     await vigil?.stop();
   });
 
+  it("preview signs with a saved channel's secret only for that channel's account, and never shows it", async () => {
+    const saved = await owner.post(
+      '/v1/alert-channels',
+      config({ webhookSecret: 'whsec_c2VjcmV0LWtleS1tYXRlcmlhbA==' }),
+    );
+    expect(saved.status).toBe(201);
+    const body = { config: { name: 'P', url: 'https://example.com/hook' }, channelId: saved.body.id };
+    const own = await owner.post('/v1/alert-channels/preview', body);
+    expect(own.status).toBe(200);
+    expect(own.body.headers).toMatchObject({ 'webhook-signature': '********', 'x-service-signature': '********' });
+    expect(JSON.stringify(own.body)).not.toContain('c2VjcmV0LWtleS1tYXRlcmlhbA');
+    const unsigned = await owner.post('/v1/alert-channels/preview', { config: body.config });
+    expect(unsigned.body.headers['webhook-signature']).toBeUndefined();
+    const other = (await createAccount(vigil)).owner;
+    const foreign = await other.post('/v1/alert-channels/preview', body);
+    expect(foreign.status).toBe(404);
+  });
+
   it('a whsec_ secret that is not base64 gets 400 naming the field, on create, update and preview', async () => {
     const bad = config({ webhookSecret: 'whsec_not-base64!' });
     const created = await owner.post('/v1/alert-channels', bad);

@@ -126,6 +126,8 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
         config: webhookConfigInputSchema,
         alertType: z.enum(alertTypes).default('ALERT_FAILURE'),
         checkId: z.uuid().optional(),
+        /** A saved channel whose signing secret signs the preview when config carries none (GET never shows it). */
+        channelId: z.uuid().optional(),
       }),
       response: {
         200: z.object({
@@ -140,7 +142,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
     },
     handler: async (request) => {
       const access = request.access!;
-      const { config, alertType, checkId } = request.body;
+      const { config, alertType, checkId, channelId } = request.body;
       await checkTemplates({ type: 'WEBHOOK', config });
       if (checkId && (await deps.services.readModels.check(checkId))?.accountId !== access.accountId)
         throw new NotFoundError(`Check ${checkId} not found`);
@@ -156,7 +158,7 @@ export function alertChannelRoutes(app: FastifyInstance, deps: ChannelRouteDeps)
         allowPrivate: false,
         userAgent: deps.userAgent,
         deliveryId: randomUUID(),
-        secret: config.webhookSecret ?? null,
+        secret: config.webhookSecret ?? (channelId ? await channels.signingSecret(access, channelId) : null),
       });
       return {
         url: rendered.url,

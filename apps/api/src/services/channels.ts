@@ -152,6 +152,18 @@ export class ChannelService {
     return channel;
   }
 
+  /**
+   * A stored webhook channel's signing secret, for a preview of its request with the signature
+   * headers it really gets. The preview shows the headers, never the secret.
+   */
+  async signingSecret(access: Access, channelId: string): Promise<string | null> {
+    const view = await this.get(access, channelId);
+    if (view.channel.type !== 'WEBHOOK')
+      throw new ValidationError(`channelId: ${channelId} is a ${view.channel.type} channel; preview renders webhooks`);
+    const sealed = view.channel.config.webhookSecretEncrypted;
+    return sealed ? this.box.decrypt(sealed) : null;
+  }
+
   async list(
     access: Access,
     page: { limit: number; page: number },

@@ -128,7 +128,8 @@ export function registerChannelManagement(channels: Command): void {
         );
       const config = { name: current.config.name, ...knownConfig('WEBHOOK', current.config) };
       const rendered = await client.json(previewSchema, 'POST', '/v1/alert-channels/preview', {
-        body: { config, alertType: options.alertType, ...defined({ checkId: options.check }) },
+        // channelId: the stored secret signs the preview, so the signature headers show as sent.
+        body: { config, alertType: options.alertType, channelId: id, ...defined({ checkId: options.check }) },
       });
       ctx.out.result(rendered, () => {
         ctx.out.print(`${rendered.method} ${rendered.url}`);
