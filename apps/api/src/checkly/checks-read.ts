@@ -178,6 +178,9 @@ export function resultJson(check: CheckView['check'], run: Awaited<ReturnType<ty
     ...run,
     checkId: check.id,
     name: check.name,
+    // Whole ms: the SDK reads responseTime as an int64.
+    responseTime: Math.round(run.responseTime),
+    overMaxResponseTime: run.responseTime > check.maxResponseTime,
     hasErrors: run.errorMessage !== null && !run.hasFailures,
     stoppedAt,
     created_at: run.startedAt,

@@ -13,6 +13,7 @@ import { channelWriteRoutes } from './channel-write.ts';
 import { maintenanceWindowRoutes } from './maintenance-windows.ts';
 import { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import { resourceReadRoutes } from './resources-read.ts';
+import { resultReadRoutes } from './results-read.ts';
 import { unsupportedRoutes } from './unsupported.ts';
 
 /** Where Checkly's clients point: CHECKLY_API_URL=http://host:port/checkly, or the provider's api_url. */
@@ -46,6 +47,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       runtimeRoutes(scope, services);
       accountRoutes(scope, services);
       checkReadRoutes(scope, services, deps.analytics);
+      resultReadRoutes(scope, services, deps.analytics);
       checkWriteRoutes(scope, services);
       groupWriteRoutes(scope, services);
       channelWriteRoutes(scope, services, deps.channels);
