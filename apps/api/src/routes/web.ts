@@ -57,8 +57,9 @@ export function webRoutes(app: FastifyInstance, dir: string = WEB_DIST): void {
   }
   const assets = loadAssets(dir);
   const page = assets.get('/index.html')!;
+  // blob: images are the run screenshots the console fetched with the session's key (run-artifacts.tsx).
   const csp =
-    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {
     const path = request.url.split('?')[0]!;

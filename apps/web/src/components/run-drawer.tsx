@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { call } from '../api.ts';
 import type { Check, CheckRunResult } from '../api.gen.ts';
 import { useAsync } from '../hooks.ts';
+import { RunArtifacts } from './run-artifacts.tsx';
 import { ScriptDetails } from './script-details.tsx';
 
 const PHASES = [
@@ -83,6 +84,9 @@ export function RunDrawer(props: { check: Check; runId: string; onClose: () => v
                 {r.errorMessage}
               </pre>
             </div>
+          )}
+          {r.artifacts && r.artifacts.length > 0 && (
+            <RunArtifacts checkId={props.check.id} runId={props.runId} artifacts={r.artifacts} />
           )}
           <ScriptDetails sources={[r]} />
           <div>
