@@ -9,7 +9,7 @@ import { freePort, eventually } from '#test-processes';
 
 /**
  * The README's walkthrough, run as written: every ```sh walkthrough block, extracted from README.md
- * at test time, in order, in one bash (set -euo pipefail), against `node dist/standalone.js` (what
+ * and then docs/cli.md (where it continues) at test time, in order, in one bash (set -euo pipefail), against `node dist/standalone.js` (what
  * `npm start` runs) on a fresh DATA_DIR, with a fresh HOME (so a fresh CLI config directory). The
  * only line not taken from the README is the `export …` line, which comes from the server's banner,
  * exactly as the README tells the reader to paste it.
@@ -62,8 +62,12 @@ describe('README walkthrough', () => {
   });
 
   it('runs every walkthrough command as written, and each one works', async () => {
-    const blocks = walkthroughBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
-    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    // The README's steps, then those the CLI guide continues with, in the same shell.
+    const readme = walkthroughBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+    const guide = walkthroughBlocks(readFileSync(join(root, 'docs', 'cli.md'), 'utf8'));
+    expect(readme.length).toBeGreaterThanOrEqual(5);
+    expect(guide.length).toBeGreaterThanOrEqual(2);
+    const blocks = [...readme, ...guide];
     const exportLine = /^\s+(export VIGIL_API_URL=\S+ VIGIL_ADMIN_KEY=\S+)$/m.exec(output)?.[1];
     expect(exportLine, output).toBeDefined();
     const script = ['set -euo pipefail', exportLine, ...blocks].join('\n');
