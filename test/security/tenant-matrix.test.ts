@@ -41,6 +41,8 @@ const bodies: Record<string, unknown> = {
   'PUT /v1/private-locations/{id}': { name: 'p', slugName: 'p' },
 };
 let theirSecrets: string[] = [];
+/** A private-location key of the other account: it must open the agent routes only. */
+let theirLocationKey = '';
 
 const email = () => `m-${uniqueSuffix()}@example.com`;
 
@@ -120,6 +122,7 @@ beforeAll(async () => {
   const location = await them.post('/v1/private-locations', { name: 'their location', slugName: 'their-location' });
   const locationKey = await them.post(`/v1/private-locations/${location.body.id}/keys`);
   Object.assign(created, { page, window, location, locationKey });
+  theirLocationKey = locationKey.body.rawKey;
   for (const [name, response] of Object.entries(created))
     if (response.status !== 201) throw new Error(`setup: ${name}: ${response.status} ${JSON.stringify(response.body)}`);
   Object.assign(foreign, {
@@ -214,6 +217,35 @@ describe('cross-tenant matrix, generated from /openapi.json', () => {
     process.stdout.write(`tenant matrix: ${requests} requests, ${leaks.length} leaks\n`);
     expect(leaks).toEqual([]);
   }, 600_000);
+});
+
+describe('a private-location key, on every operation of the document', () => {
+  it('opens nothing outside the agent routes: 401, 403 or 404, and never the other account’s data', async () => {
+    expect(theirLocationKey).toMatch(/^pl_/);
+    // The key works where it should, so the refusals below are about the routes, not the key.
+    expect((await client(vigil.url, theirLocationKey).post('/v1/agent/leases', { max: 0, waitMs: 0 })).status).toBe(
+      200,
+    );
+    const wrong: string[] = [];
+    let tried = 0;
+    for (const [path, operations] of Object.entries(doc.paths))
+      for (const [method, operation] of Object.entries(operations)) {
+        const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
+        if (isPublic || path.startsWith('/v1/agent/')) continue;
+        const values = Object.fromEntries(
+          (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, randomUUID()]),
+        );
+        const upper = method.toUpperCase();
+        const body = bodies[`${upper} ${path}`] ?? (upper === 'GET' || upper === 'DELETE' ? undefined : {});
+        for (const header of [undefined, theirsId, mineId]) {
+          const answer = await client(vigil.url, theirLocationKey, header).request(upper, fill(path, values), { body });
+          tried += 1;
+          if (![401, 403, 404].includes(answer.status)) wrong.push(`${upper} ${path}: ${answer.status}`);
+        }
+      }
+    expect(wrong).toEqual([]);
+    expect(tried).toBeGreaterThan(150);
+  }, 120_000);
 });
 
 /** Operations whose request body has a `role` enum, wherever it sits (refs and unions resolved). */
