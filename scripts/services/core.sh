@@ -5,7 +5,8 @@
 
 HOST=127.0.0.1
 START_TIMEOUT="${VIGIL_SERVICES_TIMEOUT:-120}"
-SERVICES_DIR="$REPO_ROOT/.services"
+# Resolved, so that a checkout whose .services is a link to another's shares that one's servers.
+SERVICES_DIR="$(cd -- "$REPO_ROOT/.services" 2>/dev/null && pwd -P || echo "$REPO_ROOT/.services")"
 LOCK_FILE="$SERVICES_DIR/.lock"
 
 log() { printf '[services] %s\n' "$*" >&2; }
