@@ -9,6 +9,12 @@ export const benchConfig = {
   postgresPort: Number(process.env.BENCH_POSTGRES_PORT ?? 55432),
   /** The event-store PostgreSQL of scripts/services.sh (`services.sh env` prints it as POSTGRES_URL). */
   eventStorePostgresUrl: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:54329/vigil',
+  /** Debian's Chromium, as scripts/services.sh checks it. */
+  chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  /** The loopback s3proxy of scripts/services.sh (`services.sh env` prints these). */
+  s3Endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:9327',
+  s3AccessKeyId: process.env.S3_ACCESS_KEY_ID ?? 'vigil',
+  s3SecretAccessKey: process.env.S3_SECRET_ACCESS_KEY ?? 'vigil-local-secret',
   /** What child processes inherit: nothing but these. */
   childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
 };

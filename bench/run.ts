@@ -17,6 +17,7 @@
  *   kafka-clients     kafkajs against @platformatic/kafka: produce and consume the same records
  *   scripts-sandbox   the sandbox's cost per run: sandboxed `node -e 0` beside a bare spawn
  *   scripts           MULTI_STEP and PLAYWRIGHT script runs/min in the sandbox, beside bare node and bare Playwright Test
+ *   artifacts         failing (and passing) BROWSER runs/min with screenshots and traces kept, beside the same without
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
  */
 import { spawn } from 'node:child_process';
@@ -39,6 +40,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   profile: async () => (await import('./support/profile.ts')).run,
   scripts: async () => (await import('./scripts.ts')).run,
   'scripts-sandbox': async () => (await import('./scripts-sandbox.ts')).run,
+  artifacts: async () => (await import('./artifacts.ts')).run,
   // The first analytics bench parses its own argv and runs on import: start it as a child.
   'analytics-reader': async () => (argv) =>
     new Promise((resolve, reject) => {

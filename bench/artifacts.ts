@@ -1,0 +1,185 @@
+/**
+ * What keeping artifacts costs the runner: BROWSER runs against a loopback page, through the probe
+ * and (when artifacts are on) the artifact store, exactly as the runner does per run. Four modes in
+ * alternating rounds, so load on this shared machine hits all alike:
+ *   failing, artifacts NEVER       (no trace recorded, nothing written)
+ *   failing, artifacts ON_FAILURE  (trace recorded, screenshot taken, both written to the store)
+ *   passing, artifacts NEVER / ON_FAILURE (the trace is recorded and dropped)
+ * Target: failing runs with artifacts at least 0.8 of the rate without.
+ *
+ *   npm run bench -- artifacts [--runs 24] [--rounds 3] [--concurrency 4] [--store fs|s3]
+ *
+ * --store s3 writes to the loopback s3proxy of scripts/services.sh (a bucket of its own).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { createArtifactStore, createFilesystemArtifactStore, keepArtifacts, type ArtifactStore } from '#artifacts';
+import { createLogger } from '#core';
+import { browserSchema } from '#domain';
+import { createBrowserPool, createProber } from '#probes';
+import { printMachine, printTable, writeResults } from './support/report.ts';
+import { round } from './support/stats.ts';
+import { benchConfig } from './config.ts';
+
+type Mode = { name: string; path: string; artifacts: 'NEVER' | 'ON_FAILURE' };
+const MODES: Mode[] = [
+  { name: 'failing, artifacts off', path: '/down', artifacts: 'NEVER' },
+  { name: 'failing, artifacts on', path: '/down', artifacts: 'ON_FAILURE' },
+  { name: 'passing, artifacts off', path: '/ok', artifacts: 'NEVER' },
+  { name: 'passing, artifacts on', path: '/ok', artifacts: 'ON_FAILURE' },
+];
+
+// A page with some body to it, so the screenshot and the trace's snapshot are of a real size.
+const PAGE = (status: string) =>
+  `<!doctype html><html><body style="font:16px sans-serif"><h1>${status}</h1>${'<p>Order summary, line item, price, quantity and a little more text per row.</p>'.repeat(60)}</body></html>`;
+
+async function s3Store(): Promise<ArtifactStore> {
+  const {
+    s3Endpoint: S3_ENDPOINT,
+    s3AccessKeyId: S3_ACCESS_KEY_ID,
+    s3SecretAccessKey: S3_SECRET_ACCESS_KEY,
+  } = benchConfig;
+  const bucket = `vigil-bench-${Date.now().toString(36)}`;
+  const client = new S3Client({
+    endpoint: S3_ENDPOINT,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  client.destroy();
+  return createArtifactStore({
+    DATA_DIR: tmpdir(),
+    ARTIFACTS_URL: `s3://${bucket}/bench`,
+    AWS_ENDPOINT_URL_S3: S3_ENDPOINT,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: S3_ACCESS_KEY_ID,
+    AWS_SECRET_ACCESS_KEY: S3_SECRET_ACCESS_KEY,
+    VIGIL_ARTIFACT_RETENTION_DAYS: 30,
+  });
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runs: { type: 'string', default: '24' },
+      rounds: { type: 'string', default: '3' },
+      concurrency: { type: 'string', default: '4' },
+      store: { type: 'string', default: 'fs' },
+    },
+  });
+  const runs = Number(values.runs);
+  const rounds = Number(values.rounds);
+  const concurrency = Number(values.concurrency);
+  const chromium = benchConfig.chromiumPath;
+
+  const server = createServer((req, res) => {
+    const ok = req.url === '/ok';
+    res.statusCode = ok ? 200 : 503;
+    res.setHeader('content-type', 'text/html');
+    res.end(PAGE(ok ? 'All fine' : 'Service unavailable'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const dir = mkdtempSync(join(tmpdir(), 'bench-artifacts-'));
+  const store = values.store === 's3' ? await s3Store() : createFilesystemArtifactStore(dir);
+  const logger = createLogger({ level: 'warn' });
+  const pool = createBrowserPool({ executablePath: chromium, maxPages: concurrency, logger });
+  const prober = createProber({ logger });
+  const accountId = randomUUID();
+  const checkId = randomUUID();
+
+  const oneRun = async (mode: Mode) => {
+    const definition = {
+      checkType: 'BROWSER' as const,
+      browser: browserSchema.parse({ url: base + mode.path, artifacts: mode.artifacts }),
+    };
+    const outcome = await prober.runProbe(definition, {
+      resultId: randomUUID(),
+      accountId,
+      checkId,
+      location: 'bench',
+      startedAt: new Date(),
+      degradedResponseTime: 10_000,
+      maxResponseTime: 20_000,
+      variables: {},
+      secretValues: [],
+      allowPrivate: true,
+      timeoutMs: 30_000,
+      browser: pool,
+    });
+    if (outcome.artifacts) await keepArtifacts(store, outcome.result, outcome.artifacts);
+    return outcome.artifacts?.reduce((sum, artifact) => sum + artifact.body.length, 0) ?? 0;
+  };
+  /** `runs` runs, `concurrency` at a time: runs per minute, and bytes kept per run. */
+  const measure = async (mode: Mode) => {
+    let next = 0;
+    let bytes = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < runs) {
+          next += 1;
+          bytes += await oneRun(mode);
+        }
+      }),
+    );
+    return { perMinute: (runs / (performance.now() - started)) * 60_000, bytesPerRun: bytes / runs };
+  };
+
+  printMachine();
+  for (const mode of MODES) await oneRun(mode); // warm-up: the browser, the page, the store
+  const rates = new Map<string, number[]>(MODES.map((m) => [m.name, []]));
+  const sizes = new Map<string, number>();
+  for (let r = 0; r < rounds; r++) {
+    // Alternating order each round, so neither mode always runs first.
+    for (const mode of r % 2 === 0 ? MODES : [...MODES].reverse()) {
+      const { perMinute, bytesPerRun } = await measure(mode);
+      rates.get(mode.name)!.push(perMinute);
+      sizes.set(mode.name, bytesPerRun);
+    }
+  }
+  await pool.close();
+  await prober.close();
+  await store.close();
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const rate = (name: string) => median(rates.get(name)!);
+  const failingRatio = rate('failing, artifacts on') / rate('failing, artifacts off');
+  const passingRatio = rate('passing, artifacts on') / rate('passing, artifacts off');
+  printTable(
+    `artifacts: BROWSER runs, ${runs} per mode per round, ${rounds} rounds, ${concurrency} at once, store ${values.store} (median runs/min)`,
+    ['mode', 'runs/min', 'each round', 'KiB kept per run', 'ratio on/off', 'target'],
+    MODES.map((mode) => [
+      mode.name,
+      round(rate(mode.name)),
+      rates
+        .get(mode.name)!
+        .map((x) => round(x))
+        .join(' '),
+      round((sizes.get(mode.name) ?? 0) / 1024),
+      mode.artifacts === 'NEVER' ? '' : round(mode.path === '/down' ? failingRatio : passingRatio),
+      mode.path === '/down' && mode.artifacts !== 'NEVER' ? 0.8 : '',
+    ]),
+  );
+  writeResults('artifacts', {
+    runs,
+    rounds,
+    concurrency,
+    store: values.store,
+    runsPerMinute: Object.fromEntries([...rates].map(([name, xs]) => [name, xs.map((x) => round(x))])),
+    bytesPerRun: Object.fromEntries(sizes),
+    failingRatio: round(failingRatio),
+    passingRatio: round(passingRatio),
+    target: 0.8,
+  });
+}
