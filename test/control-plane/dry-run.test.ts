@@ -6,10 +6,13 @@ import { createAccount, startVigil, type ApiClient, type TestVigil } from '#test
 
 let vigil: TestVigil;
 let owner: ApiClient;
+let ownerId: string;
 
 beforeAll(async () => {
   vigil = await startVigil();
-  owner = (await createAccount(vigil, 'enterprise')).owner;
+  const account = await createAccount(vigil, 'enterprise');
+  owner = account.owner;
+  ownerId = account.ownerId;
 }, 120_000);
 afterAll(async () => vigil?.stop());
 
@@ -108,6 +111,25 @@ describe('dry runs of write routes', () => {
     const real = await owner.post('/v1/check-groups?dryRun=false', { name: 'Real' });
     expect(real.status).toBe(201);
     expect(real.headers.get('vigil-dry-run')).toBeNull();
+  });
+
+  it('account settings, members and keys: decided as for real, nothing changed', async () => {
+    const before = (await owner.get('/v1/accounts/me')).body;
+    const renamed = await writesNothing(() => owner.patch('/v1/accounts/me?dryRun=true', { name: 'Renamed Inc' }));
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body.name).toBe('Renamed Inc');
+    expect((await owner.get('/v1/accounts/me')).body.name).toBe(before.name);
+
+    const demoteLastOwner = { role: 'READ_ONLY' };
+    const dry = await writesNothing(() => owner.patch(`/v1/users/${ownerId}?dryRun=true`, demoteLastOwner));
+    const real = await owner.patch(`/v1/users/${ownerId}`, demoteLastOwner);
+    expect(dry.status).toBe(409);
+    expect(dry.body).toEqual(real.body);
+
+    const key = await writesNothing(() =>
+      owner.delete('/v1/api-keys/00000000-0000-4000-8000-000000000000?dryRun=true'),
+    );
+    expect(key.status).toBe(404);
   });
 
   it('is documented on every route that takes it, and refused where it does not apply', async () => {

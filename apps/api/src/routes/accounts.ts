@@ -75,7 +75,7 @@ export function accountRoutes(app: FastifyInstance, services: ApiServices): void
   });
 
   routes.patch('/v1/accounts/me', {
-    config: { access: { minRole: 'ADMIN' } },
+    config: { access: { minRole: 'ADMIN' }, dryRun: true },
     schema: {
       tags,
       summary: 'Update the current account (ADMIN or above)',

@@ -65,7 +65,7 @@ export function apiKeyRoutes(app: FastifyInstance, services: ApiServices): void 
   });
 
   routes.delete('/v1/api-keys/:id', {
-    config: { access: { minRole: 'READ_ONLY' } },
+    config: { access: { minRole: 'READ_ONLY' }, dryRun: true },
     schema: {
       tags,
       summary: 'Delete a key: your own user key, or a service key (ADMIN or above)',

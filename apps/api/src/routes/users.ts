@@ -44,7 +44,7 @@ export function userRoutes(app: FastifyInstance, services: ApiServices): void {
   });
 
   routes.patch('/v1/users/:id', {
-    config: { access: { minRole: 'ADMIN' } },
+    config: { access: { minRole: 'ADMIN' }, dryRun: true },
     schema: {
       tags,
       summary: "Change a member's role; nobody grants a role above their own (ADMIN or above)",
@@ -56,7 +56,7 @@ export function userRoutes(app: FastifyInstance, services: ApiServices): void {
   });
 
   routes.delete('/v1/users/:id', {
-    config: { access: { minRole: 'ADMIN' } },
+    config: { access: { minRole: 'ADMIN' }, dryRun: true },
     schema: {
       tags,
       summary: 'Remove a user from this account; their keys lose access at once (ADMIN or above)',
