@@ -35,6 +35,22 @@ describe('placement', () => {
   });
 });
 
+describe('placement of external checks that ask for NO_DATA alerts', () => {
+  it('given noDataAlerts, watches its results from one location, one frequency window as period and one as grace', () => {
+    const external = check({ checkType: 'API', frequency: 5, noDataAlerts: true, locations: ['eu', 'us'] });
+    const watch = { kind: 'heartbeat', periodMs: 300_000, graceMs: 300_000, watch: 'results' };
+    expect(placementOf(external, 'eu', 'x')).toEqual(watch);
+    expect(placementOf(external, 'us', 'x')).toBeNull();
+    expect(placementOf(check({ checkType: 'API', frequency: 5, noDataAlerts: true }), 'x', 'x')).toEqual(watch);
+  });
+
+  it('given the setting off, deactivated, or a check Vigil runs, then no watch', () => {
+    expect(placementOf(check({ checkType: 'API', noDataAlerts: false }), 'eu', 'eu')).toBeNull();
+    expect(placementOf(check({ checkType: 'API', noDataAlerts: true, activated: false }), 'eu', 'eu')).toBeNull();
+    expect(placementOf(api({ noDataAlerts: true }), 'eu', 'eu')).toEqual({ kind: 'run', frequencyMs: 300_000 });
+  });
+});
+
 describe('catalogue', () => {
   let position = 0n;
   const event = (checkId: string, type: string, data: Record<string, unknown>): RecordedEvent => ({
