@@ -238,6 +238,51 @@ describe('check writes in the SDK shape', () => {
     expect(change.body.message).toContain('checkType');
   });
 
+  it('alertChannelSubscriptions subscribe the check on the channels (read back on both sides); [] unsubscribes', async () => {
+    const channel = await owner.owner.post('/v1/alert-channels', {
+      type: 'EMAIL',
+      config: { name: 'On call', address: 'oncall@example.com' },
+    });
+    expect(channel.status, JSON.stringify(channel.body)).toBe(201);
+    const channelId = channel.body.id as string;
+    const subscriptions = [{ alertChannelId: numericId(channelId), activated: true }];
+    const created = await sdk().post(
+      '/v1/checks/api',
+      sdkApiCheck({ name: 'Subscribed', alertChannelSubscriptions: subscriptions }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const checkId = created.body.id as string;
+    expect(created.body.alertChannelSubscriptions).toEqual(subscriptions);
+    expect((await owner.owner.get(`/v1/alert-channels/${channelId}`)).body.subscriptions).toEqual([
+      { checkId, groupId: null, activated: true },
+    ]);
+    expect((await sdk().get(`/v1/checks/${checkId}`)).body.alertChannelSubscriptions).toEqual(subscriptions);
+
+    // The SDK leaves an empty list out (omitempty): the check then follows no channel.
+    const body = sdkApiCheck({ name: 'Subscribed', id: checkId });
+    const put = await sdk().put(`/v1/checks/api/${checkId}`, body);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect((await sdk().get(`/v1/checks/${checkId}`)).body.alertChannelSubscriptions).toEqual([]);
+    expect((await owner.owner.get(`/v1/alert-channels/${channelId}`)).body.subscriptions).toEqual([
+      { checkId, groupId: null, activated: false },
+    ]);
+
+    const before = (await owner.owner.get('/v1/checks?limit=100')).body.length;
+    const unknown = await sdk().post(
+      '/v1/checks/api',
+      sdkApiCheck({ alertChannelSubscriptions: [{ alertChannelId: 77, activated: true }] }),
+    );
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toContain('alertChannelSubscriptions[0].alertChannelId');
+    const inactive = await sdk().post(
+      '/v1/checks/api',
+      sdkApiCheck({ alertChannelSubscriptions: [{ ...subscriptions[0], activated: false }] }),
+    );
+    expect(inactive.status).toBe(400);
+    expect(inactive.body.message).toContain('alertChannelSubscriptions[0].activated');
+    expect((await owner.owner.get('/v1/checks?limit=100')).body.length).toBe(before);
+  });
+
   it("another account's check answers 404 to a PUT", async () => {
     const theirs = (await stranger.owner.post('/v1/checks', { name: 'Theirs', checkType: 'API' })).body;
     expect((await sdk().put(`/v1/checks/api/${theirs.id}`, sdkApiCheck())).status).toBe(404);

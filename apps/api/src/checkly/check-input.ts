@@ -204,11 +204,11 @@ export function toVigilCheck(body: ChecklyCheckBody, type: CheckType, groupId: s
   refuse.unset('localTearDownScript', body.localTearDownScript, 'not supported by Vigil');
   refuse.unset('groupOrder', body.groupOrder, 'not supported by Vigil');
   refuse.unset('triggerIncident', body.triggerIncident, 'Vigil has no incidents');
-  refuse.unset(
-    'alertChannelSubscriptions',
-    body.alertChannelSubscriptions,
-    'subscribe through the alert channel (PUT /v1/alert-channels/{id}/subscriptions)',
-  );
+  (body.alertChannelSubscriptions ?? []).forEach((subscription, index) => {
+    // Vigil cannot tell an inactive subscription from a removed one when it reads them back.
+    if (subscription.activated === false)
+      refuse.add(`alertChannelSubscriptions[${index}].activated`, 'false is not kept; leave the channel out instead');
+  });
   const settings = alerts(body, refuse);
   const input = {
     name: body.name,

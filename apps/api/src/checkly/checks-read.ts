@@ -8,6 +8,7 @@ import { CheckStatusReads, type CheckStatus, type CheckView } from '#readmodels'
 import { readRuns } from '../console/runs-query.ts';
 import type { ApiServices } from '../services/index.ts';
 import { numericId } from './ids.ts';
+import { subscriptionsByCheck } from './subscriptions.ts';
 
 /** Checkly's list paging: page and limit in, `Content-Range: first-last/total` out. */
 export const pageQuery = {
@@ -83,14 +84,23 @@ export function checkReadRoutes(app: FastifyInstance, services: ApiServices, ana
         .filter(({ check }) => tags.every((tag) => check.tags.includes(tag)))
         .filter(({ check }) => !needle || check.name.toLowerCase().includes(needle))
         .filter(({ check }) => !q.status || statusOf(byCheck.get(check.id)) === q.status);
-      return paginate(reply, all, q.page, q.limit).map((view) => checkJson(view, present));
+      const subscriptions = subscriptionsByCheck(await services.readModels.alertChannels(accountId));
+      return paginate(reply, all, q.page, q.limit).map((view) => ({
+        ...checkJson(view, present),
+        alertChannelSubscriptions: subscriptions.get(view.check.id) ?? [],
+      }));
     },
   });
 
   routes.get('/v1/checks/:id', {
     config: read,
     schema: { params: z.object({ id: z.string().max(64) }) },
-    handler: async (request) => checkJson(await services.checks.getCheck(request.access!, request.params.id), present),
+    handler: async (request) => {
+      const access = request.access!;
+      const view = await services.checks.getCheck(access, request.params.id);
+      const subscriptions = subscriptionsByCheck(await services.readModels.alertChannels(access.accountId));
+      return { ...checkJson(view, present), alertChannelSubscriptions: subscriptions.get(view.check.id) ?? [] };
+    },
   });
 
   routes.delete('/v1/checks/:id', {

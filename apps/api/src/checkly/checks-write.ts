@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { NotFoundError, ValidationError } from '#core';
 import { zodRoutes } from '#http';
 import type { Access } from '../access.ts';
+import type { ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
+import { applySubscriptions, resolveSubscriptions } from './subscriptions.ts';
 import { checklyCheckBody, checkTypeByPath, toVigilCheck, type ChecklyCheckBody } from './check-input.ts';
 import { checkJson } from './checks-read.ts';
 import { groupByNumericId } from './resources-read.ts';
@@ -19,7 +21,7 @@ function typeOf(segment: string) {
 }
 
 /** Check writes in Checkly's shapes: POST /v1/checks/{type}, PUT /v1/checks/{type}/{id}, and the generic forms. */
-export function checkWriteRoutes(app: FastifyInstance, services: ApiServices): void {
+export function checkWriteRoutes(app: FastifyInstance, services: ApiServices, channels: ChannelService): void {
   const routes = zodRoutes(app);
 
   const groupIdOf = async (access: Access, body: ChecklyCheckBody): Promise<string | null> => {
@@ -38,9 +40,12 @@ export function checkWriteRoutes(app: FastifyInstance, services: ApiServices): v
   const create = async (access: Access, body: ChecklyCheckBody, segment: string) => {
     const type = typeOf(segment);
     const input = toVigilCheck(body, type, await groupIdOf(access, body));
+    // Every channel is resolved before anything is written, so an unknown one refuses the request whole.
+    const resolved = await resolveSubscriptions(services, access, body.alertChannelSubscriptions);
     const check = await services.checks.createCheck(access, input);
+    const subscriptions = await applySubscriptions(channels, access, check.id, resolved);
     const at = now();
-    return checkJson({ check, createdAt: at, updatedAt: at }, present);
+    return { ...checkJson({ check, createdAt: at, updatedAt: at }, present), alertChannelSubscriptions: subscriptions };
   };
   const update = async (access: Access, id: string, body: ChecklyCheckBody, segment: string | null) => {
     const existing = await services.checks.getCheck(access, id);
@@ -48,8 +53,13 @@ export function checkWriteRoutes(app: FastifyInstance, services: ApiServices): v
     if (type !== existing.check.checkType)
       throw new ValidationError(`checkType: check ${id} is a ${existing.check.checkType} check, not ${type}`);
     const input = toVigilCheck(body, type, await groupIdOf(access, body));
+    const resolved = await resolveSubscriptions(services, access, body.alertChannelSubscriptions);
     const check = await services.checks.updateCheck(access, id, input);
-    return checkJson({ check, createdAt: existing.createdAt, updatedAt: now() }, present);
+    const subscriptions = await applySubscriptions(channels, access, check.id, resolved);
+    return {
+      ...checkJson({ check, createdAt: existing.createdAt, updatedAt: now() }, present),
+      alertChannelSubscriptions: subscriptions,
+    };
   };
 
   routes.post('/v1/checks/:type', {

@@ -48,7 +48,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       accountRoutes(scope, services);
       checkReadRoutes(scope, services, deps.analytics);
       resultReadRoutes(scope, services, deps.analytics);
-      checkWriteRoutes(scope, services);
+      checkWriteRoutes(scope, services, deps.channels);
       groupWriteRoutes(scope, services);
       channelWriteRoutes(scope, services, deps.channels);
       maintenanceWindowRoutes(
