@@ -119,6 +119,25 @@ describe('API and URL probes over real HTTP', () => {
     expect(result.errorMessage).not.toContain('NOT_EMPTY');
   });
 
+  it('keeps the response body of a failed API run as an artifact, and none of a passing or URL run', async () => {
+    const failed = await runProbe(api({ url: `${server.url}/fail` }), probeContext());
+    expect(failed.result.hasFailures).toBe(true);
+    expect(failed.artifacts).toHaveLength(1);
+    expect(failed.artifacts![0]).toMatchObject({
+      kind: 'response-body',
+      contentType: 'text/plain; charset=utf-8',
+      name: `GET ${server.url}/fail`,
+    });
+    expect(failed.artifacts![0]!.body.toString()).toBe('internal error');
+    expect((await runProbe(api({ url: `${server.url}/json` }), probeContext())).artifacts).toBeUndefined();
+    const url = await runProbe(
+      { checkType: 'URL', request: urlRequestSchema.parse({ url: `${server.url}/fail` }) },
+      probeContext(),
+    );
+    expect(url.result.hasFailures).toBe(true);
+    expect(url.artifacts).toBeUndefined();
+  });
+
   it('sends method, headers, query, basic auth and each body type with its content type', async () => {
     const cases = [
       ['JSON', '{"a":{{N}}}', 'application/json', '{"a":1}'],
@@ -257,6 +276,11 @@ describe('API and URL probes over real HTTP', () => {
       expect(text).not.toContain(encodeURIComponent(secret));
     }
     expect(echoed.result.errorMessage).toContain('********');
+    // The echoed body (the secret in its headers and URL) is kept scrubbed, its name too.
+    const kept = echoed.artifacts?.[0];
+    expect(kept?.body.toString()).toContain('********');
+    expect(kept?.body.toString()).not.toContain(secret);
+    expect(kept?.name).not.toContain(secret);
   });
 
   it('refuses cloud metadata addresses even with allowPrivate, directly and through a redirect', async () => {

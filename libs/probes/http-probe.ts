@@ -9,6 +9,7 @@ import { checkLiteral, guardedLookup } from './address.ts';
 import { judgeAssertions } from './assertions.ts';
 import { errorText, type RawRun } from './result.ts';
 import { substitute } from './secrets.ts';
+import type { RawArtifact } from './types.ts';
 
 /** Bodies are read up to this size for assertions; the rest is dropped. */
 export const RESPONSE_BODY_CAP = 1024 * 1024;
@@ -286,11 +287,26 @@ export async function runHttp(
     const ok = checkType === 'URL' ? hop.statusCode >= 200 && hop.statusCode < 300 : hop.statusCode < 400;
     if (!ok) implicitFailure = `status code ${hop.statusCode} ${checkType === 'URL' ? 'is not 2xx' : 'is 400 or more'}`;
   }
+  // An API check that failed on its response keeps the body (already capped at 1 MiB) as evidence;
+  // buildOutcome scrubs it of secrets like every other text of the run.
+  const failedOnResponse = implicitFailure !== undefined || assertions.some((outcome) => !outcome.passed);
+  const artifacts: RawArtifact[] =
+    checkType === 'API' && failedOnResponse
+      ? [
+          {
+            kind: 'response-body',
+            contentType: 'text/plain; charset=utf-8',
+            body: Buffer.from(hop.body, 'utf8'),
+            name: `${prepared.method} ${prepared.url.href}`.slice(0, 256),
+          },
+        ]
+      : [];
   return {
     responseTime,
     assertions,
     credentials,
     ...(implicitFailure ? { implicitFailure } : {}),
+    ...(artifacts.length > 0 ? { artifacts } : {}),
     statusCode: hop.statusCode >= 100 && hop.statusCode <= 999 ? hop.statusCode : undefined,
     statusText: hop.statusText,
     timings: { ...hop.timings, total: responseTime },

@@ -82,8 +82,9 @@ export function buildOutcome(checkType: RunnableCheckType, raw: RawRun, ctx: Pro
 
 /** Text artifacts (response bodies) go through the same scrubber as every other string; images and traces cannot. */
 export function scrubbedArtifact(artifact: RawArtifact, scrub: (text: string) => string): RawArtifact {
-  if (!/^(text\/|application\/(json|xml|javascript))/.test(artifact.contentType)) return artifact;
-  return { ...artifact, body: Buffer.from(scrub(artifact.body.toString('utf8')), 'utf8') };
+  const named = artifact.name === undefined ? artifact : { ...artifact, name: scrub(artifact.name) };
+  if (!/^(text\/|application\/(json|xml|javascript))/.test(artifact.contentType)) return named;
+  return { ...named, body: Buffer.from(scrub(artifact.body.toString('utf8')), 'utf8') };
 }
 
 function roundTimings(timings: NonNullable<CheckResultInput['timings']>) {
