@@ -123,10 +123,11 @@ export function telegramMessage(apiUrl: string, botToken: string, chatId: string
 /**
  * One incident per check (the alerter's state is per check): the failure or degraded alert
  * triggers it, a reminder triggers it again under the same key (PagerDuty de-duplicates), and
- * the recovery resolves it. SSL expiry is an incident of its own.
+ * the recovery resolves it. SSL expiry is an incident of its own, and so is a silence (NO_DATA).
  */
 export function incidentKey(summary: AlertSummary): string {
-  return summary.kind === 'ssl' ? `vigil-${summary.checkId}-ssl` : `vigil-${summary.checkId}`;
+  if (summary.kind === 'ssl') return `vigil-${summary.checkId}-ssl`;
+  return summary.silence ? `vigil-${summary.checkId}-no-data` : `vigil-${summary.checkId}`;
 }
 
 /** PagerDuty Events API v2: trigger, or resolve on recovery; the routing key is masked when shown. */

@@ -7,6 +7,8 @@ export interface AlertSummary {
   kind: AlertKind;
   /** Whether the alert ends an incident (a recovery): PagerDuty resolves, Opsgenie closes. */
   resolves: boolean;
+  /** NO_DATA and its recovery: an incident of their own, so its end never closes a failure's. */
+  silence: boolean;
   title: string;
   checkName: string;
   checkId: string;
@@ -65,6 +67,7 @@ export function alertSummary(event: AlertEventVariables, publicUrl: string): Ale
   const result = event.CHECK_RESULT_ID;
   return {
     kind: kinds[event.ALERT_TYPE],
+    silence: event.ALERT_TYPE === 'ALERT_NO_DATA' || event.ALERT_TYPE === 'ALERT_NO_DATA_RECOVERY',
     resolves:
       event.ALERT_TYPE === 'ALERT_RECOVERY' ||
       event.ALERT_TYPE === 'ALERT_DEGRADED_RECOVERY' ||
