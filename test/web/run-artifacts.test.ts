@@ -63,7 +63,14 @@ describe('run artifacts in the console', () => {
     await image.waitFor({ timeout: 20_000 });
     // Decoded by the browser: a real image of the page's width, not a broken icon.
     await expect
-      .poll(() => image.evaluate((img: HTMLImageElement) => [img.complete, img.naturalWidth]), { timeout: 10_000 })
+      .poll(
+        () =>
+          image.evaluate((img) => [
+            (img as { complete: boolean }).complete,
+            (img as { naturalWidth: number }).naturalWidth,
+          ]),
+        { timeout: 10_000 },
+      )
       .toEqual([true, 1280]);
     expect(await drawer.textContent()).toContain('npx playwright show-trace trace.zip');
 
