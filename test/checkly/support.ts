@@ -19,6 +19,8 @@ const BRIDGE = fileURLToPath(new URL('./bridge.mjs', import.meta.url));
 export interface ChecklyCli {
   node: string;
   bin: string;
+  /** The install's node_modules, for a project directory to import 'checkly' from. */
+  modules: string;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function installChecklyCli(): Promise<ChecklyCli> {
     });
   }
   if (!(await installedVersion(dir))) throw new Error(`checkly@${CHECKLY_CLI_VERSION} did not install in ${dir}`);
-  return { node, bin };
+  return { node, bin, modules: join(dir, 'node_modules') };
 }
 
 async function installedVersion(dir: string): Promise<boolean> {
