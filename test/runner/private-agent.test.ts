@@ -1,10 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '#core';
 import { eventually } from '#test-processes';
 import { createAccount, startVigil, type ApiClient, type TestVigil } from '#test-vigil';
 import { startAgent, type Agent } from '../../apps/runner/src/agent.ts';
+import { createRunnerScripts, type RunnerScripts } from '../../apps/runner/src/scripts.ts';
 import { runResultId } from '../../apps/runner/src/schedule.ts';
 
 /**
@@ -18,6 +19,8 @@ describe('private-location agents (embedded)', () => {
   const seen: IncomingHttpHeaders[] = [];
   const agents: Agent[] = [];
   const log = createLogger({ level: 'silent' });
+  const runtimesEnv = inject('runtimes');
+  let scripts: RunnerScripts | undefined;
 
   beforeAll(async () => {
     target = createServer((req, res) => {
@@ -31,13 +34,15 @@ describe('private-location agents (embedded)', () => {
   }, 60_000);
   afterAll(async () => {
     for (const agent of agents) await agent.stop();
+    await scripts?.close();
     await vigil?.stop();
     await new Promise((resolve) => target?.close(resolve));
   });
 
-  const agentWith = (key: string, options: { allowPrivate?: boolean } = {}) => {
+  const agentWith = (key: string, options: { allowPrivate?: boolean; scripts?: RunnerScripts } = {}) => {
     const agent = startAgent({
       log,
+      scripts: options.scripts?.scripts,
       settings: {
         apiUrl: vigil.url,
         key,
@@ -173,6 +178,35 @@ describe('private-location agents (embedded)', () => {
       10_000,
     );
   }, 60_000);
+
+  it('runs a MULTI_STEP script in the same sandbox as the runners, with its secret in process.env', async () => {
+    const runtimeId = 'installed' in runtimesEnv ? runtimesEnv.installed[0] : undefined;
+    if (!runtimeId) throw new Error('no runtime is installed');
+    scripts = createRunnerScripts({
+      runtimesDir: 'root' in runtimesEnv ? runtimesEnv.root : undefined,
+      chromiumPath: undefined,
+      logger: log,
+    });
+    const { owner } = await createAccount(vigil);
+    const lab = await location(owner, 'script-lab');
+    await owner.post('/v1/variables', { key: 'SCRIPT_TOKEN', value: 'script-secret', secret: true });
+    const check = await owner.post('/v1/checks', {
+      checkType: 'MULTI_STEP',
+      name: 'script at a private location',
+      locations: ['script-lab'],
+      runtimeId,
+      script: `import { test, expect } from '@playwright/test';
+test('token', async () => { await test.step('reads it', async () => expect(process.env.SCRIPT_TOKEN).toBe('script-secret')); });`,
+    });
+    expect(check.status, JSON.stringify(check.body)).toBe(201);
+    agentWith(lab.key, { scripts });
+    const [run] = await eventually(
+      () => results(owner, check.body.id),
+      (items) => items.length > 0,
+      60_000,
+    );
+    expect(run).toMatchObject({ runLocation: 'script-lab', hasFailures: false });
+  }, 90_000);
 
   it('agent routes take only location keys; a location key opens nothing else', async () => {
     const { owner, ownerKey, accountId } = await createAccount(vigil);

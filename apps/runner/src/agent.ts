@@ -15,6 +15,8 @@ export interface Lease {
   check: Check;
   variables: Record<string, string>;
   secretValues: string[];
+  /** Script checks: the runtime the API resolved (the check's, its group's, its account's or the current one). */
+  runtimeId?: string;
 }
 
 export interface AgentSettings {
@@ -142,7 +144,7 @@ export function startAgent(deps: {
       allowPrivate: settings.allowPrivate,
       timeoutMs: attemptTimeoutMs,
       signal: abandon.signal,
-      ...(check.runtimeId ? { runtimeId: check.runtimeId } : {}),
+      ...(lease.runtimeId ? { runtimeId: lease.runtimeId } : {}),
     };
     const outcome = retries
       ? await prober.runWithRetries(definition, context, retries)

@@ -44,6 +44,7 @@ const leaseJson = z.object({
   check: z.record(z.string(), z.unknown()),
   variables: z.record(z.string(), z.string()),
   secretValues: z.array(z.string()),
+  runtimeId: z.string().optional().describe('Script checks: the runtime to run in'),
 });
 
 const runRef = z.object({ checkId: z.uuid(), window: z.int() });

@@ -2,11 +2,14 @@ import { sleep, ValidationError, type SecretBox } from '#core';
 import { parseCheckResult, type Check, type CheckResult } from '#domain';
 import type { ResultSink } from '#pipeline';
 import type { PrivateLocationView, ReadModels } from '#readmodels';
+import { isScriptCheck } from '#domain';
+import { loadCatalogue, RuntimeCatalogue } from '#runtimes';
 import type { StateStore } from '#statestore';
 // The same leased due-queue and schedule the cluster's runners use, keyed by the private location.
 import { placementOf } from '../../../runner/src/catalogue.ts';
 import { DueQueue, queueKeys, slotSchema, type Scheduled } from '../../../runner/src/queue.ts';
 import { decideClaim, firstWindow, nextWindow, runResultId } from '../../../runner/src/schedule.ts';
+import { RunRuntimeResolver } from '../../../runner/src/runtime.ts';
 import { RunVariableCache } from '../../../runner/src/variables.ts';
 
 /** One leased run as an agent receives it: the check, its variables (secrets decrypted) and the window. */
@@ -21,6 +24,8 @@ export interface AgentLease {
   check: Check;
   variables: Record<string, string>;
   secretValues: string[];
+  /** Script checks: the runtime to run in. */
+  runtimeId?: string;
 }
 
 export interface AgentResultItem {
@@ -48,6 +53,8 @@ export class AgentWork {
   private readonly reconciled = new Map<string, number>();
   /** Decrypted once a second per account and group, not per lease (as the runners do). */
   private readonly variables: RunVariableCache;
+  /** A script check naming no runtime runs in its group's, else its account's, else the current one: resolved here. */
+  private readonly runtimes: RunRuntimeResolver;
 
   constructor(
     private readonly store: StateStore,
@@ -57,6 +64,7 @@ export class AgentWork {
     readonly leaseMs: number,
   ) {
     this.variables = new RunVariableCache(readModels, box);
+    this.runtimes = new RunRuntimeResolver(readModels, new RuntimeCatalogue(loadCatalogue(), () => new Date()));
   }
 
   async lease(location: PrivateLocationView, max: number, waitMs: number, signal?: AbortSignal): Promise<AgentLease[]> {
@@ -172,6 +180,7 @@ export class AgentWork {
       return null;
     }
     const { variables, secretValues } = await this.variables.get(location.accountId, check.groupId);
+    const runtimeId = isScriptCheck(check) ? await this.runtimes.resolve(location.accountId, check) : undefined;
     const slug = location.location.slugName;
     return {
       checkId,
@@ -183,6 +192,7 @@ export class AgentWork {
       check,
       variables,
       secretValues,
+      ...(runtimeId ? { runtimeId } : {}),
     };
   }
 
