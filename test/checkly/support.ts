@@ -43,12 +43,16 @@ export async function installChecklyCli(): Promise<ChecklyCli> {
       ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `checkly@${CHECKLY_CLI_VERSION}`],
       { cwd: scratch, timeout: 300_000 },
     );
-    await rm(dir, { recursive: true, force: true });
-    await rename(scratch, dir).catch(async (error: NodeJS.ErrnoException) => {
-      // Another suite finished the same install first.
-      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    if (await installedVersion(dir)) {
+      // Another suite finished the same install meanwhile, and may be running it: keep theirs.
       await rm(scratch, { recursive: true, force: true });
-    });
+    } else {
+      await rm(dir, { recursive: true, force: true });
+      await rename(scratch, dir).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+        await rm(scratch, { recursive: true, force: true });
+      });
+    }
   }
   if (!(await installedVersion(dir))) throw new Error(`checkly@${CHECKLY_CLI_VERSION} did not install in ${dir}`);
   return { node, bin, modules: join(dir, 'node_modules') };
