@@ -111,6 +111,12 @@ describe('NO_DATA alerts for external checks', () => {
       'ALERT_NO_DATA_RECOVERY',
     );
     expect(await alertTypes(checkId)).toEqual(['ALERT_NO_DATA', 'ALERT_NO_DATA_RECOVERY']);
+
+    // A silence is no outage: the public page lists no incident for it.
+    const slug = `silence-${Date.now()}`;
+    expect((await a.owner.post('/v1/status-pages', { title: 'Exports', slug, checkIds: [checkId] })).status).toBe(201);
+    const page = await vigil.as(null).get(`/v1/public/status-pages/${slug}`);
+    expect(page.body.incidents).toEqual([]);
   });
 
   it('sends nothing for a silent check that leaves the setting off (the default)', async () => {

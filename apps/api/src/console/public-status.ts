@@ -29,6 +29,8 @@ export const PAGE_TTL_MS = 10_000;
 /** ...from uptime bars at most this old (shared in the state store): 30 s staleness in all. */
 export const UPTIME_TTL_MS = 20_000;
 const INCIDENTS = 10;
+/** Alerts that are no incident of the public page. */
+const QUIET_ALERTS = new Set(['ALERT_SSL', 'ALERT_NO_DATA', 'ALERT_NO_DATA_RECOVERY']);
 /** Maintenance ranges left out of one check's 90-day availability at most (a daily window is 90). */
 const MAX_EXCLUDED_RANGES = 400;
 
@@ -117,13 +119,14 @@ export class PublicStatusPages {
     );
     const incidents = alertPages
       .flatMap((p) => p.items)
-      .filter((a) => !a.isReminder && a.alertType !== 'ALERT_SSL')
+      // A silence (NO_DATA) is no outage: the check shows "No data" while it lasts, and no incident.
+      .filter((a) => !a.isReminder && !QUIET_ALERTS.has(a.alertType))
       .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
       .slice(0, INCIDENTS)
       .map((a) => ({
         check: names.get(a.checkId) ?? '',
         kind:
-          a.alertType === 'ALERT_RECOVERY'
+          a.alertType === 'ALERT_RECOVERY' || a.alertType === 'ALERT_DEGRADED_RECOVERY'
             ? ('recovered' as const)
             : a.alertType === 'ALERT_DEGRADED'
               ? ('degraded' as const)
