@@ -97,6 +97,34 @@ describe('private locations through the API (embedded)', () => {
       expect((await agent.get(path)).status, path).toBe(401);
   });
 
+  it('the cluster never runs a check from a private location: no heartbeat there, test and trigger run from runner locations', async () => {
+    const { owner } = await createAccount(vigil);
+    await owner.post('/v1/private-locations', { name: 'Office', slugName: 'office' });
+    const heartbeat = await owner.post('/v1/checks', {
+      checkType: 'HEARTBEAT',
+      name: 'nightly job',
+      heartbeat: { period: 1, periodUnit: 'days', grace: 30, graceUnit: 'minutes' },
+      locations: ['office'],
+    });
+    expect(heartbeat.status, JSON.stringify(heartbeat.body)).toBe(400);
+    expect(heartbeat.body.message).toMatch(/^locations\[0\]: "office" is a private location; a HEARTBEAT check/);
+
+    const tested = await owner.post('/v1/checks/test', apiCheck(['office']));
+    expect(tested.status, JSON.stringify(tested.body)).toBe(200);
+    expect(tested.body.result.runLocation).toBe('local');
+
+    const privateOnly = await owner.post('/v1/checks', apiCheck(['office']));
+    const refused = await owner.post(`/v1/checks/${privateOnly.body.id}/trigger`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/^locations: this check runs only at private locations \(office\)/);
+    const both = await owner.post('/v1/checks', apiCheck(['office', 'local']));
+    const triggered = await owner.post(`/v1/checks/${both.body.id}/trigger`);
+    expect(triggered.status, JSON.stringify(triggered.body)).toBe(200);
+    expect(triggered.body.results.map((r: { result: { runLocation: string } }) => r.result.runLocation)).toEqual([
+      'local',
+    ]);
+  });
+
   it('roles: READ_ONLY reads, READ_WRITE manages locations, keys need ADMIN', async () => {
     const { owner } = await createAccount(vigil, 'enterprise');
     const keyOf = async (role: string) =>

@@ -42,8 +42,11 @@ export interface LocationCatalogue {
   readonly publicLocations: readonly string[];
   /** The locations this account may name. */
   known(accountId: string): Promise<readonly string[]>;
-  /** A 400 naming the first unknown, repeated or surplus location. */
-  assertUsable(accountId: string, locations: readonly string[]): Promise<void>;
+  /**
+   * A 400 naming the first unknown, repeated or surplus location. A heartbeat is watched by the
+   * cluster's runners (its pings reach the API), so it may not name a private location.
+   */
+  assertUsable(accountId: string, locations: readonly string[], options?: { heartbeat?: boolean }): Promise<void>;
 }
 
 export function createLocationCatalogue(options: {
@@ -61,7 +64,7 @@ export function createLocationCatalogue(options: {
   return {
     publicLocations: [...publicSet],
     known,
-    async assertUsable(accountId, locations) {
+    async assertUsable(accountId, locations, check = {}) {
       if (locations.length > max)
         throw new ValidationError(
           `locations: at most ${max} locations per check (each runs the check once per window); got ${locations.length}`,
@@ -73,6 +76,10 @@ export function createLocationCatalogue(options: {
         if (!usable.has(location))
           throw new ValidationError(
             `locations[${index}]: unknown location ${JSON.stringify(location)}; known locations: ${[...usable].join(', ')}`,
+          );
+        if (check.heartbeat && !publicSet.has(location))
+          throw new ValidationError(
+            `locations[${index}]: ${JSON.stringify(location)} is a private location; a HEARTBEAT check is watched by Vigil's runners, which its pings reach, so name runner locations only`,
           );
         if (seen.has(location))
           throw new ValidationError(`locations[${index}]: ${JSON.stringify(location)} is listed twice`);

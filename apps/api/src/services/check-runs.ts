@@ -72,7 +72,8 @@ export class CheckRunService {
     const definition = runnableDefinition(fields);
     await this.options.locations?.assertUsable(access.accountId, fields.locations);
     const group = fields.groupId ? await this.groupOf(access, fields.groupId) : null;
-    const location = fields.locations[0] ?? this.options.location;
+    // A private location's network is reached only by its agents: the API runs from a runner location.
+    const location = this.clusterLocations(fields.locations)[0] ?? this.options.location;
     // The answer goes to this caller only: they see what GET /v1/variables/{key} shows them.
     const variables = await this.variables(access.accountId, group, { role: access.role, actor: access.actor });
     this.admit(access.accountId);
@@ -87,7 +88,11 @@ export class CheckRunService {
     const { check } = await this.options.checks.getCheck(access, checkId);
     const definition = runnableDefinition(check);
     const group = check.groupId ? await this.groupOf(access, check.groupId) : null;
-    const locations = check.locations.length > 0 ? check.locations : [this.options.location];
+    const locations = check.locations.length > 0 ? this.clusterLocations(check.locations) : [this.options.location];
+    if (locations.length === 0)
+      throw new ValidationError(
+        `locations: this check runs only at private locations (${check.locations.join(', ')}), whose agents run it on schedule; Vigil cannot run it from there on demand`,
+      );
     // Stored and read by everyone in the account: locked values are scrubbed like secrets.
     const variables = await this.variables(access.accountId, group);
     this.admit(access.accountId);
@@ -99,6 +104,14 @@ export class CheckRunService {
     const kept = await Promise.all(reports.map((report) => this.keep(report)));
     await this.options.sink.accept(kept.map((report) => report.result));
     return { results: kept };
+  }
+
+  /** The locations the API itself may run from: not private ones (those are the agents'). */
+  private clusterLocations(locations: readonly string[]): string[] {
+    const catalogue = this.options.locations;
+    if (!catalogue) return [...locations];
+    const cluster = new Set([...catalogue.publicLocations, this.options.location]);
+    return locations.filter((location) => cluster.has(location));
   }
 
   /** Writes a stored run's artifacts first, so its result never names a missing one; a failing store costs only them. */

@@ -213,7 +213,9 @@ export class CheckService {
 
   private async assertReferences(access: Access, input: CheckInput): Promise<void> {
     if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
-    await this.locations?.assertUsable(access.accountId, input.locations ?? []);
+    await this.locations?.assertUsable(access.accountId, input.locations ?? [], {
+      heartbeat: input.checkType === 'HEARTBEAT',
+    });
     let groupRuntimeId: string | null = null;
     if (input.groupId) {
       const group = await this.readModels.checkGroup(input.groupId);
