@@ -94,6 +94,17 @@ describe('run artifacts through the API (embedded: files under DATA_DIR/artifact
     expect(got.stderr).toContain(`npx playwright show-trace "${join(dir, 'trace.zip')}"`);
     expect(decodePng(await readFile(join(dir, 'screenshot.png'))).width).toBe(1280);
 
+    // RESULT_LINK: JSON to an API client, the console's run view to a browser.
+    const link = `${vigil.url}/v1/check-results/${checkId}/${result.id}`;
+    const browserVisit = await fetch(link, {
+      headers: { accept: 'text/html,application/xhtml+xml' },
+      redirect: 'manual',
+    });
+    expect(browserVisit.status).toBe(302);
+    expect(browserVisit.headers.get('location')).toBe(`/checks/${checkId}?run=${result.id}`);
+    const apiRead = await fetch(link, { headers: { authorization: `Bearer ${a.ownerKey}`, accept: 'text/html' } });
+    expect(apiRead.headers.get('content-type')).toContain('application/json');
+
     // A READ_ONLY member sees the screenshot, not the trace (it may hold what was typed into the page).
     const reader = await a.owner.post('/v1/users', { email: `reader-${Date.now()}@example.com`, role: 'READ_ONLY' });
     expect(reader.status, JSON.stringify(reader.body)).toBe(201);

@@ -6,7 +6,10 @@ import { eventually } from '#test-processes';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 import { ensureConsoleBuilt, launchChromium, signIn, watchConsole } from './browser.ts';
 
-/** Issue 25 in the console: a failed BROWSER run's screenshot shows in the run drawer, its trace downloads. */
+/**
+ * Issue 25 in the console: RESULT_LINK opened in a browser lands on the run view, where a failed
+ * BROWSER run's screenshot shows in the drawer and its trace downloads.
+ */
 describe('run artifacts in the console', () => {
   let vigil: TestVigil;
   let target: Server;
@@ -56,7 +59,9 @@ describe('run artifacts in the console', () => {
     );
 
     await signIn(page, vigil.url, account.ownerKey);
-    await page.goto(`${vigil.url}/checks/${checkId}?run=${resultId}`);
+    // Where an alert's RESULT_LINK points: a browser lands on the console's run view.
+    await page.goto(`${vigil.url}/v1/check-results/${checkId}/${resultId}`);
+    expect(new URL(page.url()).pathname).toBe(`/checks/${checkId}`);
     const drawer = page.locator('aside.drawer');
     await drawer.waitFor();
     const image = drawer.locator('img[data-testid=run-screenshot]');

@@ -6,6 +6,7 @@ import { errorResponses, zodRoutes } from '#http';
 import type { ReadModels } from '#readmodels';
 import { readRun, readRuns } from '../console/runs-query.ts';
 import { shownArtifacts } from './check-result-artifacts.ts';
+import { wantsConsole } from './web.ts';
 
 const n = z.number().nullable();
 /** One script run only: what check-results.v1 carries for it, as stored. */
@@ -155,6 +156,30 @@ export function checkResultReadRoutes(
       });
     },
   });
+
+  // RESULT_LINK points here. A browser following it from an alert (no key, Accept text/html) is sent
+  // to the console's run view, screenshot and all; an API client gets the JSON below, as before.
+  app.addConstraintStrategy({
+    name: 'console',
+    storage: () => {
+      const handlers = new Map<string, unknown>();
+      return {
+        get: (value: string) => (handlers.get(value) ?? null) as never,
+        set: (value: string, handler: unknown) => void handlers.set(value, handler),
+      };
+    },
+    deriveConstraint: (request: { headers: Record<string, string | string[] | undefined> }) =>
+      wantsConsole(request.headers) ? 'browser' : undefined,
+    mustMatchWhenDerived: false,
+  });
+  app.get(
+    '/v1/check-results/:checkId/:resultId',
+    { constraints: { console: 'browser' }, schema: { hide: true }, config: { access: 'public' } },
+    async (request, reply) => {
+      const { checkId, resultId } = request.params as { checkId: string; resultId: string };
+      return reply.redirect(`/checks/${encodeURIComponent(checkId)}?run=${encodeURIComponent(resultId)}`, 302);
+    },
+  );
 
   routes.get('/v1/check-results/:checkId/:resultId', {
     config: { access: { minRole: 'READ_ONLY' } },
