@@ -39,7 +39,8 @@ export interface Agent {
 
 const TIMEOUT_MARGIN_MS = 5_000;
 const RENEW_EVERY_MS = 15_000;
-const FLUSH_DELAY_MS = 50;
+/** Results wait this long to travel together: one request per batch, not per run. */
+const FLUSH_DELAY_MS = 250;
 
 /**
  * The runner in agent mode: it leases due runs of its private location from the API over HTTP(S),

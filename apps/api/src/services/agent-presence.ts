@@ -15,6 +15,8 @@ const seenSchema = z.object({ version: z.string(), inFlight: z.int().min(0), las
 
 /** Agents not seen for this long drop off the list. */
 const FORGET_AFTER_MS = 24 * 3_600_000;
+/** An agent's presence is written at most this often per API process (lastSeen is this precise). */
+const WRITE_EVERY_MS = 2_000;
 
 const presenceKeys = {
   agents: (locationId: string) => `agents:${locationId}`,
@@ -32,8 +34,16 @@ export class AgentPresence {
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** When this process last wrote each agent: a busy agent polls many times a second. */
+  private readonly written = new Map<string, number>();
+
   async seen(locationId: string, agent: { id: string; version: string; inFlight: number }): Promise<void> {
     const now = this.clock();
+    const key = `${locationId}:${agent.id}`;
+    if ((this.written.get(key) ?? 0) > now - WRITE_EVERY_MS) return;
+    this.written.set(key, now);
+    if (this.written.size > 10_000)
+      for (const [k, at] of this.written) if (at <= now - WRITE_EVERY_MS) this.written.delete(k);
     const doc = { version: agent.version, inFlight: agent.inFlight, lastSeen: new Date(now).toISOString() };
     await this.store.write([
       { op: 'zadd', key: presenceKeys.agents(locationId), member: agent.id, score: now },
