@@ -181,11 +181,11 @@ describe('vigil deploy', () => {
     expect(none.stderr).toMatch(/No project file in .*vigil\.config\.yaml/);
   });
 
-  it('reports a partial failure: what was applied, what was not', async () => {
+  it('applies nothing when the server would refuse one change, naming it', async () => {
     const { env } = await ownerEnv(server);
     const dir = tempDir('vigil-project-');
     const file = {
-      project: 'partial',
+      project: 'refused',
       checks: [
         { logicalId: 'good', name: 'Good', checkType: 'API' },
         { logicalId: 'bad', name: 'Bad', checkType: 'API', frequency: 7 },
@@ -194,11 +194,65 @@ describe('vigil deploy', () => {
     writeFileSync(join(dir, 'vigil.config.yaml'), stringify(file));
     const run = await vigil(['deploy'], { env, cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/✓ created check good: /);
-    expect(run.stderr).toMatch(/create check bad failed: .*frequency/);
-    expect(run.stderr).toContain('Applied 1 of 2 changes; 1 not applied');
+    expect(run.stderr).toContain('The server would refuse 1 of 2 changes (nothing was changed)');
+    expect(run.stderr).toMatch(/create check bad: .*frequency/);
+    expect(run.stdout).not.toContain('✓ created');
     const again = await vigil(['deploy', '--preview'], { env, cwd: dir });
-    expect(again.stdout).toContain('Plan: 1 to create, 0 to update, 0 to delete');
+    expect(again.stdout).toContain('Plan: 2 to create, 0 to update, 0 to delete');
+  });
+
+  it('reports a partial failure: what was applied, what was not', async () => {
+    // A failure the dry run cannot foresee: the link to the server breaks after the first write.
+    // A proxy on loopback passes every read and dry run, and the first real write, then answers 503.
+    let writes = 0;
+    const proxy = createServer((request, response) => {
+      const dry = (request.url ?? '').includes('dryRun=true');
+      if (request.method !== 'GET' && !dry && ++writes > 1) {
+        response.writeHead(503, { 'content-type': 'application/json' });
+        return void response.end('{"statusCode":503,"error":"Service Unavailable","message":"link down"}');
+      }
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const headers = Object.fromEntries(
+          Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+        ) as Record<string, string>;
+        fetch(`${server.url}${request.url}`, {
+          method: request.method,
+          headers,
+          body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+        }).then(
+          async (answer) => {
+            response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+            response.end(Buffer.from(await answer.arrayBuffer()));
+          },
+          () => response.writeHead(502).end(),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { env } = await ownerEnv(server);
+      const viaProxy = { ...env, VIGIL_API_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+      const dir = tempDir('vigil-project-');
+      const file = {
+        project: 'partial',
+        checks: [
+          { logicalId: 'first', name: 'First', checkType: 'API' },
+          { logicalId: 'second', name: 'Second', checkType: 'API' },
+        ],
+      };
+      writeFileSync(join(dir, 'vigil.config.yaml'), stringify(file));
+      const run = await vigil(['deploy'], { env: viaProxy, cwd: dir });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/✓ created check first: /);
+      expect(run.stderr).toMatch(/create check second failed: .*link down/);
+      expect(run.stderr).toContain('Applied 1 of 2 changes; 1 not applied');
+      const again = await vigil(['deploy', '--preview'], { env, cwd: dir });
+      expect(again.stdout).toContain('Plan: 1 to create, 0 to update, 0 to delete');
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });
 

@@ -81,6 +81,16 @@ export function registerDeploy(program: Command): void {
         ctx.out.print(header);
         renderPlan(steps).forEach((line) => ctx.out.print(line));
       }
+      // Every change is put to the server as a dry run first: what it would refuse stops the deploy
+      // before anything is written, so a bad field never leaves the account half-deployed.
+      const checked = await previewPlan(client, project.project, steps, remote);
+      if (checked.refusals.length > 0)
+        throw new CliError(
+          `The server would refuse ${checked.refusals.length} of ${steps.length} changes (nothing was changed):\n` +
+            refusalLines(checked)
+              .map((line) => `  ${line}`)
+              .join('\n'),
+        );
       const applied = await applyPlan(client, project.project, steps, remote, ({ step, id }) => {
         if (!ctx.out.json) ctx.out.print(`✓ ${PAST[step.action]} ${step.kind} ${step.logicalId}: ${id}`);
       });
