@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sqlite, ConcurrencyError, ConflictError, InternalError, UnavailableError } from '#core';
 import { collect, eventStoreContract, testEvent } from './contract.ts';

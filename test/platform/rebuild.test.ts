@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sqlite, createLogger } from '#core';

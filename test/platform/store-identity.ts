@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type Database from 'better-sqlite3';
 import { Sqlite } from '#core';
 import { expect } from 'vitest';
 import { createSqliteEventStore } from '#eventstore';

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Sqlite, generateApiKey } from '#core';
 import { eventually, freePort, startApp, type AppProcess } from '#test-processes';
