@@ -194,7 +194,6 @@ export function toVigilCheck(body: ChecklyCheckBody, type: CheckType, groupId: s
   refuse.unset('frequencyOffset', body.frequencyOffset, 'Vigil spreads runs itself');
   refuse.unset('shouldFail', body.shouldFail, 'not supported by Vigil');
   refuse.unset('runParallel', body.runParallel, 'Vigil runs locations one after another');
-  refuse.unset('privateLocations', body.privateLocations, 'not mapped by the Checkly API yet; use /v1');
   refuse.unset('environmentVariables', body.environmentVariables, 'Vigil has account and group variables only');
   refuse.unset('sslCheck', body.sslCheck, 'use sslCheckDomain');
   refuse.unset('doubleCheck', body.doubleCheck, 'use retryStrategy');
@@ -217,7 +216,10 @@ export function toVigilCheck(body: ChecklyCheckBody, type: CheckType, groupId: s
     ...(body.muted != null ? { muted: body.muted } : {}),
     ...(body.frequency != null ? { frequency: body.frequency } : {}),
     ...(list(body.tags) ? { tags: body.tags } : {}),
-    ...(list(body.locations) ? { locations: body.locations } : {}),
+    // Vigil names a check's private locations by slug among its locations (checked there: an unknown slug is a 400).
+    ...(list(body.locations) || list(body.privateLocations)
+      ? { locations: [...(body.locations ?? []), ...(body.privateLocations ?? [])] }
+      : {}),
     groupId,
     sslCheckDomain: blank(body.sslCheckDomain) ?? null,
     runtimeId: blank(body.runtimeId) ?? null,

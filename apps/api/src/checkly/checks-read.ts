@@ -28,12 +28,17 @@ export function paginate<T>(reply: FastifyReply, all: T[], page: number, limit: 
 export function checkJson(
   view: Pick<CheckView, 'check' | 'createdAt' | 'updatedAt'>,
   present: (check: CheckView['check']) => CheckResponse,
+  publicLocations: readonly string[],
 ) {
   const check = present(view.check);
+  // Vigil keeps a check's private location slugs among its locations; Checkly lists them apart.
+  const isPublic = new Set(publicLocations);
   const retry = (check as { retryStrategy?: { type: string } }).retryStrategy;
   return {
     ...check,
     groupId: check.groupId === null ? null : numericId(check.groupId),
+    locations: check.locations.filter((location) => isPublic.has(location)),
+    privateLocations: check.locations.filter((location) => !isPublic.has(location)),
     ...(retry !== undefined ? { retryStrategy: retry.type === 'NONE' ? null : retry } : {}),
     useGlobalAlertSettings: check.alertSettings === null,
     createdAt: view.createdAt,
@@ -86,7 +91,7 @@ export function checkReadRoutes(app: FastifyInstance, services: ApiServices, ana
         .filter(({ check }) => !q.status || statusOf(byCheck.get(check.id)) === q.status);
       const subscriptions = subscriptionsByCheck(await services.readModels.alertChannels(accountId));
       return paginate(reply, all, q.page, q.limit).map((view) => ({
-        ...checkJson(view, present),
+        ...checkJson(view, present, services.locations.publicLocations),
         alertChannelSubscriptions: subscriptions.get(view.check.id) ?? [],
       }));
     },
@@ -99,7 +104,10 @@ export function checkReadRoutes(app: FastifyInstance, services: ApiServices, ana
       const access = request.access!;
       const view = await services.checks.getCheck(access, request.params.id);
       const subscriptions = subscriptionsByCheck(await services.readModels.alertChannels(access.accountId));
-      return { ...checkJson(view, present), alertChannelSubscriptions: subscriptions.get(view.check.id) ?? [] };
+      return {
+        ...checkJson(view, present, services.locations.publicLocations),
+        alertChannelSubscriptions: subscriptions.get(view.check.id) ?? [],
+      };
     },
   });
 

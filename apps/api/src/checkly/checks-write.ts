@@ -45,7 +45,10 @@ export function checkWriteRoutes(app: FastifyInstance, services: ApiServices, ch
     const check = await services.checks.createCheck(access, input);
     const subscriptions = await applySubscriptions(channels, access, check.id, resolved);
     const at = now();
-    return { ...checkJson({ check, createdAt: at, updatedAt: at }, present), alertChannelSubscriptions: subscriptions };
+    return {
+      ...checkJson({ check, createdAt: at, updatedAt: at }, present, services.locations.publicLocations),
+      alertChannelSubscriptions: subscriptions,
+    };
   };
   const update = async (access: Access, id: string, body: ChecklyCheckBody, segment: string | null) => {
     const existing = await services.checks.getCheck(access, id);
@@ -57,7 +60,11 @@ export function checkWriteRoutes(app: FastifyInstance, services: ApiServices, ch
     const check = await services.checks.updateCheck(access, id, input);
     const subscriptions = await applySubscriptions(channels, access, check.id, resolved);
     return {
-      ...checkJson({ check, createdAt: existing.createdAt, updatedAt: now() }, present),
+      ...checkJson(
+        { check, createdAt: existing.createdAt, updatedAt: now() },
+        present,
+        services.locations.publicLocations,
+      ),
       alertChannelSubscriptions: subscriptions,
     };
   };

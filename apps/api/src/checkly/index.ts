@@ -11,6 +11,7 @@ import { checkWriteRoutes } from './checks-write.ts';
 import { groupWriteRoutes } from './group-write.ts';
 import { channelWriteRoutes } from './channel-write.ts';
 import { maintenanceWindowRoutes } from './maintenance-windows.ts';
+import { privateLocationRoutes } from './private-locations.ts';
 import { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import { resourceReadRoutes } from './resources-read.ts';
 import { resultReadRoutes } from './results-read.ts';
@@ -51,6 +52,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       checkWriteRoutes(scope, services, deps.channels);
       groupWriteRoutes(scope, services);
       channelWriteRoutes(scope, services, deps.channels);
+      privateLocationRoutes(scope, services.privateLocations);
       maintenanceWindowRoutes(
         scope,
         new MaintenanceWindowService(services.commands, services.readModels, services.stateStore),
