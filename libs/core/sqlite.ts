@@ -12,7 +12,8 @@ import type BetterSqlite3 from 'better-sqlite3';
 export type SqliteDriver = typeof BetterSqlite3;
 
 const require = createRequire(import.meta.url);
-const candidates = Number(process.versions.node.split('.')[0]) >= 22 ? ['better-sqlite3-napi', 'better-sqlite3'] : ['better-sqlite3'];
+const candidates =
+  Number(process.versions.node.split('.')[0]) >= 22 ? ['better-sqlite3-napi', 'better-sqlite3'] : ['better-sqlite3'];
 
 function load(): { driver: SqliteDriver; path: string } {
   const failures: string[] = [];
