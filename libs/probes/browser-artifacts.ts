@@ -28,6 +28,9 @@ async function fullPagePng(context: BrowserContext, page: Page): Promise<Buffer>
     const shot = await cdp.send('Page.captureScreenshot', {
       format: 'png',
       captureBeyondViewport: true,
+      // Faster encoding for a larger file (measured 122 against 205 ms, 426 against 324 KB): the
+      // run's slot is the scarce thing, the store is not.
+      optimizeForSpeed: true,
       clip: { x: 0, y: 0, width, height, scale: 1 },
     });
     return Buffer.from(shot.data, 'base64');
