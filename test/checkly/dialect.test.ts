@@ -79,8 +79,7 @@ describe('Checkly dialect: families Vigil does not have', () => {
     ['POST', '/v1/checks/icmp', 'ICMP checks'],
     ['POST', '/v1/checks/grpc', 'gRPC checks'],
     ['POST', '/v1/checks/traceroute', 'traceroute checks'],
-    ['POST', '/v1/projects/deploy', 'projects yet (checkly deploy and destroy); use vigil deploy'],
-    ['DELETE', '/v1/projects/website', 'projects yet (checkly deploy and destroy); use vigil deploy'],
+    ['GET', '/next/projects', 'project listings and imports (checkly import); checkly deploy and destroy work'],
     [
       'POST',
       '/v1/triggers/checks/0b9c',

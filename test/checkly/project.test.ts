@@ -2,19 +2,51 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { streamNames } from '#domain';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 import { checklyHarness, installChecklyCli, type ChecklyHarness } from './support.ts';
 
 /**
- * `checkly deploy`, `deploy --preview` and `destroy` are not served yet (issue 28, projects):
- * the real CLI parses, validates and bundles a project against Vigil, then fails with Vigil's
- * message naming the gap, and nothing is created.
+ * `checkly deploy`, `deploy --preview` and `destroy` by the real CLI against Vigil, read back
+ * through Vigil's own /v1 each time (issue 28, projects).
  */
 vi.setConfig({ testTimeout: 180_000 });
 let vigil: TestVigil;
 let owner: Awaited<ReturnType<typeof createAccount>>;
 let checkly: ChecklyHarness;
 let project: string;
+
+const config =
+  "import { defineConfig } from 'checkly'\n" +
+  "export default defineConfig({ projectName: 'Website', logicalId: 'website',\n" +
+  "  checks: { checkMatch: '**/*.check.ts', frequency: 10, locations: ['eu-west-1'] } })\n";
+const constructs = (ordersUrl: string) =>
+  'import { ApiCheck, AssertionBuilder, CheckGroupV2, HeartbeatMonitor, TcpMonitor, UrlMonitor,\n' +
+  "  UrlAssertionBuilder } from 'checkly/constructs'\n" +
+  "const core = new CheckGroupV2('core', { name: 'Core', tags: ['shop'] })\n" +
+  "new ApiCheck('orders-api', { name: 'Orders API', group: core, request: { method: 'GET',\n" +
+  `  url: '${ordersUrl}', assertions: [AssertionBuilder.statusCode().equals(200)] } })\n` +
+  "new TcpMonitor('db-tcp', { name: 'DB', request: { hostname: 'db.example.com', port: 5432 } })\n" +
+  "new UrlMonitor('home-url', { name: 'Home', request: { url: 'https://example.com',\n" +
+  '  assertions: [UrlAssertionBuilder.statusCode().equals(200)] } })\n' +
+  "new HeartbeatMonitor('nightly', { name: 'Nightly', period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' })\n";
+
+type Row = { id: string; name: string; tags: string[]; updatedAt?: string; [key: string]: unknown };
+async function readBack() {
+  const checks = (await owner.owner.get('/v1/checks')).body as Row[];
+  const groups = (await owner.owner.get('/v1/check-groups')).body as Row[];
+  return { checks: [...checks].sort((a, b) => a.name.localeCompare(b.name)), groups };
+}
+/** Events recorded on the project's checks and groups: an unchanged deploy adds none. */
+async function eventCount(state: Awaited<ReturnType<typeof readBack>>): Promise<number> {
+  const store = vigil.running.platform.eventStore;
+  const streams = [
+    ...state.checks.map((check) => streamNames.check(check.id)),
+    ...state.groups.map((group) => streamNames.checkGroup(group.id)),
+  ];
+  const events = await Promise.all(streams.map((stream) => store.readStream(stream)));
+  return events.reduce((sum, list) => sum + list.length, 0);
+}
 
 beforeAll(async () => {
   const [cli, started] = await Promise.all([installChecklyCli(), startVigil()]);
@@ -24,18 +56,8 @@ beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'vigil-checkly-project-'));
   await symlink(cli.modules, join(project, 'node_modules'));
   await writeFile(join(project, 'package.json'), '{"name":"website","private":true,"type":"module"}\n');
-  await writeFile(
-    join(project, 'checkly.config.ts'),
-    "import { defineConfig } from 'checkly'\n" +
-      "export default defineConfig({ projectName: 'Website', logicalId: 'website',\n" +
-      "  checks: { checkMatch: '**/*.check.ts', frequency: 10, locations: ['eu-west-1'] } })\n",
-  );
-  await writeFile(
-    join(project, 'api.check.ts'),
-    "import { ApiCheck, AssertionBuilder } from 'checkly/constructs'\n" +
-      "new ApiCheck('orders-api', { name: 'Orders API', request: { method: 'GET',\n" +
-      "  url: 'https://api.example.com/orders', assertions: [AssertionBuilder.statusCode().equals(200)] } })\n",
-  );
+  await writeFile(join(project, 'checkly.config.ts'), config);
+  await writeFile(join(project, 'site.check.ts'), constructs('https://api.example.com/orders'));
 }, 600_000);
 afterAll(async () => {
   await checkly?.close();
@@ -43,16 +65,99 @@ afterAll(async () => {
   if (project) await rm(project, { recursive: true, force: true });
 });
 
-describe('checkly deploy and destroy', () => {
-  it.each([
-    [['deploy', '--force'], 'Your project could not be deployed.'],
-    [['deploy', '--preview'], 'Your project could not be deployed.'],
-    [['destroy', '--force'], 'Your project could not be destroyed.'],
-  ])('%j fails with Vigil saying projects are not supported yet', async (args, headline) => {
-    const run = await checkly.cli(args, {}, project);
+describe('checkly deploy, deploy --preview and destroy', () => {
+  let first: Awaited<ReturnType<typeof readBack>>;
+  let outsider: Row;
+
+  it('deploys a project: a group and API, TCP, URL and heartbeat checks, marked as the project’s', async () => {
+    // Something the project does not own, which destroy must leave alone.
+    outsider = (await owner.owner.post('/v1/checks', { name: 'Outsider', checkType: 'HEARTBEAT' })).body as Row;
+    const run = await checkly.cli(['deploy', '--force'], {}, project);
+    expect(run.stderr + run.stdout).toContain('Successfully deployed project "Website"');
+    expect(run.code).toBe(0);
+    first = await readBack();
+    const mine = first.checks.filter((check) => check.tags.includes('vigil:project=website'));
+    expect(mine.map((check) => [check.name, check.checkType])).toEqual([
+      ['DB', 'TCP'],
+      ['Home', 'URL'],
+      ['Nightly', 'HEARTBEAT'],
+      ['Orders API', 'API'],
+    ]);
+    const group = first.groups.find((g) => g.name === 'Core')!;
+    expect(group.tags).toEqual(['shop', 'vigil:project=website', 'vigil:logical=core']);
+    const orders = mine.find((check) => check.name === 'Orders API')!;
+    expect(orders.groupId).toBe(group.id);
+    expect(orders.tags).toContain('vigil:logical=orders-api');
+    expect((orders.request as { url: string }).url).toBe('https://api.example.com/orders');
+  });
+
+  it('a second deploy of the unchanged project changes nothing', async () => {
+    const before = await eventCount(first);
+    const run = await checkly.cli(['deploy', '--force'], {}, project);
+    expect(run.code).toBe(0);
+    expect(await readBack()).toEqual(first);
+    expect(before).toBeGreaterThan(0);
+    expect(await eventCount(first)).toBe(before);
+  });
+
+  it('deploy --preview shows a changed field and changes nothing; deploy then applies it', async () => {
+    await writeFile(join(project, 'site.check.ts'), constructs('https://api.example.com/v2/orders'));
+    const preview = await checkly.cli(['deploy', '--preview'], {}, project);
+    expect(preview.code).toBe(0);
+    expect(preview.stdout).toContain('Update and Unchanged:');
+    expect(preview.stdout).toContain('ApiCheck: orders-api');
+    expect(await readBack()).toEqual(first);
+
+    const run = await checkly.cli(['deploy', '--force'], {}, project);
+    expect(run.code).toBe(0);
+    const after = await readBack();
+    const orders = after.checks.find((check) => check.name === 'Orders API')!;
+    expect((orders.request as { url: string }).url).toBe('https://api.example.com/v2/orders');
+    expect(after.checks.map((check) => check.id)).toEqual(first.checks.map((check) => check.id));
+    expect(after.checks.filter((check) => check.name !== 'Orders API')).toEqual(
+      first.checks.filter((check) => check.name !== 'Orders API'),
+    );
+  });
+
+  it('a concurrent deploy of the same project gets a 409 and changes nothing', async () => {
+    // The lock a running deploy holds (apps/api/src/checkly/projects.ts).
+    const key = `checkly:project-lock:${owner.accountId}:website`;
+    const store = vigil.running.platform.stateStore;
+    expect(await store.setIfAbsent(key, 'another deploy', { ttlMs: 60_000 })).toBe(true);
+    try {
+      const before = await readBack();
+      const run = await checkly.cli(['deploy', '--force'], {}, project);
+      expect(run.code).toBe(1);
+      expect(run.stdout + run.stderr).toContain('A deployment for this project is still in progress.');
+      expect(await readBack()).toEqual(before);
+    } finally {
+      await store.del(key);
+    }
+  });
+
+  it('a construct Vigil cannot honour fails the whole deploy with a 400 naming it; nothing applied', async () => {
+    const before = await readBack();
+    await writeFile(
+      join(project, 'snippet.check.ts'),
+      "import { ApiCheck, Dashboard } from 'checkly/constructs'\n" +
+        "new Dashboard('status-board', { header: 'Status', customUrl: 'acme-status' })\n" +
+        "new ApiCheck('new-api', { name: 'New API', request: { method: 'GET', url: 'https://example.com/new' } })\n",
+    );
+    const run = await checkly.cli(['deploy', '--force'], {}, project);
+    await rm(join(project, 'snippet.check.ts'));
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain(headline);
-    expect(run.stdout).toContain('Vigil does not support projects yet (checkly deploy and destroy); use vigil deploy');
-    expect((await owner.owner.get('/v1/checks')).body).toEqual([]);
+    expect(run.stdout + run.stderr).toContain('dashboard "status-board"');
+    expect(await readBack()).toEqual(before);
+  });
+
+  it('destroy removes what the project owns and nothing else', async () => {
+    const run = await checkly.cli(['destroy', '--force'], {}, project);
+    expect(run.stdout + run.stderr).not.toContain('could not be destroyed');
+    expect(run.code).toBe(0);
+    const after = await readBack();
+    expect(after.checks.map((check) => check.id)).toEqual([outsider.id]);
+    expect(after.groups).toEqual([]);
+    // Destroying again: nothing left to remove.
+    expect((await checkly.cli(['destroy', '--force'], {}, project)).code).toBe(0);
   });
 });

@@ -8,7 +8,7 @@ import { groupByNumericId, groupJson } from './resources-read.ts';
 import type { ApiServices } from '../services/index.ts';
 
 /** A group body as the SDK's Group type marshals it. */
-const groupBody = z.object({
+export const groupBody = z.object({
   id: z.number().int().nullish(),
   name: z.string().max(2048),
   activated: z.boolean().nullish(),
@@ -51,7 +51,7 @@ const groupBody = z.object({
   createdAt: z.string().max(64).nullish(),
   updatedAt: z.string().max(64).nullish(),
 });
-type GroupBody = z.output<typeof groupBody>;
+export type GroupBody = z.output<typeof groupBody>;
 
 const isUnset = (value: unknown) =>
   value === undefined ||

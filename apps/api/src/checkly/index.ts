@@ -12,6 +12,7 @@ import { groupWriteRoutes } from './group-write.ts';
 import { channelWriteRoutes } from './channel-write.ts';
 import { maintenanceWindowRoutes } from './maintenance-windows.ts';
 import { privateLocationRoutes } from './private-locations.ts';
+import { projectRoutes } from './projects.ts';
 import { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import { resourceReadRoutes } from './resources-read.ts';
 import { resultReadRoutes } from './results-read.ts';
@@ -57,6 +58,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
         scope,
         new MaintenanceWindowService(services.commands, services.readModels, services.stateStore),
       );
+      projectRoutes(scope, services);
       resourceReadRoutes(scope, { ...deps, statusPages });
       unsupportedRoutes(scope);
     },

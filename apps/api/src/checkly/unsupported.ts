@@ -20,8 +20,7 @@ const families: Array<[string, string]> = [
     '/v1/alert-notifications',
     "Checkly's alert notification log; see GET /v1/alert-channels/{id}/deliveries on Vigil's own API",
   ],
-  ['/v1/projects', 'projects yet (checkly deploy and destroy); use vigil deploy'],
-  ['/next/projects', 'projects yet (checkly deploy and destroy); use vigil deploy'],
+  ['/next/projects', 'project listings and imports (checkly import); checkly deploy and destroy work'],
   ['/next/test-sessions', "test sessions (checkly test, trigger and checks run need Checkly's cloud runners)"],
   ['/next/check-sessions', "check sessions (checkly test, trigger and checks run need Checkly's cloud runners)"],
 ];

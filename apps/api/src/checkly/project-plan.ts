@@ -1,0 +1,223 @@
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { ValidationError } from '#core';
+import { applyCheckDefaults, type CheckGroupInput, type CheckInput, type CheckType } from '#domain';
+import type { Access } from '../access.ts';
+import type { ApiServices } from '../services/index.ts';
+import { checklyCheckBody, checkTypeByPath, toVigilCheck } from './check-input.ts';
+import { groupBody, toVigilGroup } from './group-write.ts';
+import { numericId } from './ids.ts';
+
+/** What `checkly deploy` posts (gzip; the server decodes it): the project and its constructs. */
+export const deployBody = z.object({
+  project: z.object({ logicalId: z.string().min(1).max(128), name: z.string().max(2048) }),
+  resources: z
+    .array(
+      z.object({
+        logicalId: z.string().min(1).max(256),
+        type: z.string().max(64),
+        member: z.boolean().nullish(),
+        payload: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .max(2000),
+  // The CLI's bundle of shared files and git metadata: nothing in them changes a resource.
+  sharedFiles: z.array(z.unknown()).nullish(),
+  repoInfo: z.unknown().nullish(),
+});
+export type DeployBody = z.output<typeof deployBody>;
+
+/** The markers `vigil deploy` also uses (apps/cli/src/project/markers.ts): tags on checks and groups. */
+const PROJECT_TAG = 'vigil:project=';
+const LOGICAL_TAG = 'vigil:logical=';
+const MAX_TAG = 64;
+const isMarker = (tag: string) => tag.startsWith('vigil:');
+
+export type DiffAction = 'CREATE' | 'UPDATE' | 'DELETE';
+export interface DiffEntry {
+  type: 'check' | 'check-group';
+  logicalId: string;
+  physicalId: string | number | null;
+  action: DiffAction;
+}
+
+interface Declared<I> {
+  logicalId: string;
+  input: I;
+  /** The Vigil id when the project already owns it. */
+  id?: string;
+  unchanged: boolean;
+  /** A check's group, by the group's logical id. */
+  groupRef?: string;
+}
+
+export interface ProjectPlan {
+  groups: Declared<CheckGroupInput>[];
+  checks: Declared<CheckInput>[];
+  deleteChecks: Array<{ id: string; logicalId: string }>;
+  deleteGroups: Array<{ id: string; logicalId: string }>;
+}
+
+const checkTypes = new Set<string>(Object.values(checkTypeByPath));
+
+function markersFor(project: string, logicalId: string, label: string): string[] {
+  const tags = [`${PROJECT_TAG}${project}`, `${LOGICAL_TAG}${logicalId}`];
+  const long = tags.find((tag) => tag.length > MAX_TAG);
+  if (long)
+    throw new ValidationError(
+      `${label}: its marker tag "${long}" is over ${MAX_TAG} characters; shorten the logicalId`,
+    );
+  return tags;
+}
+
+/** The logical id a project's marker tags name, if the resource belongs to the project. */
+function ownedBy(project: string, tags: readonly string[]): string | undefined {
+  if (!tags.includes(`${PROJECT_TAG}${project}`)) return undefined;
+  return tags.find((tag) => tag.startsWith(LOGICAL_TAG))?.slice(LOGICAL_TAG.length);
+}
+
+/** A heartbeat's ping token is minted by Vigil, never declared. */
+function withoutPingToken(check: Record<string, unknown>): Record<string, unknown> {
+  const heartbeat = check.heartbeat as Record<string, unknown> | undefined;
+  if (!heartbeat) return check;
+  const { pingToken: _token, ...rest } = heartbeat;
+  return { ...check, heartbeat: rest };
+}
+
+/** A resource's `{ref: logicalId}` pointer to another construct of the project. */
+function refOf(value: unknown): string | undefined {
+  const parsed = z.object({ ref: z.string() }).safeParse(value);
+  return parsed.success ? parsed.data.ref : undefined;
+}
+
+/** Same content: every field either side has is equal, an absent one counting as empty. */
+function sameFields(wanted: Record<string, unknown>, current: Record<string, unknown>, ignore: string[]): boolean {
+  const empty = (value: unknown) =>
+    value === undefined || value === null || (Array.isArray(value) && value.length === 0);
+  const keys = new Set([...Object.keys(wanted), ...Object.keys(current)].filter((key) => !ignore.includes(key)));
+  return [...keys].every((key) =>
+    empty(wanted[key]) && empty(current[key]) ? true : isDeepStrictEqual(wanted[key], current[key]),
+  );
+}
+
+/**
+ * Translates every construct through the dialect's own translators and matches it to what the
+ * project already owns by (project, logicalId). Every construct Vigil cannot honour is named in one
+ * 400, so nothing is applied in part.
+ */
+export async function planProject(services: ApiServices, access: Access, body: DeployBody): Promise<ProjectPlan> {
+  const project = body.project.logicalId;
+  const refused: string[] = [];
+  const label = (type: string, logicalId: string) => `${type} "${logicalId}"`;
+  const [existingChecks, existingGroups] = await Promise.all([
+    services.readModels.checks(access.accountId),
+    services.readModels.checkGroups(access.accountId),
+  ]);
+  const ownedChecks = new Map(
+    existingChecks.flatMap((view) => {
+      const logicalId = ownedBy(project, view.check.tags ?? []);
+      return logicalId ? [[logicalId, view.check] as const] : [];
+    }),
+  );
+  const ownedGroups = new Map(
+    existingGroups.flatMap((view) => {
+      const logicalId = ownedBy(project, view.group.tags ?? []);
+      return logicalId ? [[logicalId, view.group] as const] : [];
+    }),
+  );
+  const plan: ProjectPlan = { groups: [], checks: [], deleteChecks: [], deleteGroups: [] };
+  const groupIds = new Set(body.resources.filter((r) => r.type === 'check-group').map((r) => r.logicalId));
+
+  for (const resource of body.resources) {
+    const name = label(resource.type, resource.logicalId);
+    try {
+      if (resource.type === 'check-group') {
+        // `v: 2` is CheckGroupV2's marker; the fields are the same.
+        const { v: _version, ...payload } = resource.payload;
+        const parsed = groupBody.safeParse(payload);
+        if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
+        const input = toVigilGroup(parsed.data);
+        const tags = [
+          ...(input.tags ?? []).filter((tag) => !isMarker(tag)),
+          ...markersFor(project, resource.logicalId, name),
+        ];
+        const wanted = { ...input, tags };
+        const current = ownedGroups.get(resource.logicalId);
+        plan.groups.push({
+          logicalId: resource.logicalId,
+          input: wanted,
+          id: current?.id,
+          unchanged: current !== undefined && sameFields(wanted, current, ['id']),
+        });
+      } else if (resource.type === 'check') {
+        const { groupId, ...payload } = resource.payload;
+        const groupRef = refOf(groupId);
+        if (groupId !== null && groupId !== undefined && (!groupRef || !groupIds.has(groupRef)))
+          throw new ValidationError('groupId: must refer to a check group of this project');
+        const parsed = checklyCheckBody.safeParse(payload);
+        if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
+        const type = parsed.data.checkType ?? '';
+        if (!checkTypes.has(type))
+          throw new ValidationError(`checkType: Vigil does not support ${type || 'untyped'} checks`);
+        const current = ownedChecks.get(resource.logicalId);
+        const groupVigilId = groupRef ? (ownedGroups.get(groupRef)?.id ?? null) : null;
+        const input = toVigilCheck(parsed.data, type as CheckType, groupVigilId);
+        const tags = [
+          ...(input.tags ?? []).filter((tag) => !isMarker(tag)),
+          ...markersFor(project, resource.logicalId, name),
+        ];
+        const wanted = { ...input, tags };
+        const unchanged =
+          current !== undefined &&
+          (groupRef === undefined || groupVigilId !== null) &&
+          sameFields(applyCheckDefaults(wanted), withoutPingToken(current), ['id', 'pingToken']);
+        plan.checks.push({ logicalId: resource.logicalId, input: wanted, id: current?.id, unchanged, groupRef });
+      } else {
+        throw new ValidationError(`Vigil's checkly deploy does not support ${resource.type} constructs yet`);
+      }
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      refused.push(`${name}: ${error.message}`);
+    }
+  }
+  if (refused.length > 0) throw new ValidationError(`The project cannot be deployed: ${refused.join('; ')}`);
+  const declared = (type: string) => new Set(body.resources.filter((r) => r.type === type).map((r) => r.logicalId));
+  const keptChecks = declared('check');
+  const keptGroups = declared('check-group');
+  for (const [logicalId, check] of ownedChecks)
+    if (!keptChecks.has(logicalId)) plan.deleteChecks.push({ id: check.id, logicalId });
+  for (const [logicalId, group] of ownedGroups)
+    if (!keptGroups.has(logicalId)) plan.deleteGroups.push({ id: group.id, logicalId });
+  return plan;
+}
+
+/** The diff in the answer shape the CLI prints (`{type, logicalId, physicalId, action}`). */
+export function diffOf(plan: ProjectPlan): DiffEntry[] {
+  const action = (id: string | undefined): DiffAction => (id ? 'UPDATE' : 'CREATE');
+  return [
+    ...plan.groups.map((g) => ({
+      type: 'check-group' as const,
+      logicalId: g.logicalId,
+      physicalId: g.id ? numericId(g.id) : null,
+      action: action(g.id),
+    })),
+    ...plan.checks.map((c) => ({
+      type: 'check' as const,
+      logicalId: c.logicalId,
+      physicalId: c.id ?? null,
+      action: action(c.id),
+    })),
+    ...plan.deleteChecks.map((c) => ({
+      type: 'check' as const,
+      logicalId: c.logicalId,
+      physicalId: c.id,
+      action: 'DELETE' as const,
+    })),
+    ...plan.deleteGroups.map((g) => ({
+      type: 'check-group' as const,
+      logicalId: g.logicalId,
+      physicalId: numericId(g.id),
+      action: 'DELETE' as const,
+    })),
+  ];
+}
