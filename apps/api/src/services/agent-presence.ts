@@ -51,6 +51,12 @@ export class AgentPresence {
     ]);
   }
 
+  /** Drops a deleted location's agents. */
+  async forget(locationId: string): Promise<void> {
+    await this.store.deletePrefix(presenceKeys.agent(locationId, ''));
+    await this.store.del(presenceKeys.agents(locationId));
+  }
+
   /** Agents seen within the last day, most recent first. */
   async agents(locationId: string): Promise<AgentSeen[]> {
     const since = this.clock() - FORGET_AFTER_MS;

@@ -13,8 +13,9 @@ import type { StateStore } from '#statestore';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
 import { newId } from '../request-context.ts';
-import type { AgentPresence } from './agent-presence.ts';
-import { type AgentSeen } from './agent-presence.ts';
+import { queueKeys } from '../../../runner/src/queue.ts';
+import type { AgentPresence, AgentSeen } from './agent-presence.ts';
+import { privateQueueName } from './agent-work.ts';
 
 export interface PrivateLocationKeyJson {
   id: string;
@@ -56,7 +57,7 @@ export class PrivateLocationService {
   constructor(
     private readonly commands: CommandRunner,
     private readonly readModels: ReadModels,
-    store: StateStore,
+    private readonly store: StateStore,
     readonly presence: AgentPresence,
     private readonly publicLocations: readonly string[],
   ) {
@@ -110,6 +111,11 @@ export class PrivateLocationService {
   async delete(access: Access, id: string): Promise<void> {
     await this.own(access, id);
     await this.run(access, id, () => ({ type: 'DeletePrivateLocation' }));
+    // Its keys stopped with the event; its queue and presence go too (a retry finds nothing left to do).
+    const queue = queueKeys(privateQueueName(id));
+    await this.store.del(queue.due);
+    await this.store.deletePrefix(queue.slot(''));
+    await this.presence.forget(id);
   }
 
   async addKey(access: Access, id: string, fresh = false): Promise<MintedKeyJson> {
