@@ -53,15 +53,19 @@ export function checkResultRoutes(app: FastifyInstance, deps: { lookup: CheckLoo
         }
         const items = request.access ? ownAccountOnly(request.body, request.access.accountId) : request.body;
         const classified = await classifyResults(items, deps.lookup);
-        // noData is the runner's word about a silent check, not a producer's: refused like any bad field.
-        const accepted = classified.accepted.filter((result) => result.noData !== true);
+        // Fields only the runner may set: noData is its word about a silent check, and artifacts
+        // name files it wrote to the artifact store, which no producer can upload.
+        const runnerOnly = (result: (typeof classified.accepted)[number]): string | undefined =>
+          result.noData === true
+            ? 'noData: set only by the runner, for a check that sent no results'
+            : (result.artifacts?.length ?? 0) > 0
+              ? 'artifacts: set only by the runner, for the files of a run it made'
+              : undefined;
+        const accepted = classified.accepted.filter((result) => runnerOnly(result) === undefined);
         if (accepted.length < classified.accepted.length) {
           classified.accepted.forEach((result, i) => {
-            if (result.noData === true)
-              classified.rejected.push({
-                index: classified.acceptedIndexes[i]!,
-                message: 'noData: set only by the runner, for a check that sent no results',
-              });
+            const message = runnerOnly(result);
+            if (message) classified.rejected.push({ index: classified.acceptedIndexes[i]!, message });
           });
           classified.rejected.sort((a, b) => a.index - b.index);
         }
