@@ -21,10 +21,13 @@ const config =
   "export default defineConfig({ projectName: 'Website', logicalId: 'website',\n" +
   "  checks: { checkMatch: '**/*.check.ts', frequency: 10, locations: ['eu-west-1'] } })\n";
 const constructs = (ordersUrl: string) =>
-  'import { ApiCheck, AssertionBuilder, CheckGroupV2, HeartbeatMonitor, TcpMonitor, UrlMonitor,\n' +
-  "  UrlAssertionBuilder } from 'checkly/constructs'\n" +
-  "const core = new CheckGroupV2('core', { name: 'Core', tags: ['shop'] })\n" +
-  "new ApiCheck('orders-api', { name: 'Orders API', group: core, request: { method: 'GET',\n" +
+  'import { ApiCheck, AssertionBuilder, CheckGroupV2, EmailAlertChannel, HeartbeatMonitor, TcpMonitor,\n' +
+  "  UrlMonitor, UrlAssertionBuilder, WebhookAlertChannel } from 'checkly/constructs'\n" +
+  "const email = new EmailAlertChannel('ops-email', { address: 'ops@example.com', sendDegraded: true })\n" +
+  "const hook = new WebhookAlertChannel('ops-hook', { name: 'Ops hook', url: 'https://hooks.example.com/vigil',\n" +
+  "  method: 'POST' })\n" +
+  "const core = new CheckGroupV2('core', { name: 'Core', tags: ['shop'], alertChannels: [hook] })\n" +
+  "new ApiCheck('orders-api', { name: 'Orders API', group: core, alertChannels: [email], request: { method: 'GET',\n" +
   `  url: '${ordersUrl}', assertions: [AssertionBuilder.statusCode().equals(200)] } })\n` +
   "new TcpMonitor('db-tcp', { name: 'DB', request: { hostname: 'db.example.com', port: 5432 } })\n" +
   "new UrlMonitor('home-url', { name: 'Home', request: { url: 'https://example.com',\n" +
@@ -35,7 +38,10 @@ type Row = { id: string; name: string; tags: string[]; updatedAt?: string; [key:
 async function readBack() {
   const checks = (await owner.owner.get('/v1/checks')).body as Row[];
   const groups = (await owner.owner.get('/v1/check-groups')).body as Row[];
-  return { checks: [...checks].sort((a, b) => a.name.localeCompare(b.name)), groups };
+  const channels = ((await owner.owner.get('/v1/alert-channels')).body as Row[]).sort((a, b) =>
+    a.id.localeCompare(b.id),
+  );
+  return { checks: [...checks].sort((a, b) => a.name.localeCompare(b.name)), groups, channels };
 }
 /** Events recorded on the project's checks and groups: an unchanged deploy adds none. */
 async function eventCount(state: Awaited<ReturnType<typeof readBack>>): Promise<number> {
@@ -43,6 +49,7 @@ async function eventCount(state: Awaited<ReturnType<typeof readBack>>): Promise<
   const streams = [
     ...state.checks.map((check) => streamNames.check(check.id)),
     ...state.groups.map((group) => streamNames.checkGroup(group.id)),
+    ...state.channels.map((channel) => streamNames.alertChannel(channel.id)),
   ];
   const events = await Promise.all(streams.map((stream) => store.readStream(stream)));
   return events.reduce((sum, list) => sum + list.length, 0);
@@ -68,10 +75,14 @@ afterAll(async () => {
 describe('checkly deploy, deploy --preview and destroy', () => {
   let first: Awaited<ReturnType<typeof readBack>>;
   let outsider: Row;
+  let outsiderChannel: Row;
 
   it('deploys a project: a group and API, TCP, URL and heartbeat checks, marked as the project’s', async () => {
     // Something the project does not own, which destroy must leave alone.
     outsider = (await owner.owner.post('/v1/checks', { name: 'Outsider', checkType: 'HEARTBEAT' })).body as Row;
+    const oncall = { type: 'EMAIL', config: { name: 'On call', address: 'oncall@example.com' } };
+    outsiderChannel = (await owner.owner.post('/v1/alert-channels', oncall)).body as Row;
+    expect(outsiderChannel.id).toBeTruthy();
     const run = await checkly.cli(['deploy', '--force'], {}, project);
     expect(run.stderr + run.stdout).toContain('Successfully deployed project "Website"');
     expect(run.code).toBe(0);
@@ -89,6 +100,14 @@ describe('checkly deploy, deploy --preview and destroy', () => {
     expect(orders.groupId).toBe(group.id);
     expect(orders.tags).toContain('vigil:logical=orders-api');
     expect((orders.request as { url: string }).url).toBe('https://api.example.com/orders');
+    // Channels carry the project's marker in their name, and their subscriptions.
+    const byName = (name: string) => first.channels.find((c) => (c.config as { name: string }).name === name)!;
+    const mail = byName('ops@example.com [vigil:website/ops-email]');
+    expect(mail).toMatchObject({ type: 'EMAIL', sendDegraded: true, config: { address: 'ops@example.com' } });
+    expect(mail.subscriptions).toEqual([expect.objectContaining({ checkId: orders.id, activated: true })]);
+    const hook = byName('Ops hook [vigil:website/ops-hook]');
+    expect(hook).toMatchObject({ type: 'WEBHOOK', config: { url: 'https://hooks.example.com/vigil', method: 'POST' } });
+    expect(hook.subscriptions).toEqual([expect.objectContaining({ groupId: group.id, activated: true })]);
   });
 
   it('a second deploy of the unchanged project changes nothing', async () => {
@@ -157,6 +176,7 @@ describe('checkly deploy, deploy --preview and destroy', () => {
     const after = await readBack();
     expect(after.checks.map((check) => check.id)).toEqual([outsider.id]);
     expect(after.groups).toEqual([]);
+    expect(after.channels.map((channel) => channel.id)).toEqual([outsiderChannel.id]);
     // Destroying again: nothing left to remove.
     expect((await checkly.cli(['destroy', '--force'], {}, project)).code).toBe(0);
   });

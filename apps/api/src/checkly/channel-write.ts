@@ -9,7 +9,7 @@ import { keyValue } from './check-body.ts';
 import { channelByNumericId, checklyChannel } from './resources-read.ts';
 
 /** What the SDK's payloadFromAlertChannel sends: id, type, the type's config, and the options it set. */
-const channelBody = z.object({
+export const channelBody = z.object({
   id: z.number().int().nullish(),
   type: z.string().max(32),
   config: z.object({

@@ -58,7 +58,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
         scope,
         new MaintenanceWindowService(services.commands, services.readModels, services.stateStore),
       );
-      projectRoutes(scope, services);
+      projectRoutes(scope, services, deps.channels);
       resourceReadRoutes(scope, { ...deps, statusPages });
       unsupportedRoutes(scope);
     },

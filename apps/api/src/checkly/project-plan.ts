@@ -3,9 +3,11 @@ import { z } from 'zod';
 import { ValidationError } from '#core';
 import { applyCheckDefaults, type CheckGroupInput, type CheckInput, type CheckType } from '#domain';
 import type { Access } from '../access.ts';
+import type { ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
 import { checklyCheckBody, checkTypeByPath, toVigilCheck } from './check-input.ts';
 import { groupBody, toVigilGroup } from './group-write.ts';
+import { channelDiff, planChannels, type ChannelPlan } from './project-channels.ts';
 import { numericId } from './ids.ts';
 
 /** What `checkly deploy` posts (gzip; the server decodes it): the project and its constructs. */
@@ -35,7 +37,7 @@ const isMarker = (tag: string) => tag.startsWith('vigil:');
 
 export type DiffAction = 'CREATE' | 'UPDATE' | 'DELETE';
 export interface DiffEntry {
-  type: 'check' | 'check-group';
+  type: 'check' | 'check-group' | 'alert-channel';
   logicalId: string;
   physicalId: string | number | null;
   action: DiffAction;
@@ -56,6 +58,7 @@ export interface ProjectPlan {
   checks: Declared<CheckInput>[];
   deleteChecks: Array<{ id: string; logicalId: string }>;
   deleteGroups: Array<{ id: string; logicalId: string }>;
+  channels: ChannelPlan;
 }
 
 const checkTypes = new Set<string>(Object.values(checkTypeByPath));
@@ -105,7 +108,12 @@ function sameFields(wanted: Record<string, unknown>, current: Record<string, unk
  * project already owns by (project, logicalId). Every construct Vigil cannot honour is named in one
  * 400, so nothing is applied in part.
  */
-export async function planProject(services: ApiServices, access: Access, body: DeployBody): Promise<ProjectPlan> {
+export async function planProject(
+  services: ApiServices,
+  channels: ChannelService,
+  access: Access,
+  body: DeployBody,
+): Promise<ProjectPlan> {
   const project = body.project.logicalId;
   const refused: string[] = [];
   const label = (type: string, logicalId: string) => `${type} "${logicalId}"`;
@@ -125,7 +133,14 @@ export async function planProject(services: ApiServices, access: Access, body: D
       return logicalId ? [[logicalId, view.group] as const] : [];
     }),
   );
-  const plan: ProjectPlan = { groups: [], checks: [], deleteChecks: [], deleteGroups: [] };
+  const plan: ProjectPlan = {
+    groups: [],
+    checks: [],
+    deleteChecks: [],
+    deleteGroups: [],
+    channels: { channels: [], subscriptions: [], deleteChannels: [] },
+  };
+  const channelTypes = new Set(['alert-channel', 'alert-channel-subscription']);
   const groupIds = new Set(body.resources.filter((r) => r.type === 'check-group').map((r) => r.logicalId));
 
   for (const resource of body.resources) {
@@ -172,7 +187,7 @@ export async function planProject(services: ApiServices, access: Access, body: D
           (groupRef === undefined || groupVigilId !== null) &&
           sameFields(applyCheckDefaults(wanted), withoutPingToken(current), ['id', 'pingToken']);
         plan.checks.push({ logicalId: resource.logicalId, input: wanted, id: current?.id, unchanged, groupRef });
-      } else {
+      } else if (!channelTypes.has(resource.type)) {
         throw new ValidationError(`Vigil's checkly deploy does not support ${resource.type} constructs yet`);
       }
     } catch (error) {
@@ -180,10 +195,19 @@ export async function planProject(services: ApiServices, access: Access, body: D
       refused.push(`${name}: ${error.message}`);
     }
   }
-  if (refused.length > 0) throw new ValidationError(`The project cannot be deployed: ${refused.join('; ')}`);
   const declared = (type: string) => new Set(body.resources.filter((r) => r.type === type).map((r) => r.logicalId));
   const keptChecks = declared('check');
   const keptGroups = declared('check-group');
+  plan.channels = await planChannels(
+    services,
+    channels,
+    access,
+    project,
+    body.resources.filter((r) => channelTypes.has(r.type)),
+    { checks: keptChecks, groups: keptGroups },
+    refused,
+  );
+  if (refused.length > 0) throw new ValidationError(`The project cannot be deployed: ${refused.join('; ')}`);
   for (const [logicalId, check] of ownedChecks)
     if (!keptChecks.has(logicalId)) plan.deleteChecks.push({ id: check.id, logicalId });
   for (const [logicalId, group] of ownedGroups)
@@ -219,5 +243,6 @@ export function diffOf(plan: ProjectPlan): DiffEntry[] {
       physicalId: numericId(g.id),
       action: 'DELETE' as const,
     })),
+    ...channelDiff(plan.channels),
   ];
 }

@@ -5,7 +5,9 @@ import { ConflictError, NotFoundError, ValidationError } from '#core';
 import { zodRoutes } from '#http';
 import type { Access } from '../access.ts';
 import { runDry } from '../request-context.ts';
+import type { ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
+import { applyChannels, deleteChannels } from './project-channels.ts';
 import { deployBody, diffOf, planProject, type DeployBody, type ProjectPlan } from './project-plan.ts';
 
 const write = { access: { minRole: 'READ_WRITE' as const } };
@@ -33,7 +35,7 @@ interface Deployment {
  * finished deployment is kept for an hour in the state store, and a per-project lock there answers
  * a concurrent deploy or destroy of the same project with a 409.
  */
-export function projectRoutes(app: FastifyInstance, services: ApiServices): void {
+export function projectRoutes(app: FastifyInstance, services: ApiServices, channels: ChannelService): void {
   const routes = zodRoutes(app);
   const store = services.stateStore;
   const lockKey = (access: Access, project: string) => `checkly:project-lock:${access.accountId}:${project}`;
@@ -50,22 +52,41 @@ export function projectRoutes(app: FastifyInstance, services: ApiServices): void
 
   /** Every write the plan makes, run as a dry run first: one refusal and nothing is written. */
   const apply = async (access: Access, plan: ProjectPlan, dry: boolean) => {
+    const newChecks = new Set(plan.checks.filter((check) => !check.id).map((check) => check.logicalId));
+    const newGroups = new Set(plan.groups.filter((group) => !group.id).map((group) => group.logicalId));
     const groupIds = new Map<string, string>();
     for (const group of plan.groups) {
       if (group.unchanged && group.id) groupIds.set(group.logicalId, group.id);
       else if (group.id)
         groupIds.set(group.logicalId, (await services.checks.updateGroup(access, group.id, group.input)).id);
-      else groupIds.set(group.logicalId, (await services.checks.createGroup(access, group.input)).id);
+      else {
+        group.id = (await services.checks.createGroup(access, group.input)).id;
+        groupIds.set(group.logicalId, group.id);
+      }
     }
     for (const check of plan.checks) {
       if (check.unchanged) continue;
       // A group created in a dry run does not exist, so there the check is decided without it.
-      const existing = plan.groups.find((group) => group.logicalId === check.groupRef)?.id ?? null;
-      const groupId = check.groupRef ? (dry ? existing : (groupIds.get(check.groupRef) ?? null)) : null;
+      const ref = check.groupRef;
+      const groupId = ref && !(dry && newGroups.has(ref)) ? (groupIds.get(ref) ?? null) : null;
       const input = { ...check.input, groupId };
       if (check.id) await services.checks.updateCheck(access, check.id, input);
       else check.id = (await services.checks.createCheck(access, input)).id;
     }
+    // What this deploy creates exists only outside a dry run.
+    const existing = (items: Array<{ logicalId: string; id?: string }>, created: Set<string>) =>
+      new Map(
+        items.flatMap((item) => (item.id && !(dry && created.has(item.logicalId)) ? [[item.logicalId, item.id]] : [])),
+      );
+    await applyChannels(
+      services,
+      channels,
+      access,
+      plan.channels,
+      { checks: existing(plan.checks, newChecks), groups: existing(plan.groups, newGroups) },
+      dry,
+    );
+    await deleteChannels(channels, access, plan.channels, dry);
     for (const check of plan.deleteChecks) await services.checks.deleteCheck(access, check.id);
     if (dry) {
       // A dry run deletes no check, so a group's delete is decided by what would be left in it.
@@ -89,7 +110,7 @@ export function projectRoutes(app: FastifyInstance, services: ApiServices): void
     if (!dryRun && !(await store.setIfAbsent(lockKey(access, project), id, { ttlMs: LOCK_TTL_MS })))
       throw new ConflictError(`A deployment of project "${project}" is in progress`);
     try {
-      const plan = await planProject(services, access, body);
+      const plan = await planProject(services, channels, access, body);
       const diff = diffOf(plan);
       await runDry(() => apply(access, structuredClone(plan), true));
       if (dryRun) return { diff };
