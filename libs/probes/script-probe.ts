@@ -53,6 +53,7 @@ export async function runScript(
       env: { ...ctx.variables },
       timeoutMs: budget,
       allowPrivate: ctx.allowPrivate,
+      artifacts: definition.artifacts ?? 'ON_FAILURE',
       signal,
     });
   } catch (error) {
@@ -63,6 +64,7 @@ export async function runScript(
     responseTime: outcome.durationMs,
     ...(outcome.passed ? {} : { error: failureText(outcome) }),
     assertions: [],
+    ...(outcome.artifacts && outcome.artifacts.length > 0 ? { artifacts: outcome.artifacts } : {}),
     script: { outcome, runtimeId },
   };
 }
@@ -114,7 +116,8 @@ export function buildScriptOutcome(definition: ScriptDefinition, raw: ScriptRawR
       extra.pages = outcome.pages.slice(0, MAX_PAGES_PER_RESULT).map((page) => ({ ...page, url: scrub(page.url) }));
   }
   const result: CheckResult = validated({ ...base.result, ...extra } as CheckResultInput);
-  return { result, assertions: base.assertions };
+  // buildOutcome kept raw.artifacts, text ones scrubbed; screenshots and traces pass as they are.
+  return { result, assertions: base.assertions, ...(base.artifacts ? { artifacts: base.artifacts } : {}) };
 }
 
 type RequestRecord = NonNullable<CheckResultInput['requests']>[number];

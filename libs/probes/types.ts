@@ -32,6 +32,8 @@ export interface ScriptDefinition {
   files?: ScriptFile[];
   /** The check's own runtime; null runs it in ProbeContext.runtimeId (its group's or account's). */
   runtimeId: string | null;
+  /** When a PLAYWRIGHT run keeps its screenshot and trace; absent means ON_FAILURE, as for BROWSER checks. */
+  artifacts?: 'ALWAYS' | 'ON_FAILURE' | 'NEVER';
 }
 
 export type RunnableCheckType = RunnableDefinition['checkType'];
@@ -123,6 +125,8 @@ export interface ScriptRunRequest {
   /** The run's whole budget. */
   timeoutMs: number;
   allowPrivate: boolean;
+  /** PLAYWRIGHT evidence (screenshot, trace.zip) to hand out: default NEVER. */
+  artifacts?: 'ALWAYS' | 'ON_FAILURE' | 'NEVER';
   signal?: AbortSignal;
 }
 
@@ -145,6 +149,8 @@ export interface ScriptRunOutcome {
   requests: ScriptRunRequestRecord[];
   pages: ScriptRunPage[];
   failedExpectations?: { message: string; step?: string }[];
+  /** Evidence the run handed out (format checked, capped); text ones are scrubbed by the probe. */
+  artifacts?: RawArtifact[];
 }
 
 export interface ScriptRunner {

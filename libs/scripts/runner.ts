@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { assertBrowserSupported, findInstalled, loadCatalogue, type InstalledRuntime } from '#runtimes';
 import { EGRESS_PORT, SandboxUnavailableError, type SandboxOutcome } from '#sandbox';
 import { COMPILE_CACHE_INSIDE, createCompileCaches, WARM_UP_CACHE_DIR, warmUpRequest } from './compile-cache.ts';
+import { collectEvidence, evidenceReads } from './artifacts.ts';
 import { buildHarness, type Harness } from './harness.ts';
 import { buildOutcome, parseEvents } from './outcome.ts';
 import { EVENTS_FILE, prepareWorkDir, ScriptInputError } from './prepare.ts';
@@ -145,6 +146,8 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
       ];
       if (request.kind === 'PLAYWRIGHT' && !chromiumPath.startsWith('/usr/'))
         binds.push({ host: dirname(chromiumPath), inside: dirname(chromiumPath) });
+      // Evidence is a browser's: a MULTI_STEP run has no page to show or trace.
+      const evidence = request.kind === 'PLAYWRIGHT' ? (request.artifacts ?? 'NEVER') : 'NEVER';
       let result: SandboxOutcome;
       try {
         result = await sandbox.run({
@@ -154,6 +157,7 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
           env: {
             ...request.env,
             ...extra.env,
+            ...(evidence === 'NEVER' ? {} : { VIGIL_ARTIFACTS: evidence }),
             NODE_OPTIONS: nodeFlags(runtime.nodeVersion),
             FORCE_COLOR: '0',
             // With NODE_USE_ENV_PROXY (Node 24) node:http proxies by itself, so a client that also
@@ -166,7 +170,7 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
           maxOutputBytes: MAX_OUTPUT_BYTES,
           allowPrivate: request.allowPrivate,
           extraReadOnlyBinds: binds,
-          readFiles: [{ path: EVENTS_FILE, maxBytes: EVENTS_MAX_BYTES }],
+          readFiles: [{ path: EVENTS_FILE, maxBytes: EVENTS_MAX_BYTES }, ...evidenceReads(evidence)],
           ...(extra.keep ? { copyBack: [extra.keep.path] } : {}),
           ...(request.signal ? { signal: request.signal } : {}),
         });
@@ -176,13 +180,15 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
       }
       if (extra.keep) await rename(join(workDir, extra.keep.path), extra.keep.into);
       const events = parseEvents(result.files?.[EVENTS_FILE]?.toString('utf8') ?? '');
-      return buildOutcome({
+      const outcome = buildOutcome({
         events,
         sandbox: result,
         timeoutMs: request.timeoutMs,
         durationMs: elapsed(),
         runtimeName: runtime.name,
       });
+      const artifacts = collectEvidence(result.files, evidence, outcome.passed);
+      return artifacts.length > 0 ? { ...outcome, artifacts } : outcome;
     } finally {
       await rm(workDir, { recursive: true, force: true }).catch((error: unknown) =>
         logger.warn({ err: error, workDir }, 'script work dir not removed'),

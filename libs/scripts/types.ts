@@ -1,5 +1,6 @@
 import type { Logger } from '#core';
 import type { Sandbox } from '#sandbox';
+import type { ScriptArtifact } from './artifacts.ts';
 
 export interface ScriptFile {
   path: string;
@@ -18,6 +19,8 @@ export interface ScriptRunRequest {
   /** The run's whole budget (maxResponseTime, at most 240 s). */
   timeoutMs: number;
   allowPrivate: boolean;
+  /** PLAYWRIGHT evidence (a full-page screenshot and trace.zip): default NEVER. */
+  artifacts?: 'ALWAYS' | 'ON_FAILURE' | 'NEVER';
   signal?: AbortSignal;
 }
 
@@ -74,6 +77,8 @@ export interface ScriptRunOutcome {
   requests: ScriptRequest[];
   pages: ScriptPage[];
   failedExpectations?: { message: string; step?: string }[];
+  /** What the run handed out to keep (checked: capped, regular files, right format); unscrubbed. */
+  artifacts?: ScriptArtifact[];
 }
 
 export interface ScriptRunner {

@@ -12,9 +12,21 @@ declare const module: { exports: unknown };
 
 const CAP = 16 * 1024;
 const METRICS_TIMEOUT_MS = 3000;
+/** Each evidence call's own limit, so a hung page cannot eat the run's report time. */
+const CAPTURE_TIMEOUT_MS = 10_000;
+/**
+ * Where the evidence goes (the runner reads these two names out of /work, size-capped, regular
+ * files only, magic checked): ALWAYS or ON_FAILURE from the runner, anything else keeps nothing.
+ */
+// eslint-disable-next-line no-restricted-properties -- the sandboxed run's own environment, set by the runner
+const ARTIFACTS = process.env.VIGIL_ARTIFACTS;
+const SCREENSHOT_FILE = '/work/.vigil-screenshot.png';
+const TRACE_FILE = '/work/.vigil-trace.zip';
 
 interface TestInfo {
   attach(name: string, options: { body: string; contentType: string }): Promise<void>;
+  status?: string;
+  expectedStatus: string;
 }
 type Use<T> = (value: T) => Promise<void>;
 interface TestType {
@@ -154,6 +166,41 @@ function watchPage(page: Page, watches: PageWatch[]): void {
   };
 }
 
+async function startTracing(context: BrowserContext): Promise<boolean> {
+  if (ARTIFACTS !== 'ALWAYS' && ARTIFACTS !== 'ON_FAILURE') return false;
+  // A config that traces by itself already started it: then the script's own trace is not ours.
+  return context.tracing
+    .start({ snapshots: true, screenshots: false, sources: false })
+    .then(() => true)
+    .catch(() => false);
+}
+
+const within = <T>(work: Promise<T>) =>
+  Promise.race([
+    work,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out')), CAPTURE_TIMEOUT_MS).unref()),
+  ]);
+
+/** On a failed test (or ALWAYS): a full-page PNG of the last open page, then the trace into its file. */
+async function finishEvidence(
+  context: BrowserContext,
+  watches: PageWatch[],
+  tracing: boolean,
+  testInfo: TestInfo,
+): Promise<void> {
+  const keep = ARTIFACTS === 'ALWAYS' || (tracing && testInfo.status !== testInfo.expectedStatus);
+  if (!keep) {
+    if (tracing) await within(context.tracing.stop()).catch(() => {});
+    return;
+  }
+  const page = [...watches].reverse().find((watch) => !watch.page.isClosed())?.page;
+  if (page)
+    await page
+      .screenshot({ path: SCREENSHOT_FILE, fullPage: true, type: 'png', timeout: CAPTURE_TIMEOUT_MS })
+      .catch(() => {});
+  if (tracing) await within(context.tracing.stop({ path: TRACE_FILE })).catch(() => {});
+}
+
 const test = baseTest.extend({
   request: async ({ request }: { request: APIRequestContext }, use: Use<APIRequestContext>, testInfo: TestInfo) => {
     const records: object[] = [];
@@ -169,9 +216,11 @@ const test = baseTest.extend({
     await context.addInitScript(PAGE_METRICS_SCRIPT);
     for (const page of context.pages()) watchPage(page, watches);
     context.on('page', (page) => watchPage(page, watches));
+    const tracing = await startTracing(context);
     try {
       await use(context);
     } finally {
+      await finishEvidence(context, watches, tracing, testInfo);
       const pages = [];
       for (const watch of watches) {
         if (!watch.metrics && !watch.page.isClosed()) watch.metrics = await readMetrics(watch.page);

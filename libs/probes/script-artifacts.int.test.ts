@@ -1,0 +1,120 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createLogger } from '#core';
+import { createSandbox, type Sandbox } from '#sandbox';
+import { createScriptRunner } from '#scripts';
+import { decodePng, zipEntries } from '#test-support';
+import { runProbe } from './run.ts';
+import { probeContext } from './test-helpers.ts';
+import type { RunnableDefinition, ScriptRunner } from './types.ts';
+
+// PLAYWRIGHT checks keep what BROWSER checks keep: the harness inside the sandbox takes the
+// screenshot and writes the trace, the runner reads them out. Real runtime, sandbox and Chromium.
+const runtimesEnv = inject('runtimes');
+const services = inject('services');
+const installed = 'installed' in runtimesEnv ? runtimesEnv.installed : [];
+
+// Taller than the viewport (so full-page shows), with a red block near its end.
+const FAILING = `<!doctype html><html><body style="margin:0;background:#fff">
+<h1 style="height:900px;margin:0">Service unavailable</h1>
+<div id="red" style="width:300px;height:200px;background:#ff0000"></div>
+</body></html>`;
+
+let server: Server;
+let target = '';
+let sandbox: Sandbox;
+let scripts: ScriptRunner;
+
+beforeAll(async () => {
+  if ('error' in runtimesEnv) throw new Error(runtimesEnv.error);
+  if (installed.length === 0) throw new Error('no runtime is installed');
+  server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html');
+    res.end(req.url === '/ok' ? '<h1>All good</h1>' : FAILING);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const logger = createLogger({ level: 'warn', name: 'script-artifacts-test' });
+  sandbox = createSandbox({ logger });
+  const chromiumPath = 'error' in services ? undefined : services.CHROMIUM_PATH;
+  scripts = createScriptRunner({
+    sandbox,
+    runtimesRoot: runtimesEnv.root,
+    logger,
+    ...(chromiumPath ? { chromiumPath } : {}),
+  });
+  expect(await scripts.ready()).toEqual({ ok: true });
+});
+
+afterAll(async () => {
+  await scripts?.close();
+  await sandbox?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+const check = (path: string, artifacts?: 'ALWAYS' | 'ON_FAILURE' | 'NEVER'): RunnableDefinition => ({
+  checkType: 'PLAYWRIGHT',
+  runtimeId: installed[0]!,
+  ...(artifacts ? { artifacts } : {}),
+  script: `
+const { test, expect } = require('@playwright/test');
+test('home', async ({ page }) => {
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.goto(process.env.TARGET + '${path}');
+  await expect(page.locator('h1')).toHaveText('All good', { timeout: 1000 });
+});`,
+});
+
+const run = (definition: RunnableDefinition) =>
+  runProbe(
+    definition,
+    probeContext({
+      scripts,
+      allowPrivate: true,
+      variables: { TARGET: target },
+      maxResponseTime: 60_000,
+      degradedResponseTime: 60_000,
+      timeoutMs: 70_000,
+    }),
+  );
+
+describe('PLAYWRIGHT run artifacts', () => {
+  it('keeps a full-page PNG of the failing page and a Playwright trace', async () => {
+    const outcome = await run(check('/down'));
+    expect(outcome.result.hasFailures).toBe(true);
+    expect((outcome.artifacts ?? []).map((a) => [a.kind, a.contentType, a.name])).toEqual([
+      ['screenshot', 'image/png', 'screenshot.png'],
+      ['trace', 'application/zip', 'trace.zip'],
+    ]);
+
+    const png = decodePng(outcome.artifacts![0]!.body);
+    expect(png.width).toBe(800);
+    // Full page: the 900 px heading plus the 200 px block, beyond the 600 px viewport.
+    expect(png.height).toBeGreaterThanOrEqual(1100);
+    const at = (x: number, y: number) =>
+      Array.from(png.rgba.subarray((y * png.width + x) * 4, (y * png.width + x) * 4 + 3));
+    expect(at(150, 1000)).toEqual([255, 0, 0]);
+    expect(at(700, 1000)).toEqual([255, 255, 255]);
+    const colours = new Set<number>();
+    for (let i = 0; i < png.rgba.length; i += 4)
+      colours.add((png.rgba[i]! << 16) | (png.rgba[i + 1]! << 8) | png.rgba[i + 2]!);
+    expect(colours.size).toBeGreaterThan(2); // the heading's text too: not a blank canvas
+
+    const entries = zipEntries(outcome.artifacts![1]!.body);
+    expect(entries).toContain('trace.trace');
+    expect(entries).toContain('trace.network');
+  });
+
+  it('keeps nothing from a passing run by default, both with ALWAYS, none with NEVER', async () => {
+    const passing = await run(check('/ok'));
+    expect(passing.result.hasFailures).toBe(false);
+    expect(passing.artifacts).toBeUndefined();
+    const always = await run(check('/ok', 'ALWAYS'));
+    expect(always.result.hasFailures).toBe(false);
+    expect(always.artifacts?.map((a) => a.kind)).toEqual(['screenshot', 'trace']);
+    const never = await run(check('/down', 'NEVER'));
+    expect(never.result.hasFailures).toBe(true);
+    expect(never.artifacts).toBeUndefined();
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The evidence a PLAYWRIGHT run hands out: the harness writes a full-page screenshot and the
+ * Playwright trace into /work on a failed test (or ALWAYS), and the runner reads exactly these two
+ * names through the sandbox's readFiles channel, which opens them without following links and
+ * only as regular files. The script owns /work, so whatever sits under these names is untrusted:
+ * anything over its cap is refused whole (never kept cut), and each must start with its format's
+ * magic bytes.
+ */
+import type { SandboxOutcome } from '#sandbox';
+
+export type ArtifactsMode = 'ALWAYS' | 'ON_FAILURE' | 'NEVER';
+
+export interface ScriptArtifact {
+  kind: 'screenshot' | 'trace' | 'response-body';
+  contentType: string;
+  body: Buffer;
+  name: string;
+}
+
+const MIB = 1024 * 1024;
+/** The BROWSER probe's screenshot cap. */
+export const MAX_SCREENSHOT_BYTES = 20 * MIB;
+export const MAX_TRACE_BYTES = 50 * MIB;
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+
+interface Evidence {
+  path: string;
+  maxBytes: number;
+  magic: Buffer;
+  artifact: Omit<ScriptArtifact, 'body'>;
+}
+
+const EVIDENCE: readonly Evidence[] = [
+  {
+    path: '.vigil-screenshot.png',
+    maxBytes: MAX_SCREENSHOT_BYTES,
+    magic: PNG_MAGIC,
+    artifact: { kind: 'screenshot', contentType: 'image/png', name: 'screenshot.png' },
+  },
+  {
+    path: '.vigil-trace.zip',
+    maxBytes: MAX_TRACE_BYTES,
+    magic: ZIP_MAGIC,
+    artifact: { kind: 'trace', contentType: 'application/zip', name: 'trace.zip' },
+  },
+];
+
+/** What the sandbox reads out for evidence: one byte over each cap, so an oversized file shows as such. */
+export function evidenceReads(mode: ArtifactsMode): { path: string; maxBytes: number }[] {
+  return mode === 'NEVER' ? [] : EVIDENCE.map(({ path, maxBytes }) => ({ path, maxBytes: maxBytes + 1 }));
+}
+
+/** The run's evidence to keep: none for NEVER, none for a passing ON_FAILURE run, nothing invalid. */
+export function collectEvidence(
+  files: SandboxOutcome['files'],
+  mode: ArtifactsMode,
+  passed: boolean,
+): ScriptArtifact[] {
+  if (mode === 'NEVER' || (mode === 'ON_FAILURE' && passed)) return [];
+  const out: ScriptArtifact[] = [];
+  for (const { path, maxBytes, magic, artifact } of EVIDENCE) {
+    const body = files?.[path];
+    if (!body || body.length > maxBytes || body.length < magic.length) continue;
+    if (!body.subarray(0, magic.length).equals(magic)) continue;
+    out.push({ ...artifact, body });
+  }
+  return out;
+}
