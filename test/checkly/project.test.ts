@@ -22,7 +22,14 @@ const config =
   "  checks: { checkMatch: '**/*.check.ts', frequency: 10, locations: ['eu-west-1'] } })\n";
 const constructs = (ordersUrl: string) =>
   'import { ApiCheck, AssertionBuilder, CheckGroupV2, EmailAlertChannel, HeartbeatMonitor, TcpMonitor,\n' +
-  "  UrlMonitor, UrlAssertionBuilder, WebhookAlertChannel } from 'checkly/constructs'\n" +
+  '  UrlMonitor, UrlAssertionBuilder, WebhookAlertChannel, BrowserCheck, MultiStepCheck, MaintenanceWindow\n' +
+  "  } from 'checkly/constructs'\n" +
+  "new BrowserCheck('home-browser', { name: 'Home page', code: { content: \"import { test } from '@playwright/test'\\n\" +\n" +
+  "  \"test('home', async ({ page }) => { await page.goto('https://example.com') })\\n\" } })\n" +
+  "new MultiStepCheck('flow', { name: 'Flow', code: { content: \"import { test } from '@playwright/test'\\n\" +\n" +
+  "  \"test('flow', async ({ request }) => { await request.get('https://example.com') })\\n\" } })\n" +
+  "new MaintenanceWindow('nightly-window', { name: 'Nightly', tags: ['shop'], startsAt: new Date('2030-01-01T02:00:00Z'),\n" +
+  "  endsAt: new Date('2030-01-01T03:00:00Z'), repeatInterval: 1, repeatUnit: 'DAY' })\n" +
   "const email = new EmailAlertChannel('ops-email', { address: 'ops@example.com', sendDegraded: true })\n" +
   "const hook = new WebhookAlertChannel('ops-hook', { name: 'Ops hook', url: 'https://hooks.example.com/vigil',\n" +
   "  method: 'POST' })\n" +
@@ -41,7 +48,8 @@ async function readBack() {
   const channels = ((await owner.owner.get('/v1/alert-channels')).body as Row[]).sort((a, b) =>
     a.id.localeCompare(b.id),
   );
-  return { checks: [...checks].sort((a, b) => a.name.localeCompare(b.name)), groups, channels };
+  const windows = (await owner.owner.get('/v1/maintenance-windows')).body as Row[];
+  return { checks: [...checks].sort((a, b) => a.name.localeCompare(b.name)), groups, channels, windows };
 }
 /** Events recorded on the project's checks and groups: an unchanged deploy adds none. */
 async function eventCount(state: Awaited<ReturnType<typeof readBack>>): Promise<number> {
@@ -50,6 +58,7 @@ async function eventCount(state: Awaited<ReturnType<typeof readBack>>): Promise<
     ...state.checks.map((check) => streamNames.check(check.id)),
     ...state.groups.map((group) => streamNames.checkGroup(group.id)),
     ...state.channels.map((channel) => streamNames.alertChannel(channel.id)),
+    ...state.windows.map((window) => streamNames.maintenanceWindow(window.id)),
   ];
   const events = await Promise.all(streams.map((stream) => store.readStream(stream)));
   return events.reduce((sum, list) => sum + list.length, 0);
@@ -77,7 +86,7 @@ describe('checkly deploy, deploy --preview and destroy', () => {
   let outsider: Row;
   let outsiderChannel: Row;
 
-  it('deploys a project: a group and API, TCP, URL and heartbeat checks, marked as the project’s', async () => {
+  it('deploys a project: API, TCP, URL, heartbeat, browser and multi-step checks, a group, channels, subscriptions and a window, marked as the project’s', async () => {
     // Something the project does not own, which destroy must leave alone.
     outsider = (await owner.owner.post('/v1/checks', { name: 'Outsider', checkType: 'HEARTBEAT' })).body as Row;
     const oncall = { type: 'EMAIL', config: { name: 'On call', address: 'oncall@example.com' } };
@@ -90,7 +99,9 @@ describe('checkly deploy, deploy --preview and destroy', () => {
     const mine = first.checks.filter((check) => check.tags.includes('vigil:project=website'));
     expect(mine.map((check) => [check.name, check.checkType])).toEqual([
       ['DB', 'TCP'],
+      ['Flow', 'MULTI_STEP'],
       ['Home', 'URL'],
+      ['Home page', 'BROWSER'],
       ['Nightly', 'HEARTBEAT'],
       ['Orders API', 'API'],
     ]);
@@ -108,6 +119,16 @@ describe('checkly deploy, deploy --preview and destroy', () => {
     const hook = byName('Ops hook [vigil:website/ops-hook]');
     expect(hook).toMatchObject({ type: 'WEBHOOK', config: { url: 'https://hooks.example.com/vigil', method: 'POST' } });
     expect(hook.subscriptions).toEqual([expect.objectContaining({ groupId: group.id, activated: true })]);
+    expect(first.windows).toEqual([
+      expect.objectContaining({
+        name: 'Nightly [vigil:website/nightly-window]',
+        tags: ['shop'],
+        repeatInterval: 1,
+        repeatUnit: 'DAY',
+      }),
+    ]);
+    const browser = mine.find((check) => check.name === 'Home page')!;
+    expect(browser.script).toContain("await page.goto('https://example.com')");
   });
 
   it('a second deploy of the unchanged project changes nothing', async () => {
@@ -177,6 +198,7 @@ describe('checkly deploy, deploy --preview and destroy', () => {
     expect(after.checks.map((check) => check.id)).toEqual([outsider.id]);
     expect(after.groups).toEqual([]);
     expect(after.channels.map((channel) => channel.id)).toEqual([outsiderChannel.id]);
+    expect(after.windows).toEqual([]);
     // Destroying again: nothing left to remove.
     expect((await checkly.cli(['destroy', '--force'], {}, project)).code).toBe(0);
   });

@@ -38,6 +38,7 @@ export interface ChecklyDeps {
 export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Promise<void> {
   const { services } = deps;
   const statusPages = new StatusPageService(services.commands, services.readModels, services.stateStore);
+  const windows = new MaintenanceWindowService(services.commands, services.readModels, services.stateStore);
   await app.register(
     async (scope) => {
       scope.addHook('onRoute', (route) => {
@@ -54,11 +55,8 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       groupWriteRoutes(scope, services);
       channelWriteRoutes(scope, services, deps.channels);
       privateLocationRoutes(scope, services.privateLocations);
-      maintenanceWindowRoutes(
-        scope,
-        new MaintenanceWindowService(services.commands, services.readModels, services.stateStore),
-      );
-      projectRoutes(scope, services, deps.channels);
+      maintenanceWindowRoutes(scope, windows);
+      projectRoutes(scope, services, deps.channels, windows);
       resourceReadRoutes(scope, { ...deps, statusPages });
       unsupportedRoutes(scope);
     },

@@ -9,7 +9,7 @@ import { pageQuery, paginate } from './checks-read.ts';
 import { findByNumericId, numericId, parseNumericId } from './ids.ts';
 
 /** The SDK's MaintenanceWindow: repeat fields and tags left out when zero, timestamps sent back as read. */
-const windowBody = z.object({
+export const windowBody = z.object({
   id: z.number().int().nullish(),
   name: z.string().max(2048),
   startsAt: z.string().max(64),
@@ -24,7 +24,7 @@ const windowBody = z.object({
 type WindowBody = z.output<typeof windowBody>;
 
 // The decider parses this with the domain's schema, so a bad repeatUnit is a 400 naming it there.
-const toVigil = (body: WindowBody): MaintenanceWindowInput =>
+export const toVigil = (body: WindowBody): MaintenanceWindowInput =>
   ({
     name: body.name,
     startsAt: body.startsAt,

@@ -4,10 +4,12 @@ import { ValidationError } from '#core';
 import { applyCheckDefaults, type CheckGroupInput, type CheckInput, type CheckType } from '#domain';
 import type { Access } from '../access.ts';
 import type { ChannelService } from '../services/channels.ts';
+import type { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import type { ApiServices } from '../services/index.ts';
 import { checklyCheckBody, checkTypeByPath, toVigilCheck } from './check-input.ts';
 import { groupBody, toVigilGroup } from './group-write.ts';
 import { channelDiff, planChannels, type ChannelPlan } from './project-channels.ts';
+import { planWindows, windowDiff, type WindowPlan } from './project-windows.ts';
 import { numericId } from './ids.ts';
 
 /** What `checkly deploy` posts (gzip; the server decodes it): the project and its constructs. */
@@ -37,7 +39,7 @@ const isMarker = (tag: string) => tag.startsWith('vigil:');
 
 export type DiffAction = 'CREATE' | 'UPDATE' | 'DELETE';
 export interface DiffEntry {
-  type: 'check' | 'check-group' | 'alert-channel';
+  type: 'check' | 'check-group' | 'alert-channel' | 'maintenance-window';
   logicalId: string;
   physicalId: string | number | null;
   action: DiffAction;
@@ -59,6 +61,7 @@ export interface ProjectPlan {
   deleteChecks: Array<{ id: string; logicalId: string }>;
   deleteGroups: Array<{ id: string; logicalId: string }>;
   channels: ChannelPlan;
+  windows: WindowPlan;
 }
 
 const checkTypes = new Set<string>(Object.values(checkTypeByPath));
@@ -111,6 +114,7 @@ function sameFields(wanted: Record<string, unknown>, current: Record<string, unk
 export async function planProject(
   services: ApiServices,
   channels: ChannelService,
+  windows: MaintenanceWindowService,
   access: Access,
   body: DeployBody,
 ): Promise<ProjectPlan> {
@@ -139,8 +143,10 @@ export async function planProject(
     deleteChecks: [],
     deleteGroups: [],
     channels: { channels: [], subscriptions: [], deleteChannels: [] },
+    windows: { windows: [], deleteWindows: [] },
   };
   const channelTypes = new Set(['alert-channel', 'alert-channel-subscription']);
+  const isOther = (type: string) => channelTypes.has(type) || type === 'maintenance-window';
   const groupIds = new Set(body.resources.filter((r) => r.type === 'check-group').map((r) => r.logicalId));
 
   for (const resource of body.resources) {
@@ -187,7 +193,7 @@ export async function planProject(
           (groupRef === undefined || groupVigilId !== null) &&
           sameFields(applyCheckDefaults(wanted), withoutPingToken(current), ['id', 'pingToken']);
         plan.checks.push({ logicalId: resource.logicalId, input: wanted, id: current?.id, unchanged, groupRef });
-      } else if (!channelTypes.has(resource.type)) {
+      } else if (!isOther(resource.type)) {
         throw new ValidationError(`Vigil's checkly deploy does not support ${resource.type} constructs yet`);
       }
     } catch (error) {
@@ -205,6 +211,13 @@ export async function planProject(
     project,
     body.resources.filter((r) => channelTypes.has(r.type)),
     { checks: keptChecks, groups: keptGroups },
+    refused,
+  );
+  plan.windows = await planWindows(
+    windows,
+    access,
+    project,
+    body.resources.filter((r) => r.type === 'maintenance-window'),
     refused,
   );
   if (refused.length > 0) throw new ValidationError(`The project cannot be deployed: ${refused.join('; ')}`);
@@ -244,5 +257,6 @@ export function diffOf(plan: ProjectPlan): DiffEntry[] {
       action: 'DELETE' as const,
     })),
     ...channelDiff(plan.channels),
+    ...windowDiff(plan.windows),
   ];
 }

@@ -7,6 +7,8 @@ import type { Access } from '../access.ts';
 import { runDry } from '../request-context.ts';
 import type { ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
+import type { MaintenanceWindowService } from '../services/maintenance-windows.ts';
+import { applyWindows } from './project-windows.ts';
 import { applyChannels, deleteChannels } from './project-channels.ts';
 import { deployBody, diffOf, planProject, type DeployBody, type ProjectPlan } from './project-plan.ts';
 
@@ -35,7 +37,12 @@ interface Deployment {
  * finished deployment is kept for an hour in the state store, and a per-project lock there answers
  * a concurrent deploy or destroy of the same project with a 409.
  */
-export function projectRoutes(app: FastifyInstance, services: ApiServices, channels: ChannelService): void {
+export function projectRoutes(
+  app: FastifyInstance,
+  services: ApiServices,
+  channels: ChannelService,
+  windows: MaintenanceWindowService,
+): void {
   const routes = zodRoutes(app);
   const store = services.stateStore;
   const lockKey = (access: Access, project: string) => `checkly:project-lock:${access.accountId}:${project}`;
@@ -87,6 +94,7 @@ export function projectRoutes(app: FastifyInstance, services: ApiServices, chann
       dry,
     );
     await deleteChannels(channels, access, plan.channels, dry);
+    await applyWindows(windows, access, plan.windows, dry);
     for (const check of plan.deleteChecks) await services.checks.deleteCheck(access, check.id);
     if (dry) {
       // A dry run deletes no check, so a group's delete is decided by what would be left in it.
@@ -110,7 +118,7 @@ export function projectRoutes(app: FastifyInstance, services: ApiServices, chann
     if (!dryRun && !(await store.setIfAbsent(lockKey(access, project), id, { ttlMs: LOCK_TTL_MS })))
       throw new ConflictError(`A deployment of project "${project}" is in progress`);
     try {
-      const plan = await planProject(services, channels, access, body);
+      const plan = await planProject(services, channels, windows, access, body);
       const diff = diffOf(plan);
       await runDry(() => apply(access, structuredClone(plan), true));
       if (dryRun) return { diff };
