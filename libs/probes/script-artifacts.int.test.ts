@@ -30,6 +30,12 @@ beforeAll(async () => {
   if ('error' in runtimesEnv) throw new Error(runtimesEnv.error);
   if (installed.length === 0) throw new Error('no runtime is installed');
   server = createServer((req, res) => {
+    if (req.url === '/broken') {
+      // A failing API answer bigger than the 1 MiB kept, echoing a secret the script sent.
+      res.statusCode = 500;
+      res.end(`error for token ${String(req.headers['x-token'])}\n${'y'.repeat(1536 * 1024)}`);
+      return;
+    }
     res.setHeader('content-type', 'text/html');
     res.end(req.url === '/ok' ? '<h1>All good</h1>' : FAILING);
   });
@@ -66,13 +72,16 @@ test('home', async ({ page }) => {
 });`,
 });
 
+const SECRET = 'tok-Secret-4c2e9a';
+
 const run = (definition: RunnableDefinition) =>
   runProbe(
     definition,
     probeContext({
       scripts,
       allowPrivate: true,
-      variables: { TARGET: target },
+      variables: { TARGET: target, API_TOKEN: SECRET },
+      secretValues: [SECRET],
       maxResponseTime: 60_000,
       degradedResponseTime: 60_000,
       timeoutMs: 70_000,
@@ -116,5 +125,41 @@ describe('PLAYWRIGHT run artifacts', () => {
     const never = await run(check('/down', 'NEVER'));
     expect(never.result.hasFailures).toBe(true);
     expect(never.artifacts).toBeUndefined();
+  });
+});
+
+describe('MULTI_STEP run artifacts', () => {
+  const multiStep = (artifacts?: 'NEVER'): RunnableDefinition => ({
+    checkType: 'MULTI_STEP',
+    runtimeId: installed[0]!,
+    ...(artifacts ? { artifacts } : {}),
+    script: `
+const { test, expect } = require('@playwright/test');
+test('api', async ({ request }) => {
+  const fine = await request.get(process.env.TARGET + '/ok');
+  expect(fine.ok()).toBe(true);
+  const broken = await request.get(process.env.TARGET + '/broken', { headers: { 'x-token': process.env.API_TOKEN } });
+  expect(broken.status()).toBe(200);
+});`,
+  });
+
+  it('keeps the body of the failing request, cut at 1 MiB and scrubbed, and none of the passing one', async () => {
+    const outcome = await run(multiStep());
+    expect(outcome.result.hasFailures).toBe(true);
+    expect(outcome.artifacts?.map((a) => [a.kind, a.contentType, a.name])).toEqual([
+      ['response-body', 'text/plain; charset=utf-8', `GET ${target}/broken`],
+    ]);
+    const body = outcome.artifacts![0]!.body.toString('utf8');
+    expect(body.startsWith('error for token ')).toBe(true);
+    expect(body).not.toContain(SECRET);
+    expect(body).toContain('y'.repeat(1000));
+    expect(outcome.artifacts![0]!.body.length).toBeLessThanOrEqual(1024 * 1024);
+    expect(outcome.artifacts![0]!.body.length).toBeGreaterThan(1024 * 1024 - 100);
+  });
+
+  it('keeps no body with artifacts NEVER', async () => {
+    const outcome = await run(multiStep('NEVER'));
+    expect(outcome.result.hasFailures).toBe(true);
+    expect(outcome.artifacts).toBeUndefined();
   });
 });

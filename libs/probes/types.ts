@@ -32,7 +32,10 @@ export interface ScriptDefinition {
   files?: ScriptFile[];
   /** The check's own runtime; null runs it in ProbeContext.runtimeId (its group's or account's). */
   runtimeId: string | null;
-  /** When a PLAYWRIGHT run keeps its screenshot and trace; absent means ON_FAILURE, as for BROWSER checks. */
+  /**
+   * When a PLAYWRIGHT run keeps its screenshot and trace, as for BROWSER checks (absent: ON_FAILURE);
+   * a MULTI_STEP run keeps failing responses' bodies on failure unless NEVER.
+   */
   artifacts?: 'ALWAYS' | 'ON_FAILURE' | 'NEVER';
 }
 
@@ -125,7 +128,7 @@ export interface ScriptRunRequest {
   /** The run's whole budget. */
   timeoutMs: number;
   allowPrivate: boolean;
-  /** PLAYWRIGHT evidence (screenshot, trace.zip) to hand out: default NEVER. */
+  /** PLAYWRIGHT: screenshot and trace.zip; MULTI_STEP: failing responses' bodies (on failure). Default NEVER. */
   artifacts?: 'ALWAYS' | 'ON_FAILURE' | 'NEVER';
   signal?: AbortSignal;
 }

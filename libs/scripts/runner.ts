@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { assertBrowserSupported, findInstalled, loadCatalogue, type InstalledRuntime } from '#runtimes';
 import { EGRESS_PORT, SandboxUnavailableError, type SandboxOutcome } from '#sandbox';
 import { COMPILE_CACHE_INSIDE, createCompileCaches, WARM_UP_CACHE_DIR, warmUpRequest } from './compile-cache.ts';
-import { collectEvidence, evidenceReads } from './artifacts.ts';
+import { bodiesRead, collectBodies, collectEvidence, evidenceReads } from './artifacts.ts';
 import { buildHarness, type Harness } from './harness.ts';
 import { buildOutcome, parseEvents } from './outcome.ts';
 import { EVENTS_FILE, prepareWorkDir, ScriptInputError } from './prepare.ts';
@@ -148,6 +148,8 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
         binds.push({ host: dirname(chromiumPath), inside: dirname(chromiumPath) });
       // Evidence is a browser's: a MULTI_STEP run has no page to show or trace.
       const evidence = request.kind === 'PLAYWRIGHT' ? (request.artifacts ?? 'NEVER') : 'NEVER';
+      // …and a PLAYWRIGHT run's evidence is its page: failing bodies are MULTI_STEP's.
+      const bodies = request.kind === 'MULTI_STEP' ? (request.artifacts ?? 'NEVER') : 'NEVER';
       let result: SandboxOutcome;
       try {
         result = await sandbox.run({
@@ -158,6 +160,7 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
             ...request.env,
             ...extra.env,
             ...(evidence === 'NEVER' ? {} : { VIGIL_ARTIFACTS: evidence }),
+            ...(bodies === 'NEVER' ? {} : { VIGIL_FAILED_BODIES: '1' }),
             NODE_OPTIONS: nodeFlags(runtime.nodeVersion),
             FORCE_COLOR: '0',
             // With NODE_USE_ENV_PROXY (Node 24) node:http proxies by itself, so a client that also
@@ -170,7 +173,11 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
           maxOutputBytes: MAX_OUTPUT_BYTES,
           allowPrivate: request.allowPrivate,
           extraReadOnlyBinds: binds,
-          readFiles: [{ path: EVENTS_FILE, maxBytes: EVENTS_MAX_BYTES }, ...evidenceReads(evidence)],
+          readFiles: [
+            { path: EVENTS_FILE, maxBytes: EVENTS_MAX_BYTES },
+            ...evidenceReads(evidence),
+            ...bodiesRead(bodies),
+          ],
           ...(extra.keep ? { copyBack: [extra.keep.path] } : {}),
           ...(request.signal ? { signal: request.signal } : {}),
         });
@@ -187,7 +194,10 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
         durationMs: elapsed(),
         runtimeName: runtime.name,
       });
-      const artifacts = collectEvidence(result.files, evidence, outcome.passed);
+      const artifacts = [
+        ...collectEvidence(result.files, evidence, outcome.passed),
+        ...collectBodies(result.files, bodies, outcome.passed),
+      ];
       return artifacts.length > 0 ? { ...outcome, artifacts } : outcome;
     } finally {
       await rm(workDir, { recursive: true, force: true }).catch((error: unknown) =>

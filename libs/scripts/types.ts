@@ -19,7 +19,7 @@ export interface ScriptRunRequest {
   /** The run's whole budget (maxResponseTime, at most 240 s). */
   timeoutMs: number;
   allowPrivate: boolean;
-  /** PLAYWRIGHT evidence (a full-page screenshot and trace.zip): default NEVER. */
+  /** PLAYWRIGHT: a full-page screenshot and trace.zip; MULTI_STEP: failing responses' bodies. Default NEVER. */
   artifacts?: 'ALWAYS' | 'ON_FAILURE' | 'NEVER';
   signal?: AbortSignal;
 }

@@ -5,6 +5,7 @@
  * Both hand their records to the reporter as test attachments. Everything else is re-exported.
  */
 import type { APIRequestContext, APIResponse, BrowserContext, Page, Request } from 'playwright-core';
+import { appendFileSync } from 'node:fs';
 import { PAGE_METRICS_SCRIPT } from './page-metrics.ts';
 
 declare const require: (id: string) => Record<string, unknown>;
@@ -21,6 +22,16 @@ const CAPTURE_TIMEOUT_MS = 10_000;
 // eslint-disable-next-line no-restricted-properties -- the sandboxed run's own environment, set by the runner
 const ARTIFACTS = process.env.VIGIL_ARTIFACTS;
 const SCREENSHOT_FILE = '/work/.vigil-screenshot.png';
+/** MULTI_STEP: the body of each response that was not 2xx, one JSON line each, at most 1 MiB a body. */
+// eslint-disable-next-line no-restricted-properties -- the sandboxed run's own environment, set by the runner
+const KEEP_BODIES = process.env.VIGIL_FAILED_BODIES === '1';
+const BODIES_FILE = '/work/.vigil-bodies.jsonl';
+const BODY_CAP = 1024 * 1024;
+const MAX_BODIES = 10;
+/** The runner refuses a bodies file over this (JSON escapes can make a line several times its body). */
+const BODIES_FILE_CAP = 16 * 1024 * 1024;
+let bodiesKept = 0;
+let bodiesBytes = 0;
 const TRACE_FILE = '/work/.vigil-trace.zip';
 
 interface TestInfo {
@@ -97,6 +108,17 @@ function recording(context: APIRequestContext, records: object[]): APIRequestCon
           try {
             const body = await response.body();
             record.responseBody = body.subarray(0, CAP).toString('utf8');
+            if (KEEP_BODIES && !response.ok() && bodiesKept < MAX_BODIES) {
+              bodiesKept += 1;
+              const line = {
+                method: record.method,
+                url: record.url,
+                body: body.subarray(0, BODY_CAP).toString('utf8'),
+              };
+              const text = `${JSON.stringify(line)}\n`;
+              bodiesBytes += Buffer.byteLength(text);
+              if (bodiesBytes <= BODIES_FILE_CAP) appendFileSync(BODIES_FILE, text);
+            }
           } catch {
             // A disposed or bodiless response: the status is the record.
           }
