@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '#core';
 import { secretFieldOf, type AlertChannelInput } from '#domain';
+import { markers } from '#project-markers';
 import type { AlertChannelView } from '#readmodels';
 import type { Access } from '../access.ts';
 import { runDry } from '../request-context.ts';
@@ -11,15 +12,9 @@ import { channelBody, toVigilChannel } from './channel-write.ts';
 import { numericId } from './ids.ts';
 
 /**
- * A project's alert channels and their subscriptions. Vigil's channels carry no tags, so, as
- * `vigil deploy` does (apps/cli/src/project/markers.ts), the marker ends the channel's name:
- * `ops@example.com [vigil:website/ops-email]`.
+ * A project's alert channels and their subscriptions. Vigil's channels carry no tags, so, as with
+ * `vigil deploy`, the marker ends the channel's name: `ops@example.com [vigil:website/ops-email]`.
  */
-const markedName = (name: string, project: string, logicalId: string) => `${name} [vigil:${project}/${logicalId}]`;
-function markerOf(name: string): { project: string; logicalId: string } | undefined {
-  const match = /^.* \[vigil:([^/\]]+)\/([^\]]+)\]$/.exec(name);
-  return match ? { project: match[1]!, logicalId: match[2]! } : undefined;
-}
 
 export interface DeclaredChannel {
   logicalId: string;
@@ -62,7 +57,7 @@ export async function planChannels(
   const views = await services.readModels.alertChannels(access.accountId);
   const owned = new Map<string, AlertChannelView>();
   for (const view of views) {
-    const marker = markerOf(String((view.channel.config as { name?: unknown }).name ?? ''));
+    const marker = markers.parseChannelName(String((view.channel.config as { name?: unknown }).name ?? ''));
     if (marker?.project === project) owned.set(marker.logicalId, view);
   }
   const plan: ChannelPlan = { channels: [], subscriptions: [], deleteChannels: [] };
@@ -81,7 +76,10 @@ export async function planChannels(
       if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
       const input = toVigilChannel(parsed.data);
       const config = input.config as Record<string, unknown>;
-      input.config = { ...config, name: markedName(String(config.name ?? ''), project, resource.logicalId) } as never;
+      input.config = {
+        ...config,
+        name: markers.channelName(String(config.name ?? ''), project, resource.logicalId),
+      } as never;
       const current = owned.get(resource.logicalId);
       // A sealed secret cannot be compared, so a channel that has one is written on every deploy.
       const field = secretFieldOf[input.type ?? 'WEBHOOK'];

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { ValidationError } from '#core';
+import { markers } from '#project-markers';
 import { applyCheckDefaults, type CheckGroupInput, type CheckInput, type CheckType } from '#domain';
 import type { Access } from '../access.ts';
 import type { ChannelService } from '../services/channels.ts';
@@ -31,11 +32,8 @@ export const deployBody = z.object({
 });
 export type DeployBody = z.output<typeof deployBody>;
 
-/** The markers `vigil deploy` also uses (apps/cli/src/project/markers.ts): tags on checks and groups. */
-const PROJECT_TAG = 'vigil:project=';
-const LOGICAL_TAG = 'vigil:logical=';
+/** A tag's length limit: the project's marker tags must fit it. */
 const MAX_TAG = 64;
-const isMarker = (tag: string) => tag.startsWith('vigil:');
 
 export type DiffAction = 'CREATE' | 'UPDATE' | 'DELETE';
 export interface DiffEntry {
@@ -67,19 +65,13 @@ export interface ProjectPlan {
 const checkTypes = new Set<string>(Object.values(checkTypeByPath));
 
 function markersFor(project: string, logicalId: string, label: string): string[] {
-  const tags = [`${PROJECT_TAG}${project}`, `${LOGICAL_TAG}${logicalId}`];
+  const tags = [markers.projectTag(project), markers.logicalTag(logicalId)];
   const long = tags.find((tag) => tag.length > MAX_TAG);
   if (long)
     throw new ValidationError(
       `${label}: its marker tag "${long}" is over ${MAX_TAG} characters; shorten the logicalId`,
     );
   return tags;
-}
-
-/** The logical id a project's marker tags name, if the resource belongs to the project. */
-function ownedBy(project: string, tags: readonly string[]): string | undefined {
-  if (!tags.includes(`${PROJECT_TAG}${project}`)) return undefined;
-  return tags.find((tag) => tag.startsWith(LOGICAL_TAG))?.slice(LOGICAL_TAG.length);
 }
 
 /** A heartbeat's ping token is minted by Vigil, never declared. */
@@ -127,13 +119,13 @@ export async function planProject(
   ]);
   const ownedChecks = new Map(
     existingChecks.flatMap((view) => {
-      const logicalId = ownedBy(project, view.check.tags ?? []);
+      const logicalId = markers.logicalOf(project, view.check.tags ?? []);
       return logicalId ? [[logicalId, view.check] as const] : [];
     }),
   );
   const ownedGroups = new Map(
     existingGroups.flatMap((view) => {
-      const logicalId = ownedBy(project, view.group.tags ?? []);
+      const logicalId = markers.logicalOf(project, view.group.tags ?? []);
       return logicalId ? [[logicalId, view.group] as const] : [];
     }),
   );
@@ -159,7 +151,7 @@ export async function planProject(
         if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
         const input = toVigilGroup(parsed.data);
         const tags = [
-          ...(input.tags ?? []).filter((tag) => !isMarker(tag)),
+          ...(input.tags ?? []).filter((tag) => !markers.isMarkerTag(tag)),
           ...markersFor(project, resource.logicalId, name),
         ];
         const wanted = { ...input, tags };
@@ -184,7 +176,7 @@ export async function planProject(
         const groupVigilId = groupRef ? (ownedGroups.get(groupRef)?.id ?? null) : null;
         const input = toVigilCheck(parsed.data, type as CheckType, groupVigilId);
         const tags = [
-          ...(input.tags ?? []).filter((tag) => !isMarker(tag)),
+          ...(input.tags ?? []).filter((tag) => !markers.isMarkerTag(tag)),
           ...markersFor(project, resource.logicalId, name),
         ];
         const wanted = { ...input, tags };

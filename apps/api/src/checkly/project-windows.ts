@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { ValidationError } from '#core';
 import type { MaintenanceWindowInput } from '#domain';
+import { markers } from '#project-markers';
 import type { Access } from '../access.ts';
 import { runDry } from '../request-context.ts';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.ts';
@@ -9,11 +10,9 @@ import { numericId } from './ids.ts';
 import { toVigil, windowBody } from './maintenance-windows.ts';
 
 /**
- * A project's maintenance windows. A window's tags choose its checks, so, as `vigil deploy` does,
+ * A project's maintenance windows. A window's tags choose its checks, so, as with `vigil deploy`,
  * the marker ends its name: `Nightly [vigil:website/nightly-window]`.
  */
-const markedName = (name: string, project: string, logicalId: string) => `${name} [vigil:${project}/${logicalId}]`;
-const markerOf = (name: string) => /^.* \[vigil:([^/\]]+)\/([^\]]+)\]$/.exec(name);
 const EVERY = { limit: 100_000, page: 1 };
 
 export interface WindowPlan {
@@ -33,15 +32,18 @@ export async function planWindows(
 ): Promise<WindowPlan> {
   const owned = new Map<string, { id: string }>();
   for (const window of (await windows.list(access, EVERY)).items) {
-    const marker = markerOf(window.name);
-    if (marker?.[1] === project) owned.set(marker[2]!, window);
+    const marker = markers.parseMarkedName(window.name);
+    if (marker?.project === project) owned.set(marker.logicalId, window);
   }
   const plan: WindowPlan = { windows: [], deleteWindows: [] };
   for (const resource of resources) {
     try {
       const parsed = windowBody.safeParse(resource.payload);
       if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
-      const input = toVigil({ ...parsed.data, name: markedName(parsed.data.name, project, resource.logicalId) });
+      const input = toVigil({
+        ...parsed.data,
+        name: markers.markedName(parsed.data.name, project, resource.logicalId),
+      });
       const current = owned.get(resource.logicalId);
       let unchanged = false;
       if (current) {

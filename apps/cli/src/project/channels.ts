@@ -8,7 +8,7 @@ import {
   type ChannelType,
 } from '../channel-types.ts';
 import { CliError } from '../errors.ts';
-import { logicalIdSchema, markers } from './markers.ts';
+import { logicalIdSchema, markers } from '#project-markers';
 import type { SecretLookup } from '../config.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { channelSchema, type DeclaredChannel } from './channels.ts';
-import { logicalIdSchema, MARKER_PREFIX } from './markers.ts';
+import { logicalIdSchema, MARKER_PREFIX } from '#project-markers';
 import { windowSchema, type DeclaredWindow } from './windows.ts';
 
-export { logicalIdSchema, markers } from './markers.ts';
+export { logicalIdSchema, markers } from '#project-markers';
 export type { DeclaredChannel, DeclaredWindow };
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CliError } from '../errors.ts';
 import { toUtc } from '../window-times.ts';
-import { logicalIdSchema, markers } from './markers.ts';
+import { logicalIdSchema, markers } from '#project-markers';
 
 /**
  * Maintenance windows in the project file: the API's fields, with `checks: [logicalId]` instead of

@@ -6,7 +6,10 @@ export const MARKER_PREFIX = 'vigil:';
 export const logicalIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/, 'must be 1-48 letters, digits, ".", "_" or "-", starting alphanumeric');
-/** The markers deploy puts on what it manages; see the README, "Monitoring as code". */
+/**
+ * The markers a deployed project puts on what it owns, shared by `vigil deploy` (apps/cli) and
+ * the Checkly dialect's `checkly deploy` (apps/api/src/checkly): see the README, "Monitoring as code".
+ */
 export const markers = {
   projectTag: (project: string) => `${MARKER_PREFIX}project=${project}`,
   logicalTag: (logicalId: string) => `${MARKER_PREFIX}logical=${logicalId}`,
