@@ -186,7 +186,7 @@ describe('checkly deploy, deploy --preview and destroy', () => {
     const run = await checkly.cli(['deploy', '--force'], {}, project);
     await rm(join(project, 'snippet.check.ts'));
     expect(run.code).toBe(1);
-    expect(run.stdout + run.stderr).toContain('dashboard "status-board"');
+    expect(run.stdout + run.stderr).toContain('dashboard "status-board": Vigil does not support dashboards');
     expect(await readBack()).toEqual(before);
   });
 

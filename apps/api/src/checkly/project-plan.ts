@@ -64,6 +64,17 @@ export interface ProjectPlan {
 
 const checkTypes = new Set<string>(Object.values(checkTypeByPath));
 
+/** Constructs Vigil has no counterpart for in a project, and what to use instead. */
+const refusedTypes: Record<string, string> = {
+  'status-page':
+    "Vigil's status pages list checks, not Checkly's status page services; create one with POST /v1/status-pages",
+  'status-page-service': "Vigil's status pages list checks; there are no status page services",
+  'private-location': 'not deployed by projects yet; create it with POST /v1/private-locations',
+  'private-location-check-assignment': 'not deployed by projects yet; list the location among the check’s locations',
+  'private-location-group-assignment': 'a Vigil group has no locations',
+  dashboard: 'Vigil does not support dashboards',
+};
+
 function markersFor(project: string, logicalId: string, label: string): string[] {
   const tags = [markers.projectTag(project), markers.logicalTag(logicalId)];
   const long = tags.find((tag) => tag.length > MAX_TAG);
@@ -186,7 +197,9 @@ export async function planProject(
           sameFields(applyCheckDefaults(wanted), withoutPingToken(current), ['id', 'pingToken']);
         plan.checks.push({ logicalId: resource.logicalId, input: wanted, id: current?.id, unchanged, groupRef });
       } else if (!isOther(resource.type)) {
-        throw new ValidationError(`Vigil's checkly deploy does not support ${resource.type} constructs yet`);
+        throw new ValidationError(
+          refusedTypes[resource.type] ?? `Vigil's checkly deploy does not support ${resource.type} constructs`,
+        );
       }
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
