@@ -94,6 +94,8 @@ describe('checkly deploy, deploy --preview and destroy', () => {
     expect(outsiderChannel.id).toBeTruthy();
     const run = await checkly.cli(['deploy', '--force'], {}, project);
     expect(run.stderr + run.stdout).toContain('Successfully deployed project "Website"');
+    // The CLI then reads each heartbeat check back for its ping URL.
+    expect(run.stdout).toMatch(/Ping URL of heartbeat check Nightly is http:\/\/\S+\/ping\/\S+/);
     expect(run.code).toBe(0);
     first = await readBack();
     const mine = first.checks.filter((check) => check.tags.includes('vigil:project=website'));

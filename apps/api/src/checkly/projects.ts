@@ -133,7 +133,8 @@ export function projectRoutes(
       await store.set(deploymentKey(access, id), JSON.stringify(deployment), { ttlMs: DEPLOYMENT_TTL_MS });
       return deployment;
     } finally {
-      if (!dryRun) await store.del(lockKey(access, project));
+      // Only our own lock: one that outlived its TTL may belong to the next deploy by now.
+      if (!dryRun && (await store.get(lockKey(access, project))) === id) await store.del(lockKey(access, project));
     }
   };
 
