@@ -18,6 +18,8 @@
  *   scripts-sandbox   the sandbox's cost per run: sandboxed `node -e 0` beside a bare spawn
  *   scripts           MULTI_STEP and PLAYWRIGHT script runs/min in the sandbox, beside bare node and bare Playwright Test
  *   artifacts         failing (and passing) BROWSER runs/min with screenshots and traces kept, beside the same without
+ *   script-artifacts  the same for PLAYWRIGHT script runs in the sandbox (tracing, screenshot and hand-out)
+ *   checkly-deploy    checkly deploy of N checks (first, unchanged, dry run, destroy) vs N single check POSTs
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
  */
 import { spawn } from 'node:child_process';
@@ -41,6 +43,8 @@ const benches: Record<string, () => Promise<Runner>> = {
   scripts: async () => (await import('./scripts.ts')).run,
   'scripts-sandbox': async () => (await import('./scripts-sandbox.ts')).run,
   artifacts: async () => (await import('./artifacts.ts')).run,
+  'script-artifacts': async () => (await import('./script-artifacts.ts')).run,
+  'checkly-deploy': async () => (await import('./checkly-deploy.ts')).run,
   // The first analytics bench parses its own argv and runs on import: start it as a child.
   'analytics-reader': async () => (argv) =>
     new Promise((resolve, reject) => {
