@@ -1,0 +1,129 @@
+/**
+ * What keeping artifacts costs PLAYWRIGHT script runs: the same one-page test in the sandbox,
+ * failing and passing, with artifacts NEVER (no tracing) and ON_FAILURE (the harness traces every
+ * run; a failing one also takes a full-page screenshot, writes trace.zip and hands both out), in
+ * alternating rounds so load on this shared machine hits all modes alike. The store's own write
+ * cost is `npm run bench -- artifacts`'s; this one measures the sandboxed run.
+ *
+ *   npm run bench -- script-artifacts [--runtime 2026.04] [--runs 6] [--rounds 3] [--concurrency 2]
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { createLogger } from '#core';
+import { loadCatalogue, runtimesRoot } from '#runtimes';
+import { createSandbox } from '#sandbox';
+import { createScriptRunner } from '#scripts';
+import { printMachine, printTable, writeResults } from './support/report.ts';
+import { round } from './support/stats.ts';
+
+type Mode = { name: string; path: string; artifacts: 'NEVER' | 'ON_FAILURE' };
+const MODES: Mode[] = [
+  { name: 'failing, artifacts off', path: '/down', artifacts: 'NEVER' },
+  { name: 'failing, artifacts on', path: '/down', artifacts: 'ON_FAILURE' },
+  { name: 'passing, artifacts off', path: '/ok', artifacts: 'NEVER' },
+  { name: 'passing, artifacts on', path: '/ok', artifacts: 'ON_FAILURE' },
+];
+
+const PAGE = (status: string) =>
+  `<!doctype html><html><body style="font:16px sans-serif"><h1>${status}</h1>${'<p>Order summary, line item, price, quantity and a little more text per row.</p>'.repeat(60)}</body></html>`;
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runtime: { type: 'string' },
+      runs: { type: 'string', default: '6' },
+      rounds: { type: 'string', default: '3' },
+      concurrency: { type: 'string', default: '2' },
+    },
+  });
+  const runs = Number(values.runs);
+  const rounds = Number(values.rounds);
+  const concurrency = Number(values.concurrency);
+  const runtimeName = values.runtime ?? loadCatalogue()[0]!.name;
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html');
+    res.end(PAGE(req.url === '/ok' ? 'All good' : 'Service unavailable'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const logger = createLogger({ level: 'warn', name: 'bench-script-artifacts' });
+  const sandbox = createSandbox({ logger });
+  const runner = createScriptRunner({ sandbox, runtimesRoot: runtimesRoot(), logger });
+  const ready = await runner.ready();
+  if (!ready.ok) throw new Error(ready.reason);
+
+  const oneRun = async (mode: Mode) => {
+    const outcome = await runner.run({
+      kind: 'PLAYWRIGHT',
+      runtimeName,
+      env: { TARGET: target },
+      timeoutMs: 60_000,
+      allowPrivate: true,
+      artifacts: mode.artifacts,
+      script: `const { test, expect } = require('@playwright/test');
+test('page', async ({ page }) => {
+  await page.goto(process.env.TARGET + '${mode.path}');
+  await expect(page.locator('h1')).toHaveText('All good', { timeout: 500 });
+});`,
+    });
+    if (outcome.passed !== (mode.path === '/ok')) throw new Error(`${mode.name}: ${outcome.error ?? 'passed'}`);
+    return (outcome.artifacts ?? []).reduce((sum, artifact) => sum + artifact.body.length, 0);
+  };
+  const measure = async (mode: Mode) => {
+    let next = 0;
+    let bytes = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < runs) bytes += await oneRun(mode);
+      }),
+    );
+    return { perMinute: (runs * 60_000) / (performance.now() - started), bytesPerRun: bytes / runs };
+  };
+
+  printMachine();
+  for (const mode of MODES) await oneRun(mode); // warm-up: compile cache, Chromium's files
+  const rates = new Map<string, number[]>(MODES.map((m) => [m.name, []]));
+  const sizes = new Map<string, number>();
+  for (let r = 0; r < rounds; r++) {
+    for (const mode of r % 2 === 0 ? MODES : [...MODES].reverse()) {
+      const { perMinute, bytesPerRun } = await measure(mode);
+      rates.get(mode.name)!.push(perMinute);
+      sizes.set(mode.name, bytesPerRun);
+    }
+  }
+  await runner.close();
+  await sandbox.close();
+  server.close();
+
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const rate = (name: string) => median(rates.get(name)!);
+  const failingRatio = rate('failing, artifacts on') / rate('failing, artifacts off');
+  const passingRatio = rate('passing, artifacts on') / rate('passing, artifacts off');
+  printTable(
+    `script-artifacts: PLAYWRIGHT runs in the sandbox, ${runs} per mode per round, ${rounds} rounds, ${concurrency} at once (median runs/min)`,
+    ['mode', 'runs/min', 'each round', 'KiB handed out per run', 'ratio on/off'],
+    MODES.map((mode) => [
+      mode.name,
+      round(rate(mode.name)),
+      rates
+        .get(mode.name)!
+        .map((x) => round(x))
+        .join(' '),
+      round((sizes.get(mode.name) ?? 0) / 1024),
+      mode.artifacts === 'NEVER' ? '' : round(mode.path === '/down' ? failingRatio : passingRatio),
+    ]),
+  );
+  writeResults('script-artifacts', {
+    runtimeName,
+    runs,
+    rounds,
+    concurrency,
+    runsPerMinute: Object.fromEntries([...rates].map(([name, xs]) => [name, xs.map((x) => round(x))])),
+    bytesPerRun: Object.fromEntries(sizes),
+    failingRatio: round(failingRatio),
+    passingRatio: round(passingRatio),
+  });
+}
