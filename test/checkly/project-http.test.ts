@@ -136,5 +136,9 @@ describe('Checkly project routes', () => {
     const refused = await call('POST', '/v1/projects/deploy?dryRun=true', owner.ownerKey, owner.accountId, bad);
     expect(refused.status).toBe(400);
     expect(refused.json().message).toContain('check "db-tcp": description');
+    const slashed = { ...project, project: { logicalId: 'shop/eu', name: 'Shop' } };
+    const badId = await call('POST', '/v1/projects/deploy?dryRun=true', owner.ownerKey, owner.accountId, slashed);
+    expect(badId.status).toBe(400);
+    expect(badId.json().message).toContain('project.logicalId');
   });
 });

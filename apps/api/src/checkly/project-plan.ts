@@ -14,8 +14,18 @@ import { planWindows, windowDiff, type WindowPlan } from './project-windows.ts';
 import { numericId } from './ids.ts';
 
 /** What `checkly deploy` posts (gzip; the server decodes it): the project and its constructs. */
+/** A project's logical id ends up in marker tags and names, so it cannot hold what ends a marker. */
+export const projectLogicalId = z
+  .string()
+  .min(1)
+  .max(48)
+  .regex(
+    /^[^/\]\s]+$/,
+    'must be 1-48 characters without "/", "]" or spaces (Vigil marks what the project owns with it)',
+  );
+
 export const deployBody = z.object({
-  project: z.object({ logicalId: z.string().min(1).max(128), name: z.string().max(2048) }),
+  project: z.object({ logicalId: projectLogicalId, name: z.string().max(2048) }),
   resources: z
     .array(
       z.object({

@@ -10,13 +10,20 @@ import type { ApiServices } from '../services/index.ts';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import { applyWindows } from './project-windows.ts';
 import { applyChannels, deleteChannels } from './project-channels.ts';
-import { deployBody, diffOf, planProject, type DeployBody, type ProjectPlan } from './project-plan.ts';
+import {
+  deployBody,
+  diffOf,
+  planProject,
+  projectLogicalId,
+  type DeployBody,
+  type ProjectPlan,
+} from './project-plan.ts';
 
 const write = { access: { minRole: 'READ_WRITE' as const } };
 const read = { access: { minRole: 'READ_ONLY' as const } };
 const flag = z.enum(['true', 'false']).optional();
 const deployQuery = z.object({ dryRun: flag, scheduleOnDeploy: flag, preserveResources: flag });
-const projectParams = z.object({ logicalId: z.string().min(1).max(128) });
+const projectParams = z.object({ logicalId: projectLogicalId });
 const deploymentParams = projectParams.extend({ id: z.uuid() });
 /** A deploy that dies mid-way frees its project after this long. */
 const LOCK_TTL_MS = 10 * 60_000;
