@@ -7,7 +7,7 @@ import { createScriptRunner } from '#scripts';
 import { decodePng, zipEntries } from '#test-support';
 import { runProbe } from './run.ts';
 import { probeContext } from './test-helpers.ts';
-import type { RunnableDefinition, ScriptRunner } from './types.ts';
+import type { RunnableDefinition, ScriptDefinition, ScriptRunner } from './types.ts';
 
 // PLAYWRIGHT checks keep what BROWSER checks keep: the harness inside the sandbox takes the
 // screenshot and writes the trace, the runner reads them out. Real runtime, sandbox and Chromium.
@@ -125,6 +125,24 @@ describe('PLAYWRIGHT run artifacts', () => {
     const never = await run(check('/down', 'NEVER'));
     expect(never.result.hasFailures).toBe(true);
     expect(never.artifacts).toBeUndefined();
+  });
+});
+
+describe('PLAYWRIGHT run artifacts with a test project whose config traces by itself', () => {
+  it('still keeps the screenshot of the failing page and a trace', async () => {
+    const outcome = await run({
+      checkType: 'PLAYWRIGHT',
+      runtimeId: installed[0]!,
+      files: [
+        { path: 'playwright.config.js', content: "module.exports = { use: { trace: 'on' } };" },
+        { path: 'home.spec.js', content: (check('/down') as ScriptDefinition).script! },
+      ],
+    } as RunnableDefinition);
+    expect(outcome.result.hasFailures).toBe(true);
+    expect(outcome.result.errorMessage ?? '').toContain('All good');
+    expect(outcome.artifacts?.map((a) => a.kind)).toEqual(['screenshot', 'trace']);
+    expect(decodePng(outcome.artifacts![0]!.body).width).toBe(800);
+    expect(zipEntries(outcome.artifacts![1]!.body)).toContain('trace.trace');
   });
 });
 

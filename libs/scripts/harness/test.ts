@@ -210,7 +210,8 @@ async function finishEvidence(
   tracing: boolean,
   testInfo: TestInfo,
 ): Promise<void> {
-  const keep = ARTIFACTS === 'ALWAYS' || (tracing && testInfo.status !== testInfo.expectedStatus);
+  // A trace that did not start (the config traces by itself) still leaves the screenshot to take.
+  const keep = ARTIFACTS === 'ALWAYS' || (ARTIFACTS === 'ON_FAILURE' && testInfo.status !== testInfo.expectedStatus);
   if (!keep) {
     if (tracing) await within(context.tracing.stop()).catch(() => {});
     return;
