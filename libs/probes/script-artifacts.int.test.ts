@@ -74,7 +74,7 @@ test('home', async ({ page }) => {
 
 const SECRET = 'tok-Secret-4c2e9a';
 
-const run = (definition: RunnableDefinition) =>
+const run = (definition: RunnableDefinition, degradedResponseTime = 60_000) =>
   runProbe(
     definition,
     probeContext({
@@ -83,7 +83,7 @@ const run = (definition: RunnableDefinition) =>
       variables: { TARGET: target, API_TOKEN: SECRET },
       secretValues: [SECRET],
       maxResponseTime: 60_000,
-      degradedResponseTime: 60_000,
+      degradedResponseTime,
       timeoutMs: 70_000,
     }),
   );
@@ -115,13 +115,17 @@ describe('PLAYWRIGHT run artifacts', () => {
     expect(entries).toContain('trace.network');
   });
 
-  it('keeps nothing from a passing run by default, both with ALWAYS, none with NEVER', async () => {
+  it('keeps nothing from a passing run by default, both from a degraded one or with ALWAYS, none with NEVER', async () => {
     const passing = await run(check('/ok'));
     expect(passing.result.hasFailures).toBe(false);
     expect(passing.artifacts).toBeUndefined();
     const always = await run(check('/ok', 'ALWAYS'));
     expect(always.result.hasFailures).toBe(false);
     expect(always.artifacts?.map((a) => a.kind)).toEqual(['screenshot', 'trace']);
+    const degraded = await run(check('/ok'), 1);
+    expect(degraded.result.hasFailures).toBe(false);
+    expect(degraded.result.isDegraded).toBe(true);
+    expect(degraded.artifacts?.map((a) => a.kind)).toEqual(['screenshot', 'trace']);
     const never = await run(check('/down', 'NEVER'));
     expect(never.result.hasFailures).toBe(true);
     expect(never.artifacts).toBeUndefined();

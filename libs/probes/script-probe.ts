@@ -54,6 +54,7 @@ export async function runScript(
       timeoutMs: budget,
       allowPrivate: ctx.allowPrivate,
       artifacts: definition.artifacts ?? 'ON_FAILURE',
+      degradedMs: ctx.degradedResponseTime,
       signal,
     });
   } catch (error) {
@@ -117,7 +118,14 @@ export function buildScriptOutcome(definition: ScriptDefinition, raw: ScriptRawR
   }
   const result: CheckResult = validated({ ...base.result, ...extra } as CheckResultInput);
   // buildOutcome kept raw.artifacts, text ones scrubbed; screenshots and traces pass as they are.
-  return { result, assertions: base.assertions, ...(base.artifacts ? { artifacts: base.artifacts } : {}) };
+  // ON_FAILURE evidence the harness kept for a run it saw slow stays only if the result is degraded.
+  const keep =
+    (definition.artifacts ?? 'ON_FAILURE') !== 'ON_FAILURE' || result.hasFailures || result.isDegraded === true;
+  return {
+    result,
+    assertions: base.assertions,
+    ...(base.artifacts && keep ? { artifacts: base.artifacts } : {}),
+  };
 }
 
 type RequestRecord = NonNullable<CheckResultInput['requests']>[number];

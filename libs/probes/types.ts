@@ -130,6 +130,8 @@ export interface ScriptRunRequest {
   allowPrivate: boolean;
   /** PLAYWRIGHT: screenshot and trace.zip; MULTI_STEP: failing responses' bodies (on failure). Default NEVER. */
   artifacts?: 'ALWAYS' | 'ON_FAILURE' | 'NEVER';
+  /** ON_FAILURE: a passing test whose page is still open this many ms after the run began keeps its evidence too (the run is degraded). */
+  degradedMs?: number;
   signal?: AbortSignal;
 }
 

@@ -160,6 +160,10 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
             ...request.env,
             ...extra.env,
             ...(evidence === 'NEVER' ? {} : { VIGIL_ARTIFACTS: evidence }),
+            // Wall clock, shared with the sandbox: the harness cannot see when the run began.
+            ...(evidence === 'ON_FAILURE' && request.degradedMs !== undefined
+              ? { VIGIL_DEGRADED_AT: String(Date.now() - elapsed() + request.degradedMs) }
+              : {}),
             ...(bodies === 'NEVER' ? {} : { VIGIL_FAILED_BODIES: '1' }),
             NODE_OPTIONS: nodeFlags(runtime.nodeVersion),
             FORCE_COLOR: '0',
@@ -195,7 +199,9 @@ export function createScriptRunner(options: ScriptRunnerOptions): ScriptRunner {
         runtimeName: runtime.name,
       });
       const artifacts = [
-        ...collectEvidence(result.files, evidence, outcome.passed),
+        // A passing ON_FAILURE run hands evidence out only when the harness saw it degraded; the
+        // probe drops it unless the result is degraded too.
+        ...collectEvidence(result.files, evidence, outcome.passed && request.degradedMs === undefined),
         ...collectBodies(result.files, bodies, outcome.passed),
       ];
       return artifacts.length > 0 ? { ...outcome, artifacts } : outcome;

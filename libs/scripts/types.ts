@@ -21,6 +21,8 @@ export interface ScriptRunRequest {
   allowPrivate: boolean;
   /** PLAYWRIGHT: a full-page screenshot and trace.zip; MULTI_STEP: failing responses' bodies. Default NEVER. */
   artifacts?: 'ALWAYS' | 'ON_FAILURE' | 'NEVER';
+  /** ON_FAILURE: a passing test whose page is still open this many ms after the run began keeps its evidence too (the run is degraded). */
+  degradedMs?: number;
   signal?: AbortSignal;
 }
 

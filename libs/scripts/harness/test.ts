@@ -21,6 +21,8 @@ const CAPTURE_TIMEOUT_MS = 10_000;
  */
 // eslint-disable-next-line no-restricted-properties -- the sandboxed run's own environment, set by the runner
 const ARTIFACTS = process.env.VIGIL_ARTIFACTS;
+// eslint-disable-next-line no-restricted-properties -- the sandboxed run's own environment, set by the runner
+const DEGRADED_AT = Number(process.env.VIGIL_DEGRADED_AT ?? Infinity);
 const SCREENSHOT_FILE = '/work/.vigil-screenshot.png';
 /** MULTI_STEP: the body of each response that was not 2xx, one JSON line each, at most 1 MiB a body. */
 // eslint-disable-next-line no-restricted-properties -- the sandboxed run's own environment, set by the runner
@@ -211,7 +213,10 @@ async function finishEvidence(
   testInfo: TestInfo,
 ): Promise<void> {
   // A trace that did not start (the config traces by itself) still leaves the screenshot to take.
-  const keep = ARTIFACTS === 'ALWAYS' || (ARTIFACTS === 'ON_FAILURE' && testInfo.status !== testInfo.expectedStatus);
+  // ON_FAILURE also keeps a passing test that ran past the degraded threshold (the runner was told when).
+  const keep =
+    ARTIFACTS === 'ALWAYS' ||
+    (ARTIFACTS === 'ON_FAILURE' && (testInfo.status !== testInfo.expectedStatus || Date.now() >= DEGRADED_AT));
   if (!keep) {
     if (tracing) await within(context.tracing.stop()).catch(() => {});
     return;
