@@ -14,18 +14,27 @@ export function runnableOf(check: Check | CheckFields): RunnableDefinition | nul
       return check.request ? ({ checkType: check.checkType, request: check.request } as RunnableDefinition) : null;
     case 'BROWSER':
       if (check.script !== undefined)
-        return { checkType: 'BROWSER', script: check.script, runtimeId: check.runtimeId ?? null };
+        return {
+          checkType: 'BROWSER',
+          script: check.script,
+          runtimeId: check.runtimeId ?? null,
+          ...(check.browser ? { artifacts: check.browser.artifacts } : {}),
+        };
       return check.browser ? { checkType: 'BROWSER', browser: check.browser } : null;
     case 'MULTI_STEP':
       return check.script === undefined
         ? null
-        : { checkType: 'MULTI_STEP', script: check.script, runtimeId: check.runtimeId ?? null };
-    case 'PLAYWRIGHT':
-      if (check.files !== undefined)
-        return { checkType: 'PLAYWRIGHT', files: check.files, runtimeId: check.runtimeId ?? null };
-      return check.script === undefined
-        ? null
-        : { checkType: 'PLAYWRIGHT', script: check.script, runtimeId: check.runtimeId ?? null };
+        : {
+            checkType: 'MULTI_STEP',
+            script: check.script,
+            runtimeId: check.runtimeId ?? null,
+            ...(check.artifacts ? { artifacts: check.artifacts } : {}),
+          };
+    case 'PLAYWRIGHT': {
+      const common = { runtimeId: check.runtimeId ?? null, ...(check.artifacts ? { artifacts: check.artifacts } : {}) };
+      if (check.files !== undefined) return { checkType: 'PLAYWRIGHT', files: check.files, ...common };
+      return check.script === undefined ? null : { checkType: 'PLAYWRIGHT', script: check.script, ...common };
+    }
     default:
       return null;
   }

@@ -69,7 +69,7 @@ describe('script-check artifacts through the API', () => {
     const url = (id: string) => `${vigil.url}/v1/check-results/${checkId}/${result.id}/artifacts/${id}`;
     const fetchAs = (key: string, id: string) =>
       fetch(url(id), { headers: { authorization: `Bearer ${key}`, 'x-service-account': a.accountId } });
-    return { artifacts: stored.body.artifacts as { id: string; kind: string; sha256: string }[], fetchAs };
+    return { artifacts: stored.body.artifacts as { id: string; kind: string; sha256: string }[], fetchAs, checkId };
   }
 
   it('a failed PLAYWRIGHT run keeps a screenshot of the page and its trace; the trace is ADMIN/OWNER only', async () => {
@@ -105,5 +105,36 @@ describe('script-check artifacts through the API', () => {
     const body = await fetchAs(a.ownerKey, artifacts[0]!.id);
     expect(body.status).toBe(200);
     expect(await body.text()).toBe('{"error":"orders database unreachable"}');
+  });
+
+  it('a script check says when it keeps artifacts and whether its trace is shared', async () => {
+    const a = await createAccount(vigil);
+    const never = await triggered(a, {
+      name: 'shop front, no evidence',
+      checkType: 'PLAYWRIGHT',
+      script: PLAYWRIGHT(target.url),
+      artifacts: 'NEVER',
+    });
+    expect(never.artifacts ?? []).toEqual([]);
+    const quiet = await triggered(a, {
+      name: 'orders api, no evidence',
+      checkType: 'MULTI_STEP',
+      script: MULTI_STEP(target.url),
+      artifacts: 'NEVER',
+    });
+    expect(quiet.artifacts ?? []).toEqual([]);
+
+    const shared = await triggered(a, {
+      name: 'shop front, shared',
+      checkType: 'PLAYWRIGHT',
+      script: PLAYWRIGHT(target.url),
+      shareArtifacts: true,
+    });
+    const trace = shared.artifacts.find((artifact) => artifact.kind === 'trace');
+    expect(trace).toBeDefined();
+    const reader = await a.owner.post('/v1/users', { email: `shared-${Date.now()}@example.com`, role: 'READ_ONLY' });
+    expect((await shared.fetchAs(reader.body.apiKey.key, trace!.id)).status).toBe(200);
+    const read = await a.owner.get(`/v1/checks/${shared.checkId}`);
+    expect(read.body).toMatchObject({ shareArtifacts: true });
   });
 });

@@ -102,6 +102,22 @@ const inputHeartbeatSchema = heartbeatSchema.extend({
   pingUrl: z.string().max(2048).optional(),
 });
 
+/** When a script check keeps its run's evidence, and who may read its trace (BROWSER checks say so under `browser`). */
+const scriptArtifactsShape = {
+  artifacts: z
+    .enum(['ALWAYS', 'ON_FAILURE', 'NEVER'])
+    .optional()
+    .describe(
+      'When a run keeps its evidence (PLAYWRIGHT: a full-page screenshot and the trace; MULTI_STEP: the bodies of failing requests); absent means ON_FAILURE',
+    ),
+  shareArtifacts: z
+    .boolean()
+    .optional()
+    .describe(
+      'Traces may hold what a script typed or was sent, secrets included: only ADMIN and OWNER read them unless this is true',
+    ),
+};
+
 /**
  * One object schema per type, each with the definition fields that type may carry. Every
  * definition is optional: a check without one is an *external* check, fed by outside producers.
@@ -117,8 +133,13 @@ function variants<B extends z.ZodRawShape, H extends z.ZodType>(base: B, heartbe
     of('DNS', { request: dnsRequestSchema.optional(), retryStrategy }),
     of('BROWSER', { browser: browserSchema.optional(), script: scriptSchema.optional(), retryStrategy }),
     of('HEARTBEAT', { heartbeat: heartbeat.optional() }),
-    of('MULTI_STEP', { script: scriptSchema.optional(), retryStrategy }),
-    of('PLAYWRIGHT', { script: scriptSchema.optional(), files: scriptFilesSchema.optional(), retryStrategy }),
+    of('MULTI_STEP', { script: scriptSchema.optional(), ...scriptArtifactsShape, retryStrategy }),
+    of('PLAYWRIGHT', {
+      script: scriptSchema.optional(),
+      files: scriptFilesSchema.optional(),
+      ...scriptArtifactsShape,
+      retryStrategy,
+    }),
   ] as const;
 }
 

@@ -40,7 +40,7 @@ export function checkResultArtifactRoutes(app: FastifyInstance, deps: ArtifactRo
         'Answers the bytes themselves with the Content-Type they were kept with (image/png, application/zip for ' +
         'trace.zip, which opens with `npx playwright show-trace trace.zip`, text for response bodies). A trace may ' +
         'hold what the page was sent or typed, secrets included, so only ADMIN and OWNER read traces unless the ' +
-        "check's browser.shareArtifacts is true. Another account's artifact, and one past " +
+        "check's shareArtifacts (browser.shareArtifacts for BROWSER checks) is true. Another account's artifact, and one past " +
         'VIGIL_ARTIFACT_RETENTION_DAYS, answer 404.',
       params: z.object({ checkId: z.string().max(64), resultId: z.string().max(64), artifactId: z.string().max(64) }),
       response: {
@@ -63,10 +63,13 @@ export function checkResultArtifactRoutes(app: FastifyInstance, deps: ArtifactRo
       if (!run) throw notFound(`Result ${resultId} not found`);
       const ref = run.artifacts?.find((artifact) => artifact.id === aid);
       if (!ref) throw notFound(`Artifact ${artifactId} not found`);
-      const shared = check.checkType === 'BROWSER' && 'browser' in check && check.browser?.shareArtifacts === true;
+      const shared =
+        check.checkType === 'BROWSER'
+          ? check.browser?.shareArtifacts === true
+          : (check.checkType === 'MULTI_STEP' || check.checkType === 'PLAYWRIGHT') && check.shareArtifacts === true;
       if (ref.kind === 'trace' && !shared && !roleAtLeast(access.role, 'ADMIN'))
         throw new ForbiddenError(
-          "Traces may hold secrets typed into the page: ADMIN or OWNER only, unless the check's browser.shareArtifacts is true",
+          "Traces may hold secrets typed into the page: ADMIN or OWNER only, unless the check's shareArtifacts (browser.shareArtifacts for BROWSER checks) is true",
         );
       if (artifactsExpired(run.startedAt, deps.retentionDays, new Date()))
         throw notFound(`Artifact ${artifactId} expired (kept ${deps.retentionDays} days)`);
