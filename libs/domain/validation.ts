@@ -40,3 +40,12 @@ export const timestampSchema = z.iso.datetime({ offset: true });
 export const idSchema = z.string().min(1).max(255);
 
 export const nameSchema = z.string().trim().min(1).max(255);
+
+/**
+ * An email address: zod's email rule, written as a pattern and not as `format: email`. OpenAPI
+ * then states exactly the rule the server applies; a client's own idea of the email format (one
+ * allows quoted local parts, another refuses a label ending in a hyphen) never disagrees with it.
+ */
+export function emailAddressSchema(message = 'must be an email address such as someone@example.com') {
+  return z.string().max(254).regex(z.regexes.email, message);
+}

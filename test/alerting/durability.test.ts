@@ -53,7 +53,12 @@ describe('webhook delivery durability and the address policy', () => {
       20_000,
     );
     expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    const log = await vigil.as(account.ownerKey).get(`/v1/alert-channels/${channel.id}/deliveries`);
+    // The receiver answers before the dispatcher records the attempt: wait for the log to hold it.
+    const log = await eventually(
+      () => vigil.as(account.ownerKey).get(`/v1/alert-channels/${channel.id}/deliveries`),
+      (answer) => Array.isArray(answer.body) && answer.body.length >= 3,
+      20_000,
+    );
     expect(log.body.map((a: { outcome: string }) => a.outcome)).toEqual(['delivered', 'failed', 'failed']);
   });
 

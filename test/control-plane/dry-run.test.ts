@@ -52,6 +52,12 @@ describe('dry runs of write routes', () => {
     }
     const dry = await writesNothing(() => owner.post('/v1/checks?dryRun=true', { ...check, frequency: 7 }));
     expect(dry.body.message).toMatch(/frequency/);
+    // Headers too: an Idempotency-Key the real request would refuse (schemathesis found it passing).
+    const longKey = { 'idempotency-key': 'k'.repeat(256) };
+    const dryKey = await writesNothing(() => owner.post('/v1/check-groups?dryRun=true', { name: 'G' }, longKey));
+    const realKey = await owner.post('/v1/check-groups', { name: 'G' }, longKey);
+    expect([dryKey.status, realKey.status]).toEqual([400, 400]);
+    expect(dryKey.body).toEqual(realKey.body);
   });
 
   it('updates and deletes are decided against the stored state and change nothing', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nameSchema } from '../validation.ts';
+import { emailAddressSchema, nameSchema } from '../validation.ts';
 
 /**
  * The configs of the alert channel types other than WEBHOOK, with Checkly's field names (users'
@@ -34,7 +34,7 @@ const serviceUrlSchema = z
 
 export const emailConfigSchema = z.object({
   name: nameSchema,
-  address: z.email({ error: 'must be an email address such as oncall@example.com' }).max(254),
+  address: emailAddressSchema('must be an email address such as oncall@example.com'),
 });
 
 export const slackConfigSchema = z.object({

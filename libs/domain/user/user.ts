@@ -3,14 +3,14 @@ import { ConflictError, NotFoundError } from '#core';
 import type { CommandBase, Decider } from '../decider.ts';
 import { defineEvents, type EventsOf } from '../events.ts';
 import { assertAdmin, assertWithinCeiling, roleSchema, type Role } from '../roles.ts';
-import { idSchema, parseInput, timestampSchema } from '../validation.ts';
+import { emailAddressSchema, idSchema, parseInput, timestampSchema } from '../validation.ts';
 
 /** Emails compare case-insensitively; the reservation stream is named after this form. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export const emailSchema = z.email().max(254);
+export const emailSchema = emailAddressSchema();
 
 export const userEvents = defineEvents({
   UserRegistered: z.object({ userId: idSchema, email: emailSchema, createdAt: timestampSchema }),

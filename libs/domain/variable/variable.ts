@@ -19,9 +19,12 @@ export const variableKeySchema = z
     'must start with a letter or underscore and contain only letters, digits and underscores',
   );
 
-export const variableValueSchema = z.string().refine((value) => utf8Bytes(value) <= VARIABLE_VALUE_MAX_BYTES, {
-  message: `must be at most ${VARIABLE_VALUE_MAX_BYTES} bytes (UTF-8)`,
-});
+const valueTooLong = `must be at most ${VARIABLE_VALUE_MAX_BYTES} bytes (UTF-8)`;
+// The character limit is what OpenAPI can state (a character is at least a byte); the byte rule is the real one.
+export const variableValueSchema = z
+  .string()
+  .max(VARIABLE_VALUE_MAX_BYTES, valueTooLong)
+  .refine((value) => utf8Bytes(value) <= VARIABLE_VALUE_MAX_BYTES, { message: valueTooLong });
 
 /**
  * Checks a plaintext value against the size limit. decide cannot measure a value that arrives

@@ -66,10 +66,11 @@ export function installIdempotency(app: FastifyInstance, stateStore: StateStore,
   const preHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const given = request.headers[HEADER];
     if (request.method !== 'POST' || given === undefined) return;
+    const key = Array.isArray(given) ? given[0] : given;
+    // Checked on a dry run too: it answers what the real request would, a refusal included.
+    if (!key || key.length > 255) throw new ValidationError('Idempotency-Key: must be 1-255 characters');
     // A dry run changes nothing, so there is nothing to replay: its answer must not take the key.
     if ((request.query as { dryRun?: string } | undefined)?.dryRun === 'true') return;
-    const key = Array.isArray(given) ? given[0] : given;
-    if (!key || key.length > 255) throw new ValidationError('Idempotency-Key: must be 1-255 characters');
     const slotKey = `idempotency:${sha256Hex(scopeOf(request))}:${sha256Hex(key)}`;
     const leaseKey = `${slotKey}:lease`;
     const fingerprint = sha256Hex(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`);
