@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { isClosedTargetRejection } from './libs/core/rejections.ts';
 
 const include = [
   'apps/**/*.test.ts',
@@ -13,6 +14,9 @@ export default defineConfig({
   test: {
     globalSetup: ['./test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // As in the apps (libs/core/rejections.ts): Playwright's own rejection for a target closed
+    // mid-run, with no one left to observe it, is not a failure; every other one is.
+    onUnhandledError: (error) => !isClosedTargetRejection(error),
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',

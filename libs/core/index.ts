@@ -14,3 +14,4 @@ export {
   type SecretBox,
 } from './crypto.ts';
 export { Sqlite, sqliteDriverPath, type SqliteDriver } from './sqlite.ts';
+export { isClosedTargetRejection, tolerateClosedTargetRejections } from './rejections.ts';

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { createLogger, isAppError, Lifecycle, type Logger } from '#core';
+import { createLogger, isAppError, Lifecycle, type Logger, tolerateClosedTargetRejections } from '#core';
 import { createHttpServer, createMetricsRegistry } from '#http';
 import type { PlatformConfig } from './env.ts';
 import { createPlatform, type Platform, type PlatformNeeds } from './platform.ts';
@@ -24,6 +24,7 @@ export async function runApp<C extends PlatformConfig & { PORT: number; HOST: st
   start: (context: AppContext<C>) => Promise<unknown>,
 ): Promise<void> {
   const log = createLogger({ name });
+  tolerateClosedTargetRejections(log);
   try {
     const config = loadConfig();
     log.level = config.LOG_LEVEL;

@@ -1,8 +1,9 @@
-import { createLogger, isAppError } from '#core';
+import { createLogger, isAppError, tolerateClosedTargetRejections } from '#core';
 import { loadApiConfig } from './config.ts';
 import { startApi } from './server.ts';
 
 const bootLog = createLogger({ name: 'api' });
+tolerateClosedTargetRejections(bootLog);
 try {
   const config = loadApiConfig();
   const running = await startApi(config);

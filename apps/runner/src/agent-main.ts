@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, Lifecycle } from '#core';
+import { ConfigError, createLogger, Lifecycle, tolerateClosedTargetRejections } from '#core';
 import { version } from '../../api/src/version.ts';
 import { loadAgentConfig, type AgentConfig } from './agent-config.ts';
 import { startAgent } from './agent.ts';
@@ -15,6 +15,7 @@ try {
   process.exit(1);
 }
 const log = createLogger({ level: config.LOG_LEVEL, name: 'agent' });
+tolerateClosedTargetRejections(log);
 const lifecycle = new Lifecycle(log);
 const scripts = createRunnerScripts({
   runtimesDir: config.VIGIL_RUNTIMES_DIR,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLogger, isAppError } from '#core';
+import { createLogger, isAppError, tolerateClosedTargetRejections } from '#core';
 import { checksMayReachPrivate, deliveriesMayReachPrivate } from '#platform';
 import { loadStandaloneConfig } from './config.ts';
 import { startBanner } from './local-secrets.ts';
@@ -20,6 +20,7 @@ function cliPath(): string | undefined {
 // owner only: 0600 files and 0700 directories, whatever the shell's umask.
 process.umask(0o077);
 const log = createLogger({ name: 'vigil' });
+tolerateClosedTargetRejections(log);
 try {
   const config = loadStandaloneConfig();
   log.level = config.LOG_LEVEL;

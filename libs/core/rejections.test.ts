@@ -1,0 +1,40 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { isClosedTargetRejection } from './rejections.ts';
+
+const closed = (stackLine: string) => {
+  const error = new Error('Target page, context or browser has been closed');
+  error.stack = `Error: ${error.message}\n    at DispatcherConnection.dispatch (${stackLine})`;
+  return error;
+};
+
+/** Runs a process that installs the guard, then leaves one rejection unhandled. */
+function exitOf(rejection: string): number | null {
+  const script = `
+    import { createLogger, tolerateClosedTargetRejections } from '#core';
+    tolerateClosedTargetRejections(createLogger({ level: 'silent' }));
+    ${rejection}
+    setTimeout(() => process.exit(0), 200);`;
+  return spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    encoding: 'utf8',
+    timeout: 30_000,
+  }).status;
+}
+
+describe('unhandled rejections', () => {
+  it("recognises only Playwright's closed-target rejection raised inside playwright-core", () => {
+    expect(isClosedTargetRejection(closed('/app/node_modules/playwright-core/lib/coreBundle.js:20471:54'))).toBe(true);
+    expect(isClosedTargetRejection(closed('/app/libs/probes/browser-probe.ts:40:3'))).toBe(false);
+    expect(isClosedTargetRejection(new Error('boom'))).toBe(false);
+    expect(isClosedTargetRejection('Target page, context or browser has been closed')).toBe(false);
+    expect(isClosedTargetRejection(undefined)).toBe(false);
+  });
+
+  it('a process survives that one, and still ends on any other unhandled rejection', () => {
+    const playwright = `const e = new Error('Target page, context or browser has been closed');
+      e.stack = 'Error: x\\n    at d (/x/node_modules/playwright-core/lib/coreBundle.js:1:1)'; void Promise.reject(e);`;
+    expect(exitOf(playwright)).toBe(0);
+    expect(exitOf(`void Promise.reject(new Error('a bug of ours'));`)).not.toBe(0);
+  });
+});
