@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { isClosedTargetRejection } from './libs/core/rejections.ts';
+import { isClosedTargetRejection } from '#core';
 
 const include = [
   'apps/**/*.test.ts',

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { isClosedTargetRejection } from '../../../libs/core/rejections.ts';
+import { isClosedTargetRejection } from '#core';
 
 /**
  * What also runs on Node 22 and 24 (test/platform/node-versions.test.ts): every unit test beside
