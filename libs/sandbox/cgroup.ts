@@ -111,8 +111,12 @@ export function createCgroups(): Cgroups {
   };
 }
 
-/** Removes per-run cgroups left by runner processes that died (their pid no longer exists). */
-export function sweepStaleCgroups(): void {
+/**
+ * Removes per-run cgroups left by runner processes that died (their pid no longer exists). Their
+ * tasks are killed first, and a cgroup is removed once its tasks have left: a SIGKILLed task
+ * takes a moment to exit, and until then rmdir answers EBUSY (up to 2 s, then a later sweep).
+ */
+export async function sweepStaleCgroups(): Promise<void> {
   for (const controller of ['memory', 'pids']) {
     const parent = join(ROOT, controller, ownPath(controller));
     let entries: string[];
@@ -125,25 +129,36 @@ export function sweepStaleCgroups(): void {
       const pid = Number(name.slice('vigil-sandbox-'.length));
       if (pid === process.pid || processExists(pid)) continue;
       const dir = join(parent, name);
-      for (const run of readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory())) {
-        for (const left of readPids(join(dir, run.name, 'cgroup.procs'))) {
+      const runs = readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => join(dir, entry.name));
+      for (let attempt = 0; attempt < 400; attempt += 1) {
+        const left = runs.flatMap((run) => readPids(join(run, 'cgroup.procs')));
+        if (left.length === 0) break;
+        for (const task of left) {
           try {
-            process.kill(left, 'SIGKILL');
+            process.kill(task, 'SIGKILL');
           } catch {
             // Gone.
           }
         }
-        try {
-          rmdirSync(join(dir, run.name));
-        } catch {
-          // Still exiting.
-        }
+        await sleep(5);
       }
-      try {
-        rmdirSync(dir);
-      } catch {
-        // Not empty yet.
-      }
+      for (const run of runs) await removeWhenFree(run);
+      await removeWhenFree(dir);
+    }
+  }
+}
+
+/** rmdir of a cgroup, retried while the kernel still counts an exited task in it (EBUSY), up to 1 s. */
+async function removeWhenFree(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    try {
+      rmdirSync(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EBUSY') return;
+      await sleep(5);
     }
   }
 }

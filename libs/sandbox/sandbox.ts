@@ -105,7 +105,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       } catch (error) {
         return { available: false, reason: `cannot write ${base}: ${(error as Error).message}` };
       }
-      sweepStaleCgroups();
+      await sweepStaleCgroups();
       await sweepStaleState(stateDir);
       cgroups = options.useCgroups === false ? undefined : createCgroups();
       if (!cgroups || cgroups.unavailable)

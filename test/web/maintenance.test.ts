@@ -132,9 +132,22 @@ describe('maintenance windows in the console', () => {
       const edge = u.valToPos(start / 1000, 'x', true);
       const alpha = (x: number, y: number) => u.ctx.getImageData(Math.round(x), Math.round(y), 1, 1).data[3]!;
       const rows = [0.15, 0.35, 0.55, 0.75, 0.95].map((f) => u.bbox.top + f * u.bbox.height);
+      // A row is shaded when most of four points across it are painted: the band covers them all,
+      // while a series or grid line crossing the row paints one or two.
+      const shaded = (xs: number[], y: number) => xs.filter((x) => alpha(x, y) > 0).length >= 3;
       return {
-        inside: rows.filter((y) => alpha(edge + 6, y) > 0).length,
-        outside: rows.filter((y) => alpha(edge - 40, y) > 0).length,
+        inside: rows.filter((y) =>
+          shaded(
+            [6, 14, 22, 30].map((dx) => edge + dx),
+            y,
+          ),
+        ).length,
+        outside: rows.filter((y) =>
+          shaded(
+            [40, 48, 56, 64].map((dx) => edge - dx),
+            y,
+          ),
+        ).length,
         inPlot: edge > u.bbox.left && edge < u.bbox.left + u.bbox.width,
       };
     }, startMs);
