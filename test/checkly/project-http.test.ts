@@ -141,4 +141,39 @@ describe('Checkly project routes', () => {
     expect(badId.status).toBe(400);
     expect(badId.json().message).toContain('project.logicalId');
   });
+
+  it('a DNS monitor deploys with its query, and a field a DNS check cannot have is named', async () => {
+    const dns = {
+      name: 'Resolver',
+      checkType: 'DNS',
+      groupId: null,
+      request: {
+        recordType: 'AAAA',
+        query: 'example.com',
+        nameServer: '1.1.1.1',
+        port: 53,
+        protocol: 'TCP',
+        assertions: [{ source: 'RESPONSE_CODE', property: '', comparison: 'EQUALS', target: 'NOERROR' }],
+      },
+    };
+    const body = {
+      project: { logicalId: 'dns', name: 'DNS' },
+      resources: [{ logicalId: 'resolver', type: 'check', payload: dns }],
+    };
+    const deployed = await call('POST', '/v1/projects/deploy?dryRun=false', owner.ownerKey, owner.accountId, body);
+    expect(deployed.status).toBe(202);
+    const checks = (await owner.owner.get('/v1/checks')).body as Array<{ name: string; request?: unknown }>;
+    expect(checks.find((check) => check.name === 'Resolver')?.request).toEqual({
+      ...dns.request,
+      assertions: [{ source: 'RESPONSE_CODE', property: '', comparison: 'EQUALS', target: 'NOERROR' }],
+    });
+    const withUrl = { ...dns, request: { ...dns.request, url: 'https://example.com' } };
+    const refused = await call('POST', '/v1/projects/deploy?dryRun=true', owner.ownerKey, owner.accountId, {
+      ...body,
+      resources: [{ logicalId: 'resolver', type: 'check', payload: withUrl }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json().message).toContain('check "resolver": request.url: a DNS check sends a query');
+    expect((await call('DELETE', '/v1/projects/dns?dryRun=false', owner.ownerKey, owner.accountId)).status).toBe(202);
+  });
 });

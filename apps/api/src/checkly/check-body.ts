@@ -33,6 +33,11 @@ const request = z.object({
   hostname: z.string().max(253).nullish(),
   port: z.number().int().nullish(),
   data: z.string().max(65_536).nullish(),
+  // DNS
+  query: z.string().max(253).nullish(),
+  recordType: z.string().max(16).nullish(),
+  nameServer: z.string().max(253).nullish(),
+  protocol: z.string().max(8).nullish(),
 });
 const heartbeat = z.object({
   period: z.number().int().nullish(),

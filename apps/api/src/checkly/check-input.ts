@@ -72,6 +72,9 @@ function definition(type: CheckType, body: ChecklyCheckBody, refuse: Refusals): 
   const r = body.request;
   const hb = body.heartbeat;
   const heartbeatSet = hb && (hb.period || hb.periodUnit || hb.grace || hb.graceUnit);
+  if (type !== 'DNS')
+    for (const field of ['query', 'recordType', 'nameServer', 'protocol'] as const)
+      refuse.unset(`request.${field}`, r?.[field], `only DNS checks have one, not ${type}`);
   if (type !== 'HEARTBEAT' && heartbeatSet) refuse.add('heartbeat', `only HEARTBEAT checks have one, not ${type}`);
   if (type === 'HEARTBEAT') {
     if (r && (r.url || r.hostname)) refuse.add('request', 'a HEARTBEAT check makes no request');
@@ -90,6 +93,7 @@ function definition(type: CheckType, body: ChecklyCheckBody, refuse: Refusals): 
     return blank(body.script) ? { script: body.script } : {};
   }
   refuse.unset('script', body.script, `only script checks run one, not ${type}`);
+  if (type === 'DNS') return dnsDefinition(body, refuse);
   if (!r || !(r.url || r.hostname)) return {};
   const common = { assertions: assertions(r.assertions, 'request.assertions', refuse) };
   if (type === 'TCP') {
@@ -131,6 +135,29 @@ function definition(type: CheckType, body: ChecklyCheckBody, refuse: Refusals): 
       headers: keyValues(r.headers, 'request.headers', refuse),
       queryParameters: keyValues(r.queryParameters, 'request.queryParameters', refuse),
       ...(auth ? { basicAuth: auth } : {}),
+    },
+  };
+}
+
+/** A DNS check's request has Vigil's own shape already: Checkly's field names, checked by the domain. */
+function dnsDefinition(body: ChecklyCheckBody, refuse: Refusals): Record<string, unknown> {
+  const r = body.request;
+  if (!r || !r.query) return {};
+  for (const field of ['url', 'hostname', 'method', 'body', 'bodyType', 'data', 'ipFamily'] as const)
+    refuse.unset(`request.${field}`, r[field], 'a DNS check sends a query, not a request');
+  refuse.unset('request.headers', r.headers, 'a DNS check sends a query, not a request');
+  refuse.unset('request.queryParameters', r.queryParameters, 'a DNS check sends a query, not a request');
+  refuse.unset('request.basicAuth', r.basicAuth?.username || r.basicAuth?.password, 'a DNS check sends a query');
+  refuse.unset('request.followRedirects', r.followRedirects, 'a DNS check follows no redirects');
+  refuse.unset('request.skipSSL', r.skipSSL, 'a DNS check uses no TLS');
+  return {
+    request: {
+      query: r.query,
+      ...(blank(r.recordType) ? { recordType: r.recordType } : {}),
+      ...(blank(r.nameServer) ? { nameServer: r.nameServer } : {}),
+      ...(r.port ? { port: r.port } : {}),
+      ...(blank(r.protocol) ? { protocol: r.protocol } : {}),
+      assertions: assertions(r.assertions, 'request.assertions', refuse),
     },
   };
 }
