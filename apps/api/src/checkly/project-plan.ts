@@ -1,15 +1,17 @@
-import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { ValidationError } from '#core';
 import { markers } from '#project-markers';
-import { applyCheckDefaults, type CheckGroupInput, type CheckInput, type CheckType } from '#domain';
+import type { CheckGroupInput, CheckInput } from '#domain';
 import type { Access } from '../access.ts';
+import type { StatusPageService } from '../console/status-page-service.ts';
 import type { ChannelService } from '../services/channels.ts';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import type { ApiServices } from '../services/index.ts';
-import { checklyCheckBody, checkTypeByPath, toVigilCheck } from './check-input.ts';
-import { groupBody, toVigilGroup } from './group-write.ts';
+import { suiteFiles } from './project-bundle.ts';
+import { planCheck, planGroup, type Declared } from './project-checks.ts';
 import { channelDiff, planChannels, type ChannelPlan } from './project-channels.ts';
+import { locationDiff, locationTypes, planLocations, type LocationPlan } from './project-locations.ts';
+import { pageDiff, pageTypes, planPages, type PagePlan } from './project-status-pages.ts';
 import { planWindows, windowDiff, type WindowPlan } from './project-windows.ts';
 import { numericId } from './ids.ts';
 
@@ -25,14 +27,21 @@ export const projectLogicalId = z
   );
 
 export const deployBody = z.object({
-  project: z.object({ logicalId: projectLogicalId, name: z.string().max(2048) }),
+  project: z.object({
+    logicalId: projectLogicalId,
+    name: z.string().max(2048),
+    repoUrl: z.string().max(2048).nullish(),
+  }),
   resources: z
     .array(
       z.object({
         logicalId: z.string().min(1).max(256),
         type: z.string().max(64),
         member: z.boolean().nullish(),
-        payload: z.record(z.string(), z.unknown()),
+        // Set on a construct that names an existing resource (`PrivateLocation.fromId()`), whose payload is null.
+        physicalId: z.union([z.string().max(64), z.number()]).nullish(),
+        payload: z.record(z.string(), z.unknown()).nullable(),
+        sourceFile: z.string().max(4096).nullish(),
       }),
     )
     .max(2000),
@@ -42,25 +51,12 @@ export const deployBody = z.object({
 });
 export type DeployBody = z.output<typeof deployBody>;
 
-/** A tag's length limit: the project's marker tags must fit it. */
-const MAX_TAG = 64;
-
 export type DiffAction = 'CREATE' | 'UPDATE' | 'DELETE';
 export interface DiffEntry {
-  type: 'check' | 'check-group' | 'alert-channel' | 'maintenance-window';
+  type: 'check' | 'check-group' | 'alert-channel' | 'maintenance-window' | 'private-location' | 'status-page';
   logicalId: string;
   physicalId: string | number | null;
   action: DiffAction;
-}
-
-interface Declared<I> {
-  logicalId: string;
-  input: I;
-  /** The Vigil id when the project already owns it. */
-  id?: string;
-  unchanged: boolean;
-  /** A check's group, by the group's logical id. */
-  groupRef?: string;
 }
 
 export interface ProjectPlan {
@@ -70,55 +66,17 @@ export interface ProjectPlan {
   deleteGroups: Array<{ id: string; logicalId: string }>;
   channels: ChannelPlan;
   windows: WindowPlan;
+  locations: LocationPlan;
+  pages: PagePlan;
 }
-
-const checkTypes = new Set<string>(Object.values(checkTypeByPath));
 
 /** Constructs Vigil has no counterpart for in a project, and what to use instead. */
 const refusedTypes: Record<string, string> = {
-  'status-page':
-    "Vigil's status pages list checks, not Checkly's status page services; create one with POST /v1/status-pages",
-  'status-page-service': "Vigil's status pages list checks; there are no status page services",
-  'private-location': 'not deployed by projects yet; create it with POST /v1/private-locations',
-  'private-location-check-assignment': 'not deployed by projects yet; list the location among the check’s locations',
-  'private-location-group-assignment': 'a Vigil group has no locations',
+  'private-location-group-assignment': 'a Vigil group has no locations; assign the location to each of its checks',
+  'status-page-component': "Vigil maps Checkly's StatusPage (cards and services), not StatusPageV3 components",
+  'status-page-automation-rule': "Vigil's status pages show their checks' state; they have no incident automation",
   dashboard: 'Vigil does not support dashboards',
 };
-
-function markersFor(project: string, logicalId: string, label: string): string[] {
-  const tags = [markers.projectTag(project), markers.logicalTag(logicalId)];
-  const long = tags.find((tag) => tag.length > MAX_TAG);
-  if (long)
-    throw new ValidationError(
-      `${label}: its marker tag "${long}" is over ${MAX_TAG} characters; shorten the logicalId`,
-    );
-  return tags;
-}
-
-/** A heartbeat's ping token is minted by Vigil, never declared. */
-function withoutPingToken(check: Record<string, unknown>): Record<string, unknown> {
-  const heartbeat = check.heartbeat as Record<string, unknown> | undefined;
-  if (!heartbeat) return check;
-  const { pingToken: _token, ...rest } = heartbeat;
-  return { ...check, heartbeat: rest };
-}
-
-/** A resource's `{ref: logicalId}` pointer to another construct of the project. */
-function refOf(value: unknown): string | undefined {
-  const parsed = z.object({ ref: z.string() }).safeParse(value);
-  return parsed.success ? parsed.data.ref : undefined;
-}
-
-/** Same content: every field either side has is equal, an absent one counting as empty. */
-function sameFields(wanted: Record<string, unknown>, current: Record<string, unknown>, ignore: string[]): boolean {
-  const empty = (value: unknown) =>
-    value === undefined || value === null || (Array.isArray(value) && value.length === 0);
-  const keys = new Set([...Object.keys(wanted), ...Object.keys(current)].filter((key) => !ignore.includes(key)));
-  return [...keys].every((key) =>
-    empty(wanted[key]) && empty(current[key]) ? true : isDeepStrictEqual(wanted[key], current[key]),
-  );
-}
-
 /**
  * Translates every construct through the dialect's own translators and matches it to what the
  * project already owns by (project, logicalId). Every construct Vigil cannot honour is named in one
@@ -126,8 +84,7 @@ function sameFields(wanted: Record<string, unknown>, current: Record<string, unk
  */
 export async function planProject(
   services: ApiServices,
-  channels: ChannelService,
-  windows: MaintenanceWindowService,
+  deps: { channels: ChannelService; windows: MaintenanceWindowService; pages: StatusPageService },
   access: Access,
   body: DeployBody,
 ): Promise<ProjectPlan> {
@@ -138,18 +95,23 @@ export async function planProject(
     services.readModels.checks(access.accountId),
     services.readModels.checkGroups(access.accountId),
   ]);
-  const ownedChecks = new Map(
-    existingChecks.flatMap((view) => {
-      const logicalId = markers.logicalOf(project, view.check.tags ?? []);
-      return logicalId ? [[logicalId, view.check] as const] : [];
-    }),
-  );
-  const ownedGroups = new Map(
-    existingGroups.flatMap((view) => {
-      const logicalId = markers.logicalOf(project, view.group.tags ?? []);
-      return logicalId ? [[logicalId, view.group] as const] : [];
-    }),
-  );
+  const owned = <T extends { tags?: string[] }>(items: T[]) =>
+    new Map(
+      items.flatMap((item) => {
+        const logicalId = markers.logicalOf(project, item.tags ?? []);
+        return logicalId ? [[logicalId, item] as const] : [];
+      }),
+    );
+  const ownedChecks = owned(existingChecks.map((view) => view.check));
+  const ownedGroups = owned(existingGroups.map((view) => view.group));
+  const ofType = (...types: string[]) => body.resources.filter((r) => types.includes(r.type));
+  const declared = (type: string) => new Set(ofType(type).map((r) => r.logicalId));
+  const keptChecks = declared('check');
+  const keptGroups = declared('check-group');
+  const channelTypes = new Set(['alert-channel', 'alert-channel-subscription']);
+  const handled = (type: string) =>
+    channelTypes.has(type) || type === 'maintenance-window' || locationTypes.has(type) || pageTypes.has(type);
+  const locations = await planLocations(services, access, project, ofType(...locationTypes), keptChecks, refused);
   const plan: ProjectPlan = {
     groups: [],
     checks: [],
@@ -157,56 +119,40 @@ export async function planProject(
     deleteGroups: [],
     channels: { channels: [], subscriptions: [], deleteChannels: [] },
     windows: { windows: [], deleteWindows: [] },
+    locations,
+    pages: { pages: [], deletePages: [], services: [] },
   };
-  const channelTypes = new Set(['alert-channel', 'alert-channel-subscription']);
-  const isOther = (type: string) => channelTypes.has(type) || type === 'maintenance-window';
-  const groupIds = new Set(body.resources.filter((r) => r.type === 'check-group').map((r) => r.logicalId));
+  const serviceOf = new Map<string, string>();
+  const pageServices = declared('status-page-service');
 
   for (const resource of body.resources) {
     const name = label(resource.type, resource.logicalId);
     try {
+      if (resource.member === false && resource.type !== 'private-location')
+        throw new ValidationError(
+          `Vigil's checkly deploy cannot reference an existing ${resource.type} (fromId); declare it in the project`,
+        );
+      const payload = resource.payload ?? {};
       if (resource.type === 'check-group') {
-        // `v: 2` is CheckGroupV2's marker; the fields are the same.
-        const { v: _version, ...payload } = resource.payload;
-        const parsed = groupBody.safeParse(payload);
-        if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
-        const input = toVigilGroup(parsed.data);
-        const tags = [
-          ...(input.tags ?? []).filter((tag) => !markers.isMarkerTag(tag)),
-          ...markersFor(project, resource.logicalId, name),
-        ];
-        const wanted = { ...input, tags };
-        const current = ownedGroups.get(resource.logicalId);
-        plan.groups.push({
-          logicalId: resource.logicalId,
-          input: wanted,
-          id: current?.id,
-          unchanged: current !== undefined && sameFields(wanted, current, ['id']),
-        });
+        plan.groups.push(planGroup(project, resource.logicalId, payload, ownedGroups.get(resource.logicalId), name));
       } else if (resource.type === 'check') {
-        const { groupId, ...payload } = resource.payload;
-        const groupRef = refOf(groupId);
-        if (groupId !== null && groupId !== undefined && (!groupRef || !groupIds.has(groupRef)))
-          throw new ValidationError('groupId: must refer to a check group of this project');
-        const parsed = checklyCheckBody.safeParse(payload);
-        if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
-        const type = parsed.data.checkType ?? '';
-        if (!checkTypes.has(type))
-          throw new ValidationError(`checkType: Vigil does not support ${type || 'untyped'} checks`);
-        const current = ownedChecks.get(resource.logicalId);
-        const groupVigilId = groupRef ? (ownedGroups.get(groupRef)?.id ?? null) : null;
-        const input = toVigilCheck(parsed.data, type as CheckType, groupVigilId);
-        const tags = [
-          ...(input.tags ?? []).filter((tag) => !markers.isMarkerTag(tag)),
-          ...markersFor(project, resource.logicalId, name),
-        ];
-        const wanted = { ...input, tags };
-        const unchanged =
-          current !== undefined &&
-          (groupRef === undefined || groupVigilId !== null) &&
-          sameFields(applyCheckDefaults(wanted), withoutPingToken(current), ['id', 'pingToken']);
-        plan.checks.push({ logicalId: resource.logicalId, input: wanted, id: current?.id, unchanged, groupRef });
-      } else if (!isOther(resource.type)) {
+        const suite = payload.checkType === 'PLAYWRIGHT' && 'codeBundlePath' in payload;
+        const { check, files } = suite
+          ? await suiteFiles(services.stateStore, access, payload)
+          : { check: payload, files: undefined };
+        const planned = planCheck(resource.logicalId, check, {
+          project,
+          label: name,
+          current: ownedChecks.get(resource.logicalId),
+          groups: keptGroups,
+          ownedGroups,
+          slugs: locations.slugsByCheck.get(resource.logicalId) ?? [],
+          files,
+          services: pageServices,
+        });
+        if (planned.serviceRef) serviceOf.set(resource.logicalId, planned.serviceRef);
+        plan.checks.push(planned);
+      } else if (!handled(resource.type)) {
         throw new ValidationError(
           refusedTypes[resource.type] ?? `Vigil's checkly deploy does not support ${resource.type} constructs`,
         );
@@ -216,25 +162,21 @@ export async function planProject(
       refused.push(`${name}: ${error.message}`);
     }
   }
-  const declared = (type: string) => new Set(body.resources.filter((r) => r.type === type).map((r) => r.logicalId));
-  const keptChecks = declared('check');
-  const keptGroups = declared('check-group');
+  const resources = (types: Set<string>) =>
+    body.resources
+      .filter((r) => types.has(r.type) && r.member !== false)
+      .map((r) => ({ ...r, payload: r.payload ?? {} }));
   plan.channels = await planChannels(
     services,
-    channels,
+    deps.channels,
     access,
     project,
-    body.resources.filter((r) => channelTypes.has(r.type)),
+    resources(channelTypes),
     { checks: keptChecks, groups: keptGroups },
     refused,
   );
-  plan.windows = await planWindows(
-    windows,
-    access,
-    project,
-    body.resources.filter((r) => r.type === 'maintenance-window'),
-    refused,
-  );
+  plan.windows = await planWindows(deps.windows, access, project, resources(new Set(['maintenance-window'])), refused);
+  plan.pages = await planPages(deps.pages, access, project, resources(pageTypes), serviceOf, refused);
   if (refused.length > 0) throw new ValidationError(`The project cannot be deployed: ${refused.join('; ')}`);
   for (const [logicalId, check] of ownedChecks)
     if (!keptChecks.has(logicalId)) plan.deleteChecks.push({ id: check.id, logicalId });
@@ -247,6 +189,7 @@ export async function planProject(
 export function diffOf(plan: ProjectPlan): DiffEntry[] {
   const action = (id: string | undefined): DiffAction => (id ? 'UPDATE' : 'CREATE');
   return [
+    ...locationDiff(plan.locations),
     ...plan.groups.map((g) => ({
       type: 'check-group' as const,
       logicalId: g.logicalId,
@@ -273,5 +216,6 @@ export function diffOf(plan: ProjectPlan): DiffEntry[] {
     })),
     ...channelDiff(plan.channels),
     ...windowDiff(plan.windows),
+    ...pageDiff(plan.pages),
   ];
 }

@@ -5,11 +5,15 @@ import { ConflictError, NotFoundError, ValidationError } from '#core';
 import { zodRoutes } from '#http';
 import type { Access } from '../access.ts';
 import { runDry } from '../request-context.ts';
+import { StatusPageService } from '../console/status-page-service.ts';
 import type { ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import { applyWindows } from './project-windows.ts';
 import { applyChannels, deleteChannels } from './project-channels.ts';
+import { codeBundleRoutes } from './project-bundle.ts';
+import { applyLocations, deleteLocations } from './project-locations.ts';
+import { applyPages } from './project-status-pages.ts';
 import {
   deployBody,
   diffOf,
@@ -52,6 +56,8 @@ export function projectRoutes(
 ): void {
   const routes = zodRoutes(app);
   const store = services.stateStore;
+  const pages = new StatusPageService(services.commands, services.readModels, services.stateStore);
+  codeBundleRoutes(app, store);
   const lockKey = (access: Access, project: string) => `checkly:project-lock:${access.accountId}:${project}`;
   const deploymentKey = (access: Access, id: string) => `checkly:deployment:${access.accountId}:${id}`;
 
@@ -68,6 +74,9 @@ export function projectRoutes(
   const apply = async (access: Access, plan: ProjectPlan, dry: boolean) => {
     const newChecks = new Set(plan.checks.filter((check) => !check.id).map((check) => check.logicalId));
     const newGroups = new Set(plan.groups.filter((group) => !group.id).map((group) => group.logicalId));
+    // Locations first: the checks name them. A dry run cannot name the ones it would create.
+    await applyLocations(services, access, plan.locations);
+    const unmade = dry ? plan.locations.newSlugs : new Set<string>();
     const groupIds = new Map<string, string>();
     for (const group of plan.groups) {
       if (group.unchanged && group.id) groupIds.set(group.logicalId, group.id);
@@ -83,7 +92,8 @@ export function projectRoutes(
       // A group created in a dry run does not exist, so there the check is decided without it.
       const ref = check.groupRef;
       const groupId = ref && !(dry && newGroups.has(ref)) ? (groupIds.get(ref) ?? null) : null;
-      const input = { ...check.input, groupId };
+      const locations = check.input.locations?.filter((slug) => !unmade.has(slug));
+      const input = { ...check.input, groupId, ...(locations ? { locations } : {}) };
       if (check.id) await services.checks.updateCheck(access, check.id, input);
       else check.id = (await services.checks.createCheck(access, input)).id;
     }
@@ -92,12 +102,14 @@ export function projectRoutes(
       new Map(
         items.flatMap((item) => (item.id && !(dry && created.has(item.logicalId)) ? [[item.logicalId, item.id]] : [])),
       );
+    const checkIds = existing(plan.checks, newChecks);
+    await applyPages(pages, access, plan.pages, checkIds, dry);
     await applyChannels(
       services,
       channels,
       access,
       plan.channels,
-      { checks: existing(plan.checks, newChecks), groups: existing(plan.groups, newGroups) },
+      { checks: checkIds, groups: existing(plan.groups, newGroups) },
       dry,
     );
     await deleteChannels(channels, access, plan.channels, dry);
@@ -116,6 +128,7 @@ export function projectRoutes(
         await services.checks.getGroup(access, group.id);
       }
     } else for (const group of plan.deleteGroups) await services.checks.deleteGroup(access, group.id);
+    await deleteLocations(services, access, plan.locations, dry);
   };
 
   /** Plans, decides it all dry, then (unless dry) applies under the project's lock. */
@@ -125,7 +138,7 @@ export function projectRoutes(
     if (!dryRun && !(await store.setIfAbsent(lockKey(access, project), id, { ttlMs: LOCK_TTL_MS })))
       throw new ConflictError(`A deployment of project "${project}" is in progress`);
     try {
-      const plan = await planProject(services, channels, windows, access, body);
+      const plan = await planProject(services, { channels, windows, pages }, access, body);
       const diff = diffOf(plan);
       await runDry(() => apply(access, structuredClone(plan), true));
       if (dryRun) return { diff };

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import type { PrivateLocationInput } from '#domain';
+import { markers } from '#project-markers';
+import type { Access } from '../access.ts';
+import type { ApiServices } from '../services/index.ts';
+
+/**
+ * A project's private locations (`PrivateLocation`) and their assignments to checks. Vigil's
+ * locations carry no tags, so, as channels and windows, the marker ends the name:
+ * `Office [vigil:website/office]`. A check runs in a location when a
+ * `private-location-check-assignment` names both; Vigil lists the location's slug among the
+ * check's locations. `PrivateLocation.fromId()` (a non-member) names an existing location by id.
+ */
+
+export interface LocationPlan {
+  locations: Array<{ logicalId: string; input: PrivateLocationInput; id?: string; unchanged: boolean }>;
+  deleteLocations: Array<{ id: string; logicalId: string }>;
+  /** Per check logical id: the slugs its assignments add to its locations, in declaration order. */
+  slugsByCheck: Map<string, string[]>;
+  /** Slugs of locations this deploy creates: a dry run cannot name them yet. */
+  newSlugs: Set<string>;
+}
+
+type Resource = { logicalId: string; type: string; member?: boolean | null; physicalId?: unknown; payload: unknown };
+
+const ref = z.object({ ref: z.string().max(256) });
+const locationPayload = z.object({
+  name: z.string().max(255),
+  slugName: z.string().max(64),
+  icon: z.string().max(64).nullish(),
+  proxyUrl: z.string().max(2048).nullish(),
+});
+const assignmentPayload = z.object({ privateLocationId: ref, checkId: ref });
+
+export const locationTypes = new Set(['private-location', 'private-location-check-assignment']);
+
+export async function planLocations(
+  services: ApiServices,
+  access: Access,
+  project: string,
+  resources: Resource[],
+  declaredChecks: Set<string>,
+  refused: string[],
+): Promise<LocationPlan> {
+  const views = await services.privateLocations.reads.locations(access.accountId);
+  const owned = new Map<string, (typeof views)[number]['location']>();
+  for (const view of views) {
+    const marker = markers.parseMarkedName(view.location.name);
+    if (marker?.project === project) owned.set(marker.logicalId, view.location);
+  }
+  const plan: LocationPlan = { locations: [], deleteLocations: [], slugsByCheck: new Map(), newSlugs: new Set() };
+  /** Location logical id → slug: the project's own, and the existing ones it names by id. */
+  const slugs = new Map<string, string>();
+  const fail = (resource: Resource, message: string) =>
+    refused.push(`${resource.type} "${resource.logicalId}": ${message}`);
+
+  for (const resource of resources.filter((r) => r.type === 'private-location')) {
+    if (resource.member === false) {
+      const existing = views.find((view) => view.location.id === resource.physicalId);
+      if (existing) slugs.set(resource.logicalId, existing.location.slugName);
+      else fail(resource, `private location ${String(resource.physicalId)} not found in this account`);
+      continue;
+    }
+    const parsed = locationPayload.safeParse(resource.payload);
+    if (!parsed.success) {
+      fail(resource, z.prettifyError(parsed.error));
+      continue;
+    }
+    const { name, slugName, icon, proxyUrl } = parsed.data;
+    if (proxyUrl) {
+      fail(resource, "proxyUrl: Vigil's agent takes its proxy from its own environment (HTTPS_PROXY)");
+      continue;
+    }
+    const input = { name: markers.markedName(name, project, resource.logicalId), slugName, icon: icon || null };
+    if (input.name.length > 255) {
+      fail(resource, 'name: with the project marker it is over 255 characters; shorten it or the logicalId');
+      continue;
+    }
+    const current = owned.get(resource.logicalId);
+    const unchanged =
+      current !== undefined &&
+      current.name === input.name &&
+      current.slugName === input.slugName &&
+      current.icon === input.icon;
+    if (!current) plan.newSlugs.add(slugName);
+    slugs.set(resource.logicalId, slugName);
+    plan.locations.push({ logicalId: resource.logicalId, input, id: current?.id, unchanged });
+  }
+
+  for (const resource of resources.filter((r) => r.type === 'private-location-check-assignment')) {
+    const parsed = assignmentPayload.safeParse(resource.payload);
+    if (!parsed.success) {
+      fail(resource, 'privateLocationId, checkId: must refer to constructs of this project');
+      continue;
+    }
+    const slug = slugs.get(parsed.data.privateLocationId.ref);
+    const check = parsed.data.checkId.ref;
+    if (!slug) fail(resource, `privateLocationId: "${parsed.data.privateLocationId.ref}" is not a private location`);
+    else if (!declaredChecks.has(check)) fail(resource, `checkId: "${check}" is not a check of this project`);
+    else plan.slugsByCheck.set(check, [...(plan.slugsByCheck.get(check) ?? []), slug]);
+  }
+
+  const declared = new Set(
+    resources.filter((r) => r.type === 'private-location' && r.member !== false).map((r) => r.logicalId),
+  );
+  for (const [logicalId, location] of owned)
+    if (!declared.has(logicalId)) plan.deleteLocations.push({ id: location.id, logicalId });
+  return plan;
+}
+
+/** Creates and updates the project's locations; before the checks, which name them. */
+export async function applyLocations(services: ApiServices, access: Access, plan: LocationPlan): Promise<void> {
+  for (const location of plan.locations) {
+    if (location.unchanged) continue;
+    if (location.id) await services.privateLocations.update(access, location.id, location.input);
+    else location.id = (await services.privateLocations.create(access, location.input)).id;
+  }
+}
+
+/**
+ * Deletes the locations the project no longer declares; after the checks, which no longer name
+ * them. A dry run only looks them up: deleting also clears the location's queue, which is no command.
+ */
+export async function deleteLocations(services: ApiServices, access: Access, plan: LocationPlan, dry: boolean) {
+  for (const location of plan.deleteLocations)
+    if (dry) await services.privateLocations.get(access, location.id);
+    else await services.privateLocations.delete(access, location.id);
+}
+
+export function locationDiff(plan: LocationPlan) {
+  return [
+    ...plan.locations.map((l) => ({
+      type: 'private-location' as const,
+      logicalId: l.logicalId,
+      physicalId: l.id ?? null,
+      action: l.id ? ('UPDATE' as const) : ('CREATE' as const),
+    })),
+    ...plan.deleteLocations.map((l) => ({
+      type: 'private-location' as const,
+      logicalId: l.logicalId,
+      physicalId: l.id,
+      action: 'DELETE' as const,
+    })),
+  ];
+}
