@@ -3,12 +3,16 @@ import { z } from 'zod';
 
 export interface ReadinessCheck {
   name: string;
-  check: () => Promise<void>;
+  /** Rejects when not ready; may resolve to details shown beside ok (e.g. a runner's saturation). */
+  check: () => Promise<void | Record<string, unknown>>;
 }
 
 const readySchema = z.object({
   status: z.enum(['ready', 'not_ready']),
-  checks: z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional() })),
+  checks: z.record(
+    z.string(),
+    z.object({ ok: z.boolean(), error: z.string().optional(), details: z.record(z.string(), z.unknown()).optional() }),
+  ),
 });
 
 /** /health is liveness (the process answers); /ready pings every adapter and names a failing one. */
@@ -26,8 +30,8 @@ export function installHealth(app: FastifyInstance, checks: ReadinessCheck[], ti
       const results = await Promise.all(
         checks.map(async ({ name, check }) => {
           try {
-            await withTimeout(check(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`);
-            return [name, { ok: true }] as const;
+            const details = await withTimeout(check(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`);
+            return [name, details ? { ok: true, details } : { ok: true }] as const;
           } catch (error) {
             return [name, { ok: false, error: error instanceof Error ? error.message : String(error) }] as const;
           }

@@ -119,6 +119,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     platform: deps.platform,
     log: deps.log,
     invalidation: deps.invalidation,
+    defaultLocation: deps.config.VIGIL_RUNNER_DEFAULT_LOCATION,
   });
   return app;
 }

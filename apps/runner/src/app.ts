@@ -19,6 +19,7 @@ type RunnerAppConfig = Pick<
   | 'VIGIL_RUNNER_ACCOUNT_CONCURRENCY'
   | 'VIGIL_RUNNER_SCRIPT_CONCURRENCY'
   | 'VIGIL_RUNNER_LEASE_MS'
+  | 'VIGIL_RUNNER_MAX_LATENESS'
   | 'VIGIL_ENCRYPTION_KEY'
   | 'CHROMIUM_PATH'
   | 'VIGIL_RUNTIMES_DIR'
@@ -71,11 +72,14 @@ export function startRunnerApp(context: {
       accountConcurrency: config.VIGIL_RUNNER_ACCOUNT_CONCURRENCY,
       scriptConcurrency: config.VIGIL_RUNNER_SCRIPT_CONCURRENCY,
       leaseMs: config.VIGIL_RUNNER_LEASE_MS,
+      maxLateness: config.VIGIL_RUNNER_MAX_LATENESS,
       encryptionKey: config.VIGIL_ENCRYPTION_KEY,
       chromiumPath: config.CHROMIUM_PATH,
     },
   });
   context.lifecycle.add('runner', () => runner.stop());
+  // Saturation is no reason to leave the load balancer: the flag is a detail, the check stays ok.
+  context.platform.readiness.push({ name: 'runner', check: async () => ({ ...runner.saturation() }) });
   const artifacts = context.platform.artifacts;
   if (artifacts) {
     // Added after the runner, so it stops first; the store, opened before both, closes last.

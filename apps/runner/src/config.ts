@@ -20,6 +20,12 @@ export const runnerAppEnv = {
    */
   VIGIL_RUNNER_LEASE_MS: env.int(75_000, 5_000, 600_000),
   /**
+   * How late a run may start, as a fraction of its check's frequency (at least 5 s), before its
+   * window is skipped rather than run late: an overloaded runner keeps to the schedule and counts
+   * what it could not run.
+   */
+  VIGIL_RUNNER_MAX_LATENESS: z.coerce.number().min(0.01).max(1).default(0.1),
+  /**
    * Install the usable runtimes this host lacks when the runner starts (in the background, from
    * the npm registry). Off where runtimes are baked into the image or installed by hand.
    */

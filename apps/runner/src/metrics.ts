@@ -4,7 +4,7 @@ export interface RunnerMetrics {
   runs: Counter<'type' | 'outcome'>;
   delay: Histogram<'type'>;
   inFlight: Gauge;
-  skipped: Counter;
+  skipped: Counter<'location' | 'reason'>;
   maintenance: Counter;
   artifacts: Counter<'type'>;
 }
@@ -29,7 +29,8 @@ export function createRunnerMetrics(registry?: Registry): RunnerMetrics {
     inFlight: new Gauge({ name: 'vigil_runner_runs_in_flight', help: 'Runs in progress', registers }),
     skipped: new Counter({
       name: 'vigil_runner_windows_skipped_total',
-      help: 'Windows long past when claimed (runners were down): skipped for the current window',
+      help: 'Windows skipped, not run late: reason saturated (the run would have started later than allowed) or runners-down (long past when claimed after an outage)',
+      labelNames: ['location', 'reason'],
       registers,
     }),
     maintenance: new Counter({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { StateStore, WriteOp } from '#statestore';
+import { windowStart, type SkipReason } from './schedule.ts';
 
 /**
  * The due-queue of one location, in the state store, shared by every runner replica there:
@@ -10,7 +11,8 @@ import type { StateStore, WriteOp } from '#statestore';
  *   anchor), because a re-claimed lease no longer carries the planned time in its score.
  */
 export const slotSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('run'), window: z.number().int() }),
+  // due: when this window's entry was first due (hand-backs and takeovers move the score, not this).
+  z.object({ kind: z.literal('run'), window: z.number().int(), due: z.number().optional() }),
   z.object({ kind: z.literal('heartbeat'), anchor: z.number().int(), reported: z.number().int().min(0) }),
 ]);
 export type Slot = z.output<typeof slotSchema>;
@@ -29,13 +31,46 @@ export interface Scheduled {
   checkId: string;
   slot: Slot;
   due: number;
+  /** Windows skipped on the way (the runner was saturated): recorded for the check's status. */
+  skipped?: { windows: number[]; reason: SkipReason };
 }
 
 export const queueKeys = (location: string) => ({
   due: `runner:due:${location}`,
   slot: (checkId: string) => `runner:slot:${location}:${checkId}`,
   applied: (eventId: string) => `runner:applied:${location}:${eventId}`,
+  /** One key per skipped window, so replicas never count a window twice; kept a little over an hour. */
+  skipped: (checkId: string, window: number) => `runner:skipped:${location}:${checkId}:${window}`,
 });
+
+const HOUR_MS = 3_600_000;
+const SKIPPED_TTL_MS = HOUR_MS + 5 * 60_000;
+
+export interface SkippedLastHour {
+  lastHour: number;
+  reason: SkipReason | null;
+}
+
+/**
+ * How many windows of a check the runners of a location skipped in the last hour, and the latest
+ * reason. Reads one key per window of the hour (60 for a one-minute check).
+ */
+export async function skippedLastHour(
+  store: StateStore,
+  location: string,
+  checkId: string,
+  frequencyMs: number,
+  nowMs: number,
+): Promise<SkippedLastHour> {
+  const keys = queueKeys(location);
+  const windows: number[] = [];
+  for (let w = windowStart(nowMs, frequencyMs); w > nowMs - HOUR_MS && windows.length < 720; w -= frequencyMs)
+    windows.push(w);
+  const values = await store.getMany(windows.map((w) => keys.skipped(checkId, w)));
+  const found = values.filter((v): v is string => v !== null);
+  const reason = found[0];
+  return { lastHour: found.length, reason: reason === 'saturated' || reason === 'runners-down' ? reason : null };
+}
 
 const APPLIED_TTL_MS = 7 * 86_400_000;
 
@@ -66,8 +101,16 @@ export class DueQueue {
     if (entries.length === 0) return;
     const ops: WriteOp[] = [];
     for (const entry of entries) {
-      ops.push({ op: 'set', key: this.keys.slot(entry.checkId), value: JSON.stringify(entry.slot) });
+      const slot = entry.slot.kind === 'run' ? { ...entry.slot, due: entry.due } : entry.slot;
+      ops.push({ op: 'set', key: this.keys.slot(entry.checkId), value: JSON.stringify(slot) });
       ops.push({ op: 'zadd', key: this.keys.due, member: entry.checkId, score: entry.due });
+      for (const window of entry.skipped?.windows ?? [])
+        ops.push({
+          op: 'set',
+          key: this.keys.skipped(entry.checkId, window),
+          value: entry.skipped!.reason,
+          ttlMs: SKIPPED_TTL_MS,
+        });
     }
     await this.store.write(ops);
   }

@@ -18,16 +18,19 @@ import { Catalogue, type CatalogueEntry, type Placement, type ScheduleChange } f
 import { createRunnerMetrics, type RunnerMetrics } from './metrics.ts';
 import { DueQueue, type Claimed, type Scheduled, type Slot } from './queue.ts';
 import { RunRuntimeResolver } from './runtime.ts';
+import { SaturationTracker, type SaturationDetails } from './saturation.ts';
 import { noDataSignal } from './no-data.ts';
 import { createStartTimes } from './started.ts';
 import {
-  decideClaim,
+  decideRun,
   evaluateHeartbeat,
   firstWindow,
   heartbeatResultId,
+  maxLatenessMs,
   nextWindow,
   plannedStart,
   runResultId,
+  type SkipReason,
 } from './schedule.ts';
 import { RunVariableCache } from './variables.ts';
 
@@ -50,6 +53,8 @@ export interface RunnerSettings {
   pollMs?: number;
   /** How long SIGTERM waits for runs in progress before abandoning them to the lease. */
   drainMs?: number;
+  /** How late a run may start, as a fraction of its frequency (at least 5 s), before it is skipped. */
+  maxLateness?: number;
 }
 
 export interface RunnerDeps {
@@ -71,6 +76,8 @@ export interface RunnerDeps {
 export interface Runner {
   /** Resolves once the catalogue has caught up with the event store and the loop runs. */
   ready: Promise<void>;
+  /** Whether this process skipped runs as late in the last minute (for /ready's details). */
+  saturation(): SaturationDetails;
   stop(): Promise<void>;
 }
 
@@ -80,6 +87,7 @@ const MAX_SCRIPT_LEASE_MS = 15 * 60_000;
 const FLUSH_SIZE = 200;
 const FLUSH_DELAY_MS = 20;
 const RECONCILE_EVERY_MS = 30_000;
+export const DEFAULT_MAX_LATENESS = 0.1;
 
 /** The sink of the deployment: Kafka when distributed, straight into the analytics store when embedded. */
 export function defaultSink(platform: Platform): ResultSink {
@@ -110,6 +118,8 @@ export function startRunner(deps: RunnerDeps): Runner {
   const prober =
     deps.prober ?? createProber({ chromiumPath: settings.chromiumPath, scripts: deps.scripts, logger: log });
   const metrics: RunnerMetrics = createRunnerMetrics(deps.metrics);
+  const saturation = new SaturationTracker(settings.location, metrics);
+  const startedAtMs = Date.now();
   const queue = new DueQueue(platform.stateStore, settings.location);
   const catalogue = new Catalogue(settings.location, settings.defaultLocation);
   const readModels = new ReadModels(platform.stateStore);
@@ -367,10 +377,28 @@ export function startRunner(deps: RunnerDeps): Runner {
     if (slot.kind !== 'run' || placement.kind !== 'run') return;
 
     const now = Date.now();
-    const decision = decideClaim(checkId, slot.window, now, placement.frequencyMs, leaseMs);
+    const frequencyMs = placement.frequencyMs;
+    const dueMs = slot.due ?? plannedStart(checkId, slot.window, frequencyMs);
+    const maxLateMs = maxLatenessMs(frequencyMs, settings.maxLateness ?? DEFAULT_MAX_LATENESS);
+    const decision = decideRun({
+      checkId,
+      window: slot.window,
+      dueMs,
+      claimedDueMs: claimed.due,
+      nowMs: now,
+      frequencyMs,
+      leaseMs,
+      maxLateMs,
+    });
     if (decision.action === 'skip') {
-      metrics.skipped.inc();
-      return queue.schedule([{ checkId, slot: { kind: 'run', window: decision.next }, due: decision.due }]);
+      // Late because this runner (or its location) cannot keep up, unless no runner was up when it was due.
+      const reason: SkipReason = decision.late || dueMs >= startedAtMs ? 'saturated' : 'runners-down';
+      saturation.skipped(reason, decision.skipped.length, now);
+      const skipped = reason === 'saturated' ? { windows: decision.skipped, reason } : undefined;
+      // Through the batched writes: under overload skips are many, and each costs one entry in a batch.
+      // After windows long past (an outage), the current window runs now: its start was missed by no fault of the load.
+      const due = decision.late ? decision.due : Math.max(decision.due, now);
+      return emit([], { checkId, slot: { kind: 'run', window: decision.next }, due, skipped });
     }
     if (catalogue.paused(entry, now)) {
       // Planned work: this window's run is skipped, not delayed, and the next one is scheduled as usual.
@@ -470,6 +498,7 @@ export function startRunner(deps: RunnerDeps): Runner {
 
   return {
     ready,
+    saturation: () => saturation.details(),
     async stop() {
       stopping = true;
       wakeLoop();

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideClaim,
+  decideRun,
+  maxLatenessMs,
   evaluateHeartbeat,
   heartbeatResultId,
   nextWindow,
@@ -67,6 +69,51 @@ describe('claim decision (catch-up rule)', () => {
     const decision = decideClaim(id(5), t0, now, MIN, lease);
     expect(decision).toEqual({ action: 'skip', next: t0 + 10 * MIN, due: plannedStart(id(5), t0 + 10 * MIN, MIN) });
     expect(decideClaim(id(5), t0, t0 + MIN + lease, MIN, lease).action).toBe('skip');
+  });
+});
+
+describe('overload policy: skip, not late', () => {
+  const lease = 15_000;
+  const maxLateMs = maxLatenessMs(MIN, 0.1);
+  const input = (nowMs: number, extra: { dueMs?: number; claimedDueMs?: number } = {}) => {
+    const dueMs = extra.dueMs ?? plannedStart(id(6), t0, MIN);
+    return {
+      checkId: id(6),
+      window: t0,
+      dueMs,
+      claimedDueMs: extra.claimedDueMs ?? dueMs,
+      nowMs,
+      frequencyMs: MIN,
+      leaseMs: lease,
+      maxLateMs,
+    };
+  };
+
+  it('allows a tenth of the frequency, at least 5 s', () => {
+    expect(maxLatenessMs(MIN, 0.1)).toBe(6_000);
+    expect(maxLatenessMs(MIN, 0.01)).toBe(5_000);
+    expect(maxLatenessMs(10 * MIN, 0.1)).toBe(60_000);
+  });
+
+  it('given a run within its lateness, then it runs; past it, then the window is skipped for the next', () => {
+    const due = plannedStart(id(6), t0, MIN);
+    expect(decideRun(input(due + maxLateMs)).action).toBe('run');
+    const late = decideRun(input(due + maxLateMs + 1));
+    expect(late).toMatchObject({ action: 'skip', late: true, skipped: [t0] });
+    // The next window, never the same one again: at most one run (or skip) per window.
+    expect(late.action === 'skip' && late.next).toBe(Math.max(t0 + MIN, windowStart(due + maxLateMs + 1, MIN)));
+  });
+
+  it('given a claim taken over after a lease (a dead replica), then it still runs while the lease rule allows', () => {
+    const due = plannedStart(id(6), t0, MIN);
+    const decision = decideRun(input(due + lease + 100, { claimedDueMs: due + lease + 50 }));
+    expect(decision.action).toBe('run');
+  });
+
+  it('given windows long past (an outage), then they are skipped as not late, the newest 60 at most', () => {
+    const decision = decideRun(input(t0 + 90 * MIN + 30_000));
+    expect(decision).toMatchObject({ action: 'skip', late: false, next: t0 + 90 * MIN });
+    expect(decision.action === 'skip' && decision.skipped).toHaveLength(60);
   });
 });
 

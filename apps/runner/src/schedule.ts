@@ -64,6 +64,57 @@ export function decideClaim(
   return { action: 'skip', next, due: plannedStart(checkId, next, frequencyMs) };
 }
 
+/**
+ * Why a run was skipped: the runner was saturated (its start would have been later than the
+ * lateness allowed), or no runner was up when it was due (a restart after an outage).
+ */
+export type SkipReason = 'saturated' | 'runners-down';
+
+/**
+ * How late after its due time a run may start before its window is skipped: a fraction of the
+ * frequency, at least 5 s (a busy host's ordinary hiccup is no overload).
+ */
+export function maxLatenessMs(frequencyMs: number, fraction: number): number {
+  return Math.max(5_000, Math.round(frequencyMs * fraction));
+}
+
+export type RunDecision =
+  | { action: 'run'; window: number; planned: number }
+  /** skipped: the windows given up, oldest first; late: skipped for lateness, not as long past. */
+  | { action: 'skip'; late: boolean; skipped: number[]; next: number; due: number };
+
+/**
+ * The overload policy on top of decideClaim: a run that would start more than maxLateMs after
+ * its due time is skipped, not run late, and the next window not yet late is scheduled. A claim
+ * taken over from a dead replica (its due time is a lease end, at least a lease after the entry's
+ * own) keeps decideClaim's rule, so a crash loses nothing while its window is under a lease old.
+ */
+export function decideRun(input: {
+  checkId: string;
+  window: number;
+  /** When the entry was scheduled to be due (the slot's), and when the claimed score said. */
+  dueMs: number;
+  claimedDueMs: number;
+  nowMs: number;
+  frequencyMs: number;
+  leaseMs: number;
+  maxLateMs: number;
+}): RunDecision {
+  const { checkId, window, nowMs, frequencyMs: f } = input;
+  const base = decideClaim(checkId, window, nowMs, f, input.leaseMs);
+  const windowsUpTo = (next: number) => {
+    const skipped: number[] = [];
+    // The most recent ones only: an outage of hours is not a list of every minute.
+    for (let w = Math.max(window, next - 60 * f); w < next; w += f) skipped.push(w);
+    return skipped;
+  };
+  if (base.action === 'skip') return { ...base, late: false, skipped: windowsUpTo(base.next) };
+  const takeover = input.claimedDueMs >= input.dueMs + input.leaseMs;
+  if (takeover || nowMs - input.dueMs <= input.maxLateMs) return base;
+  const next = Math.max(window + f, windowStart(nowMs, f));
+  return { action: 'skip', late: true, skipped: windowsUpTo(next), next, due: plannedStart(checkId, next, f) };
+}
+
 /** The window after one that ran, and when it is due. */
 export function nextWindow(checkId: string, window: number, frequencyMs: number): { window: number; due: number } {
   const next = window + frequencyMs;

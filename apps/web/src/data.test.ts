@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckStatus } from './api.gen.ts';
-import { statusOf } from './data.ts';
+import { skippedLines, statusOf } from './data.ts';
 
 const status = (fields: Partial<CheckStatus>) =>
   ({ hasFailures: false, isDegraded: false, noData: false, ...fields }) as CheckStatus;
@@ -16,5 +16,20 @@ describe('the status the console shows', () => {
     expect(statusOf(status({ isDegraded: true }))).toBe('degraded');
     expect(statusOf(status({}))).toBe('passing');
     expect(statusOf(undefined)).toBe('no data');
+  });
+});
+
+describe('the skipped runs the check page names', () => {
+  it('given skips per location, then one line each saying how many and why', () => {
+    const skipped = [
+      { location: 'local', lastHour: 12, reason: 'saturated' as const },
+      { location: 'eu-west-1', lastHour: 1, reason: 'runners-down' as const },
+    ];
+    expect(skippedLines(status({ skipped }))).toEqual([
+      '12 runs skipped in the last hour: runner saturated in local',
+      '1 run skipped in the last hour: no runner was up in eu-west-1',
+    ]);
+    expect(skippedLines(status({}))).toEqual([]);
+    expect(skippedLines(undefined)).toEqual([]);
   });
 });

@@ -61,3 +61,12 @@ export function scheduleOf(check: Check): string {
   }
   return `every ${check.frequency} min`;
 }
+
+/** The check page's line about runs the runners skipped rather than ran late, one per location. */
+export function skippedLines(status: CheckStatus | undefined): string[] {
+  return (status?.skipped ?? []).map(
+    ({ location, lastHour, reason }) =>
+      `${lastHour} ${lastHour === 1 ? 'run' : 'runs'} skipped in the last hour: ` +
+      (reason === 'saturated' ? `runner saturated in ${location}` : `no runner was up in ${location}`),
+  );
+}

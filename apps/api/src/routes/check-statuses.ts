@@ -7,6 +7,7 @@ import { isNoData } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import { CheckStatusReads, type CheckStatus, type CheckView, type ReadModels } from '#readmodels';
 import type { StateStore } from '#statestore';
+import { skippedLastHour } from '../../../runner/src/queue.ts';
 import { readSummaries, type CheckSummary } from '../console/summary-query.ts';
 import { pageQuerySchema } from './schemas.ts';
 
@@ -15,6 +16,8 @@ export interface ConsoleReadDeps {
   stateStore: StateStore;
   analytics: AnalyticsStore | undefined;
   now?: () => Date;
+  /** Where checks that name no location run: their skips are counted there. */
+  defaultLocation?: string;
 }
 
 const SUMMARY_TTL_MS = 30_000;
@@ -47,6 +50,15 @@ export const checkStatusJsonSchema = z
       .array(z.number().nullable())
       .optional()
       .describe('with=summary24h only: hourly p95 response time (ms), oldest first'),
+    skipped: z
+      .array(
+        z.object({ location: z.string(), lastHour: z.number().int(), reason: z.enum(['saturated', 'runners-down']) }),
+      )
+      .optional()
+      .describe(
+        'checkId reads only: per location, the windows its runners skipped in the last hour rather than run late ' +
+          '(saturated runner); none listed when none were skipped. Skipped windows have no result: analytics show no data',
+      ),
   })
   .meta({ id: 'CheckStatus' });
 
@@ -70,6 +82,22 @@ export function checkStatusRoutes(app: FastifyInstance, deps: ConsoleReadDeps): 
     const fresh = await readSummaries(deps.analytics, accountId, now());
     await deps.stateStore.set(key, JSON.stringify([...fresh]), { ttlMs: SUMMARY_TTL_MS });
     return fresh;
+  };
+
+  const skipsOf = async (check: CheckView['check'], at: number) => {
+    const frequencyMs = 'frequency' in check && typeof check.frequency === 'number' ? check.frequency * 60_000 : 0;
+    if (frequencyMs <= 0) return [];
+    const named = 'locations' in check && Array.isArray(check.locations) ? (check.locations as string[]) : [];
+    const locations = named.length > 0 ? named : deps.defaultLocation ? [deps.defaultLocation] : [];
+    const counts = await Promise.all(
+      locations.map(async (location) => ({
+        location,
+        ...(await skippedLastHour(deps.stateStore, location, check.id, frequencyMs, at)),
+      })),
+    );
+    return counts.flatMap(({ location, lastHour, reason }) =>
+      lastHour > 0 ? [{ location, lastHour, reason: reason ?? ('saturated' as const) }] : [],
+    );
   };
 
   routes.get('/v1/check-statuses', {
@@ -102,8 +130,12 @@ export function checkStatusRoutes(app: FastifyInstance, deps: ConsoleReadDeps): 
         // The check page's read: one check and one status, not the account's whole list.
         const found = await deps.readModels.check(only);
         if (found === null || found.accountId !== accountId) return [];
-        const [status, extra] = await Promise.all([statuses.status(accountId, found.check.id), summary]);
-        return status ? [view(found.check, status, extra)] : [];
+        const [status, extra, skipped] = await Promise.all([
+          statuses.status(accountId, found.check.id),
+          summary,
+          skipsOf(found.check, at),
+        ]);
+        return status ? [{ ...view(found.check, status, extra), ...(skipped.length > 0 ? { skipped } : {}) }] : [];
       }
       const [checks, byCheck, extra] = await Promise.all([
         deps.readModels.checks(accountId),

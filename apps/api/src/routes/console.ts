@@ -19,12 +19,18 @@ import { webRoutes } from './web.ts';
 /** What the console needs beyond the control plane: statuses, alerts, runs, live events, status pages, the app. */
 export function consoleRoutes(
   app: FastifyInstance,
-  deps: { services: ApiServices; platform: Platform; log: Logger; invalidation: ReadModelInvalidation },
+  deps: {
+    services: ApiServices;
+    platform: Platform;
+    log: Logger;
+    invalidation: ReadModelInvalidation;
+    defaultLocation?: string;
+  },
 ) {
   const { readModels, stateStore, commands } = deps.services;
   const analytics = deps.platform.analytics;
   sessionRoutes(app);
-  checkStatusRoutes(app, { readModels, stateStore, analytics });
+  checkStatusRoutes(app, { readModels, stateStore, analytics, defaultLocation: deps.defaultLocation });
   const hub = new EventHub(stateStore, deps.log.child({ component: 'events' }));
   // Revocations reach every replica as read-model invalidations; open streams re-check on each.
   const guard = new StreamGuard({

@@ -5,7 +5,7 @@ import { RANGES, ResponseChart, type RangeKey } from '../components/response-cha
 import { HeartbeatPanel } from '../components/heartbeat-panel.tsx';
 import { RunDrawer } from '../components/run-drawer.tsx';
 import { WebVitals } from '../components/web-vitals.tsx';
-import { scheduleOf, statusClass, statusOf } from '../data.ts';
+import { scheduleOf, skippedLines, statusClass, statusOf } from '../data.ts';
 import { relativeTime, useAsync } from '../hooks.ts';
 import { followEvents } from '../live.ts';
 import { navigate, setQuery, useLocation } from '../router.ts';
@@ -27,7 +27,9 @@ export function CheckPage(props: { checkId: string; runId?: string }) {
     );
     return followEvents((event) => {
       const s = event.data as CheckStatus;
-      if (event.event === 'status' && s.checkId === props.checkId) setStatus(s);
+      // Live statuses carry no skip counts: the ones read with the page stay.
+      if (event.event === 'status' && s.checkId === props.checkId)
+        setStatus((previous) => ({ ...s, skipped: s.skipped ?? previous?.skipped }));
     });
   }, [props.checkId]);
 
@@ -64,6 +66,11 @@ export function CheckPage(props: { checkId: string; runId?: string }) {
         Last run {relativeTime(status?.lastRunAt)}
         {status?.sslDaysRemaining != null && ` · SSL certificate expires in ${status.sslDaysRemaining} days`}
       </p>
+      {skippedLines(status).map((line) => (
+        <p class="muted" data-testid="check-skipped">
+          {line}
+        </p>
+      ))}
       {c.checkType === 'HEARTBEAT' && <HeartbeatPanel check={c} />}
       <div class="row" role="group" aria-label="Time range">
         {(Object.keys(RANGES) as RangeKey[]).map((r) => (
