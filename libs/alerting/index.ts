@@ -24,3 +24,13 @@ export {
   type AlertEvent,
   type ParsedAlertEvent,
 } from './alert-event.ts';
+export {
+  locationAlertSchema,
+  locationAlertTypes,
+  locationAlertId,
+  decideLocationAlerts,
+  type LocationAlert,
+  type LocationAlertType,
+  type LocationObservation,
+  type LocationDecision,
+} from './location-alert.ts';

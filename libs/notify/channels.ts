@@ -1,4 +1,4 @@
-import type { AlertEvent } from '#alerting';
+import type { AlertEvent, LocationAlert } from '#alerting';
 import type { AlertChannelView } from '#readmodels';
 
 /** Whether a channel wants this alert, by its sending flags (and SSL threshold). */
@@ -17,6 +17,11 @@ export function channelWants(view: AlertChannelView, event: AlertEvent): boolean
     case 'ALERT_SSL':
       return channel.sslExpiry && event.ssl !== null && event.ssl.daysRemaining <= channel.sslExpiryThreshold;
   }
+}
+
+/** A private location's alerts go to the account's channels that send failures (and recoveries). */
+export function channelWantsLocation(view: AlertChannelView, alert: LocationAlert): boolean {
+  return alert.alertType === 'ALERT_LOCATION_UNAVAILABLE' ? view.channel.sendFailure : view.channel.sendRecovery;
 }
 
 const SENSITIVE = /authorization|cookie|token|secret|api[-_]?key|password|signature/i;

@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
-import type { AlertEvent } from '#alerting';
+import type { AlertEvent, LocationAlert } from '#alerting';
 import { sleep, type Logger, type SecretBox } from '#core';
-import type { AlertChannelView, ReadModels } from '#readmodels';
+import type { AlertChannelView, PrivateLocationReads, ReadModels } from '#readmodels';
 import {
   deliverWebhook,
   nextAttemptAt,
@@ -11,10 +11,11 @@ import {
 } from '#webhooks';
 import { sendEmail } from './channels/email.ts';
 import { buildOutgoing, channelOrigin } from './channels/outgoing.ts';
-import { channelWants } from './channels.ts';
+import { channelWants, channelWantsLocation } from './channels.ts';
 import { DEFAULT_CHANNEL_ENDPOINTS, type ChannelEndpoints } from './config.ts';
 import { deterministicId } from './ids.ts';
 import { eachInLanes, KeySlots } from './lanes.ts';
+import { locationTemplateVariables } from './location-variables.ts';
 import type { Attempt, Delivery, DeliveryStore } from './store.ts';
 import { checkContext, templateVariablesFor, type CheckContext } from './variables.ts';
 
@@ -38,6 +39,16 @@ export interface DispatcherOptions {
   idleMs?: number;
   /** The SMTP relay and the hosted services' APIs; by default no email and the public APIs. */
   channels?: ChannelEndpoints;
+  /** Private locations, to render ALERT_LOCATION_* alerts; without them those deliveries are refused. */
+  locations?: PrivateLocationReads;
+}
+
+/** One fresh delivery to attempt, with what it renders. */
+interface Candidate {
+  delivery: Delivery;
+  view: AlertChannelView;
+  context?: CheckContext;
+  variables: Promise<TemplateVariables>;
 }
 
 export interface AttemptOutcome {
@@ -153,6 +164,57 @@ export class Dispatcher {
           );
         return { ...candidate, variables: variables.get(key)! };
       });
+    await this.attemptFresh(fresh);
+  }
+
+  /**
+   * Alerts about private locations (not on the bus: the location watch decides them). They go to
+   * every channel of the location's account that sends failures (UNAVAILABLE) or recoveries, once
+   * per channel as any alert: the delivery id is fixed by the alert id, and recorded deliveries
+   * are not attempted again. A delivery's checkId holds the location's id.
+   */
+  async handleLocationAlerts(alerts: LocationAlert[]): Promise<void> {
+    const locations = this.options.locations;
+    if (!locations) throw new Error('this dispatcher was not given the private locations');
+    const candidates: Candidate[] = [];
+    for (const alert of alerts) {
+      const location = await locations.location(alert.locationId);
+      if (!location || location.accountId !== alert.accountId) continue;
+      const channels = (await this.options.readModels.alertChannels(alert.accountId)).filter(
+        (view) => view.channel.accountId === alert.accountId && channelWantsLocation(view, alert),
+      );
+      const variables = locationTemplateVariables(this.options.readModels, alert, location, this.options.publicUrl);
+      variables.catch(() => undefined);
+      const now = Date.now();
+      for (const view of channels)
+        candidates.push({
+          view,
+          variables,
+          delivery: {
+            id: deterministicId(alert.alertId, view.channel.id),
+            channelId: view.channel.id,
+            accountId: alert.accountId,
+            checkId: alert.locationId,
+            alertType: alert.alertType,
+            alert,
+            test: false,
+            attempts: 0,
+            status: 'pending',
+            nextAttemptAt: now,
+            createdAt: now,
+            updatedAt: now,
+            lastError: null,
+          },
+        });
+    }
+    const unseen = new Set(
+      (await this.options.store.unseen(candidates.map((c) => c.delivery))).map((delivery) => delivery.id),
+    );
+    await this.attemptFresh(candidates.filter((candidate) => unseen.has(candidate.delivery.id)));
+  }
+
+  /** First attempts, in lanes per receiver; resolves once every attempt made is durably recorded. */
+  private async attemptFresh(fresh: Candidate[]): Promise<void> {
     const concurrency = this.options.concurrency ?? 32;
     const records: Promise<void>[] = [];
     const attempted = eachInLanes(
@@ -201,22 +263,20 @@ export class Dispatcher {
   ): Promise<AttemptOutcome> {
     const started = new Date();
     const channel = channelOverride ?? (await this.options.readModels.alertChannel(delivery.channelId));
-    const context = contextOverride ?? (await checkContext(this.options.readModels, delivery.checkId));
+    const subject = channel ? await this.subjectOf(delivery, contextOverride, variablesOverride) : null;
     let result: DeliveryResult;
     let request = { url: '', method: 'POST', body: '' };
-    if (!channel || !context) {
+    if (!channel || !subject || 'gone' in subject) {
       result = {
         outcome: 'refused',
-        error: !channel ? 'the alert channel was deleted' : 'the check was deleted',
+        error: !channel ? 'the alert channel was deleted' : (subject as { gone: string }).gone,
         durationMs: 0,
         responseBody: '',
         requestHeaders: {},
       };
     } else {
       try {
-        const variables =
-          variablesOverride ??
-          (await templateVariablesFor(this.options.readModels, delivery.alert, context, this.options.publicUrl));
+        const variables = await subject.variables();
         const outgoing = buildOutgoing(channel.channel, variables, {
           endpoints: this.endpoints,
           publicUrl: this.options.publicUrl,
@@ -324,6 +384,26 @@ export class Dispatcher {
       );
     else this.log.debug(entry, 'webhook delivered');
     return { delivery: next, attempt, result, request };
+  }
+
+  /** What a delivery renders, or why it cannot: its check or location is gone. */
+  private async subjectOf(
+    delivery: Delivery,
+    contextOverride: CheckContext | undefined,
+    variablesOverride: TemplateVariables | undefined,
+  ): Promise<{ variables: () => Promise<TemplateVariables> } | { gone: string }> {
+    if (variablesOverride) return { variables: () => Promise.resolve(variablesOverride) };
+    const alert = delivery.alert;
+    if ('subject' in alert) {
+      const location = await this.options.locations?.location(alert.locationId);
+      if (!location || location.accountId !== alert.accountId) return { gone: 'the private location was deleted' };
+      return {
+        variables: () => locationTemplateVariables(this.options.readModels, alert, location, this.options.publicUrl),
+      };
+    }
+    const context = contextOverride ?? (await checkContext(this.options.readModels, delivery.checkId));
+    if (!context) return { gone: 'the check was deleted' };
+    return { variables: () => templateVariablesFor(this.options.readModels, alert, context, this.options.publicUrl) };
   }
 
   /** Starts the retry loop. */

@@ -10,7 +10,8 @@ export {
   type DeliveryLogEntry,
   type DeliveryStatus,
 } from './store.ts';
-export { channelWants, maskHeaders } from './channels.ts';
+export { channelWants, channelWantsLocation, maskHeaders } from './channels.ts';
+export { locationEventVariables, locationTemplateVariables } from './location-variables.ts';
 export { deterministicId } from './ids.ts';
 export { eventVariables, templateVariablesFor, checkContext, type CheckContext } from './variables.ts';
 export { sampleAlert, sampleContext, syntheticContext } from './samples.ts';
@@ -25,3 +26,4 @@ export { buildOutgoing, channelOrigin, type Outgoing } from './channels/outgoing
 export { incidentKey } from './channels/payloads.ts';
 export { sendEmail, type EmailOptions } from './channels/email.ts';
 export { alertSummary, type AlertSummary } from './channels/summary.ts';
+export { LocationWatch, AGENT_LOCATIONS_KEY, type LocationWatchOptions } from './location-watch.ts';

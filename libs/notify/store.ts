@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alertEventSchema } from '#alerting';
+import { alertEventSchema, locationAlertSchema } from '#alerting';
 import type { SqliteStateStore, StateStore, WriteOp } from '#statestore';
 
 export const deliveryStatuses = ['pending', 'delivered', 'failed', 'refused'] as const;
@@ -9,9 +9,10 @@ export const deliverySchema = z.object({
   id: z.string(),
   channelId: z.string(),
   accountId: z.string(),
+  /** The check's id; for an ALERT_LOCATION_* alert, the private location's. */
   checkId: z.string(),
   alertType: z.string(),
-  alert: alertEventSchema,
+  alert: z.union([alertEventSchema, locationAlertSchema]),
   test: z.boolean().default(false),
   attempts: z.number().int().min(0),
   status: z.enum(deliveryStatuses),

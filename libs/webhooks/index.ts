@@ -14,6 +14,8 @@ export { formatMoment, parseRelative, DEFAULT_MOMENT_FORMAT } from './moment.ts'
 export {
   alertEventVariablesSchema,
   alertTypes,
+  locationAlertTypes,
+  type LocationAlertType,
   mergeVariables,
   EVENT_VARIABLE_NAMES,
   type AlertEventVariables,

@@ -11,6 +11,14 @@ export const alertTypes = [
 ] as const;
 export type AlertType = (typeof alertTypes)[number];
 
+/**
+ * Alerts about a private location rather than a check: no agent polled it for the availability
+ * window, and an agent polled again. CHECK_* carry the location (CHECK_TYPE PRIVATE_LOCATION) so a
+ * template written for checks still says which one; LOCATION_* name it plainly.
+ */
+export const locationAlertTypes = ['ALERT_LOCATION_UNAVAILABLE', 'ALERT_LOCATION_RECOVERY'] as const;
+export type LocationAlertType = (typeof locationAlertTypes)[number];
+
 // Fields that do not apply to an alert (SSL fields on a failure, status code on a browser check)
 // are null rather than absent, so every body carries the same keys and templates render them empty.
 const optionalText = z.string().nullable().default(null);
@@ -22,7 +30,7 @@ export const alertEventVariablesSchema = z.object({
   CHECK_ID: z.string(),
   CHECK_TYPE: z.string(),
   ALERT_TITLE: z.string(),
-  ALERT_TYPE: z.enum(alertTypes),
+  ALERT_TYPE: z.enum([...alertTypes, ...locationAlertTypes]),
   CHECK_RESULT_ID: optionalText,
   CHECK_ERROR_MESSAGE: optionalText,
   RESPONSE_TIME: optionalNumber,
@@ -37,6 +45,12 @@ export const alertEventVariablesSchema = z.object({
   GROUP_NAME: optionalText,
   IS_REMINDER: z.boolean().default(false),
   REMINDER_SEQUENCE: z.number().int().min(0).default(0),
+  // Only in ALERT_LOCATION_* alerts (absent from a check's, which stay as they were).
+  LOCATION_ID: z.string().optional(),
+  LOCATION_NAME: z.string().optional(),
+  LOCATION_SLUG: z.string().optional(),
+  /** ISO 8601: when an agent last polled the location. */
+  LOCATION_LAST_SEEN: z.string().optional(),
 });
 
 /** As rendered: every key present. */

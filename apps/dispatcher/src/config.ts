@@ -10,6 +10,8 @@ export const dispatcherConfigSchema = z.object({
   /** Port of the operations server: /health, /ready, /metrics. */
   PORT: env.port(9464),
   HOST: z.string().default('0.0.0.0'),
+  /** As the API's: a private location with no agent polling for this long alerts (ALERT_LOCATION_UNAVAILABLE). */
+  VIGIL_PRIVATE_LOCATION_UNAVAILABLE_MS: env.int(600_000, 1_000, 86_400_000),
 });
 /** VIGIL_PUBLIC_URL is always set once loaded. */
 export type DispatcherConfig = Omit<z.output<typeof dispatcherConfigSchema>, 'VIGIL_PUBLIC_URL'> & {

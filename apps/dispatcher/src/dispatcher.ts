@@ -1,9 +1,9 @@
 import type { Registry } from 'prom-client';
 import { parseAlertEvent, type AlertEvent } from '#alerting';
 import { ConfigError, createSecretBox, InternalError, parseEncryptionKey, type Lifecycle, type Logger } from '#core';
-import { channelEndpoints, DeliveryStore, Dispatcher } from '#notify';
+import { channelEndpoints, DeliveryStore, Dispatcher, LocationWatch } from '#notify';
 import { deliveriesMayReachPrivate, type Platform } from '#platform';
-import { ReadModels } from '#readmodels';
+import { PrivateLocationReads, ReadModels } from '#readmodels';
 import type { DispatcherConfig } from './config.ts';
 
 export const DISPATCHER_GROUP = 'vigil-dispatcher';
@@ -23,6 +23,7 @@ export async function startDispatcher(deps: {
   if (!config.VIGIL_ENCRYPTION_KEY)
     throw new ConfigError('VIGIL_ENCRYPTION_KEY: required to decrypt alert channel secrets');
   const log = deps.log.child({ component: 'dispatcher' });
+  const locations = new PrivateLocationReads(stateStore);
   const dispatcher = new Dispatcher({
     readModels: new ReadModels(stateStore),
     store: new DeliveryStore(stateStore),
@@ -41,9 +42,19 @@ export async function startDispatcher(deps: {
     concurrency: config.VIGIL_WEBHOOK_CONCURRENCY * 2,
     perOrigin: config.VIGIL_WEBHOOK_CONCURRENCY,
     channels: channelEndpoints(config),
+    locations,
   });
   dispatcher.start();
   deps.lifecycle.add('dispatcher-retries', () => dispatcher.stop());
+  const watch = new LocationWatch({
+    store: stateStore,
+    locations,
+    deliver: (alerts) => dispatcher.handleLocationAlerts(alerts),
+    unavailableAfterMs: config.VIGIL_PRIVATE_LOCATION_UNAVAILABLE_MS,
+    log: deps.log,
+  });
+  watch.start();
+  deps.lifecycle.add('location-watch', () => watch.stop());
   const consumer = await bus.consume({
     groupId: deps.platform.group(DISPATCHER_GROUP),
     topics: [deps.platform.topics.alertEvents],

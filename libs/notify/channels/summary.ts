@@ -10,6 +10,8 @@ export interface AlertSummary {
   /** NO_DATA and its recovery: an incident of their own, so its end never closes a failure's. */
   silence: boolean;
   title: string;
+  /** What the alert is about, as the facts list labels it: "Check", or "Private location". */
+  subject: string;
   checkName: string;
   checkId: string;
   /** One sentence: what happened. */
@@ -38,7 +40,13 @@ const kinds: Record<AlertEventVariables['ALERT_TYPE'], AlertKind> = {
   // A silent check is a warning, not an outage: nothing says it is down.
   ALERT_NO_DATA: 'degraded',
   ALERT_NO_DATA_RECOVERY: 'recovery',
+  // A dark location stops its checks' runs: an outage of the monitoring, not of the targets.
+  ALERT_LOCATION_UNAVAILABLE: 'failure',
+  ALERT_LOCATION_RECOVERY: 'recovery',
 };
+
+const isLocation = (event: AlertEventVariables) =>
+  event.ALERT_TYPE === 'ALERT_LOCATION_UNAVAILABLE' || event.ALERT_TYPE === 'ALERT_LOCATION_RECOVERY';
 
 function whatHappened(event: AlertEventVariables): string {
   const name = event.CHECK_NAME;
@@ -57,6 +65,10 @@ function whatHappened(event: AlertEventVariables): string {
       return `${name} has sent no results for two of its frequency windows.`;
     case 'ALERT_NO_DATA_RECOVERY':
       return `${name} is sending results again.`;
+    case 'ALERT_LOCATION_UNAVAILABLE':
+      return `No agent of private location ${name} has polled since ${event.LOCATION_LAST_SEEN ?? 'it was created'}: its checks are not running.`;
+    case 'ALERT_LOCATION_RECOVERY':
+      return `An agent of private location ${name} is polling again: its checks run again.`;
     case 'ALERT_SSL':
       return `The SSL certificate of ${event.SSL_CHECK_DOMAIN ?? 'the domain'} expires in ${event.SSL_DAYS_REMAINING ?? '?'} days.`;
   }
@@ -65,21 +77,29 @@ function whatHappened(event: AlertEventVariables): string {
 export function alertSummary(event: AlertEventVariables, publicUrl: string): AlertSummary {
   const base = publicUrl.replace(/\/$/, '');
   const result = event.CHECK_RESULT_ID;
+  const location = isLocation(event);
   return {
     kind: kinds[event.ALERT_TYPE],
     silence: event.ALERT_TYPE === 'ALERT_NO_DATA' || event.ALERT_TYPE === 'ALERT_NO_DATA_RECOVERY',
     resolves:
       event.ALERT_TYPE === 'ALERT_RECOVERY' ||
       event.ALERT_TYPE === 'ALERT_DEGRADED_RECOVERY' ||
-      event.ALERT_TYPE === 'ALERT_NO_DATA_RECOVERY',
+      event.ALERT_TYPE === 'ALERT_NO_DATA_RECOVERY' ||
+      event.ALERT_TYPE === 'ALERT_LOCATION_RECOVERY',
     title: event.ALERT_TITLE,
+    subject: location ? 'Private location' : 'Check',
     checkName: event.CHECK_NAME,
     checkId: event.CHECK_ID,
     what: whatHappened(event),
     error: event.CHECK_ERROR_MESSAGE,
     when: event.STARTED_AT ?? new Date().toISOString(),
     location: event.RUN_LOCATION,
-    link: result ? `${base}/checks/${event.CHECK_ID}/results/${result}` : `${base}/checks/${event.CHECK_ID}`,
+    // A location's alert links to the location (CHECK_ID holds its id, so its incident is its own).
+    link: location
+      ? `${base}/private-locations/${event.CHECK_ID}`
+      : result
+        ? `${base}/checks/${event.CHECK_ID}/results/${result}`
+        : `${base}/checks/${event.CHECK_ID}`,
     apiLink: event.RESULT_LINK,
     responseTime: event.RESPONSE_TIME,
     statusCode: event.API_CHECK_RESPONSE_STATUS_CODE,
@@ -92,7 +112,7 @@ export function alertSummary(event: AlertEventVariables, publicUrl: string): Ale
 /** The facts shown as a list in every message. */
 export function facts(summary: AlertSummary): [label: string, value: string][] {
   const list: [string, string][] = [
-    ['Check', summary.checkName],
+    [summary.subject, summary.checkName],
     ['When', summary.when],
   ];
   if (summary.location) list.push(['Location', summary.location]);

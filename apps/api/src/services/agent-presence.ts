@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AGENT_LOCATIONS_KEY } from '#notify';
 import type { StateStore } from '#statestore';
 
 /** One agent as the location's GET shows it. */
@@ -47,6 +48,8 @@ export class AgentPresence {
     const doc = { version: agent.version, inFlight: agent.inFlight, lastSeen: new Date(now).toISOString() };
     await this.store.write([
       { op: 'zadd', key: presenceKeys.agents(locationId), member: agent.id, score: now },
+      // What the dispatcher's location watch reads to alert when the location goes dark.
+      { op: 'zadd', key: AGENT_LOCATIONS_KEY, member: locationId, score: now },
       { op: 'set', key: presenceKeys.agent(locationId, agent.id), value: JSON.stringify(doc), ttlMs: FORGET_AFTER_MS },
     ]);
   }
@@ -54,7 +57,10 @@ export class AgentPresence {
   /** Drops a deleted location's agents. */
   async forget(locationId: string): Promise<void> {
     await this.store.deletePrefix(presenceKeys.agent(locationId, ''));
-    await this.store.del(presenceKeys.agents(locationId));
+    await this.store.write([
+      { op: 'del', key: presenceKeys.agents(locationId) },
+      { op: 'zrem', key: AGENT_LOCATIONS_KEY, member: locationId },
+    ]);
   }
 
   /** Agents seen within the last day, most recent first. */
