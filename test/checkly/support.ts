@@ -79,19 +79,23 @@ export interface ChecklyHarness {
   close(): Promise<void>;
 }
 
+export interface LoopbackNamespace {
+  /** Where Vigil answers inside the namespace. */
+  url: string;
+  /** A scratch directory (removed on close), the default working directory. */
+  dir: string;
+  /** Runs a program inside its own loopback-only namespace; a non-zero exit is returned, not thrown. */
+  run(command: string, args: string[], options?: { env?: Record<string, string>; cwd?: string }): Promise<CliRun>;
+  close(): Promise<void>;
+}
+
 /**
- * The CLI runs under `unshare -n`, so it reaches nothing but its own loopback; a bridge there
- * carries 127.0.0.1:<port> over a Unix socket to the Vigil listening in this process.
+ * A client run here sits under `unshare -n`, so it reaches nothing but its own loopback; a bridge
+ * there carries 127.0.0.1:<port> over a Unix socket to the Vigil listening in this process.
  */
-export async function checklyHarness(
-  cli: ChecklyCli,
-  vigilUrl: string,
-  credentials: { apiKey: string; accountId: string },
-): Promise<ChecklyHarness> {
+export async function loopbackNamespace(vigilUrl: string, bridgeNode = process.execPath): Promise<LoopbackNamespace> {
   const target = new URL(vigilUrl);
   const dir = await mkdtemp(join(tmpdir(), 'vigil-checkly-'));
-  const home = join(dir, 'home');
-  await mkdir(home);
   const socketPath = join(dir, 'vigil.sock');
   const relay: Server = createServer((inbound) => {
     const outbound = connect(Number(target.port), target.hostname);
@@ -103,29 +107,15 @@ export async function checklyHarness(
   // Each run has a namespace of its own, so one port serves every run.
   const port = 3000;
   return {
-    async cli(args, env = {}, cwd = dir) {
+    url: `http://127.0.0.1:${port}`,
+    dir,
+    async run(command, args, { env = {}, cwd = dir } = {}) {
       const script = 'ip link set lo up && exec "$0" "$@"';
       try {
         const { stdout, stderr } = await run(
           'unshare',
-          ['-n', 'sh', '-c', script, cli.node, BRIDGE, socketPath, String(port), cli.node, cli.bin, ...args],
-          {
-            cwd,
-            timeout: 120_000,
-            maxBuffer: 16 * 1024 * 1024,
-            env: {
-              PATH: process.env.PATH,
-              HOME: home,
-              CHECKLY_ENV: 'local',
-              CHECKLY_API_URL: `http://127.0.0.1:${port}/checkly`,
-              CHECKLY_API_KEY: credentials.apiKey,
-              CHECKLY_ACCOUNT_ID: credentials.accountId,
-              CHECKLY_DISABLE_TELEMETRY: '1',
-              NO_COLOR: '1',
-              FORCE_COLOR: '0',
-              ...env,
-            },
-          },
+          ['-n', 'sh', '-c', script, bridgeNode, BRIDGE, socketPath, String(port), command, ...args],
+          { cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH, ...env } },
         );
         return { code: 0, stdout, stderr };
       } catch (error) {
@@ -139,4 +129,59 @@ export async function checklyHarness(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The pinned CLI run in a loopback namespace (see loopbackNamespace), pointed at Vigil's /checkly. */
+export async function checklyHarness(
+  cli: ChecklyCli,
+  vigilUrl: string,
+  credentials: { apiKey: string; accountId: string },
+): Promise<ChecklyHarness> {
+  const namespace = await loopbackNamespace(vigilUrl, cli.node);
+  const home = join(namespace.dir, 'home');
+  await mkdir(home);
+  return {
+    cli: (args, env = {}, cwd = namespace.dir) =>
+      namespace.run(cli.node, [cli.bin, ...args], {
+        cwd,
+        env: {
+          HOME: home,
+          CHECKLY_ENV: 'local',
+          CHECKLY_API_URL: `${namespace.url}/checkly`,
+          CHECKLY_API_KEY: credentials.apiKey,
+          CHECKLY_ACCOUNT_ID: credentials.accountId,
+          CHECKLY_DISABLE_TELEMETRY: '1',
+          NO_COLOR: '1',
+          FORCE_COLOR: '0',
+          ...env,
+        },
+      }),
+    close: () => namespace.close(),
+  };
+}
+
+export interface GoSdkDriver {
+  /** The driver binary (test/checkly/go-sdk), built against Checkly's real Go SDK. */
+  binary?: string;
+  /** Where the SDK came from: the module proxy or the snapshot, and its commit. */
+  source?: string;
+  /** Why it could not be built, outside CI only (under CI=true that throws). */
+  unavailable?: string;
+}
+
+/**
+ * Builds the Go SDK driver with scripts/go-sdk.sh (a no-op when built). With no Go toolchain or
+ * no SDK source the suite skips, saying why, except under CI=true, where it fails.
+ */
+export async function buildGoSdkDriver(): Promise<GoSdkDriver> {
+  const script = fileURLToPath(new URL('../../scripts/go-sdk.sh', import.meta.url));
+  try {
+    const { stdout } = await run('bash', [script], { timeout: 600_000, maxBuffer: 4 * 1024 * 1024 });
+    const binary = stdout.trim().split('\n').at(-1)!;
+    return { binary, source: (await readFile(`${binary}.source`, 'utf8')).trim() };
+  } catch (error) {
+    const failed = error as { code?: unknown; stderr?: string };
+    if (failed.code === 3 && process.env.CI !== 'true') return { unavailable: failed.stderr?.trim() ?? 'unavailable' };
+    throw new Error(`building the Checkly Go SDK driver failed: ${failed.stderr ?? String(error)}`, { cause: error });
+  }
 }

@@ -113,7 +113,10 @@ export function toVigilChannel(body: ChannelBody): AlertChannelInput {
     case 'WEBHOOK': {
       const special = c.webhookType ? webhookTypes[c.webhookType] : undefined;
       if (special) {
-        extra(special, ['name', 'url', 'webhookType']);
+        // Teams and Discord webhooks are always POSTed; the SDK sends that method, and reads it back.
+        if (c.method && c.method.toUpperCase() !== 'POST')
+          refused.push(`config.method: ${special} webhooks are always POST in Vigil`);
+        extra(special, ['name', 'url', 'webhookType', 'method']);
         input = { type: special, config: { name: c.name || special, url: c.url ?? '' }, ...options };
         break;
       }

@@ -5,6 +5,8 @@ import { ValidationError } from '#core';
 import { zodRoutes } from '#http';
 import { assertion, keyValue, retryStrategy } from './check-body.ts';
 import { groupByNumericId, groupJson } from './resources-read.ts';
+import { applySubscriptions, resolveSubscriptions } from './subscriptions.ts';
+import type { ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
 
 /** A group body as the SDK's Group type marshals it. */
@@ -44,7 +46,10 @@ export const groupBody = z.object({
   tearDownSnippetId: z.number().int().nullish(),
   localSetupScript: z.string().nullish(),
   localTearDownScript: z.string().nullish(),
-  alertChannelSubscriptions: z.array(z.unknown()).max(100).nullish(),
+  alertChannelSubscriptions: z
+    .array(z.object({ alertChannelId: z.number().int(), activated: z.boolean().nullish() }))
+    .max(100)
+    .nullish(),
   runtimeId: z.string().max(64).nullish(),
   retryStrategy: retryStrategy.nullish(),
   doubleCheck: z.boolean().nullish(),
@@ -88,7 +93,10 @@ export function toVigilGroup(body: GroupBody): CheckGroupInput {
   unset('tearDownSnippetId', body.tearDownSnippetId, 'Vigil does not support snippets');
   unset('localSetupScript', body.localSetupScript, 'not supported by Vigil');
   unset('localTearDownScript', body.localTearDownScript, 'not supported by Vigil');
-  unset('alertChannelSubscriptions', body.alertChannelSubscriptions, 'subscribe through the alert channel');
+  (body.alertChannelSubscriptions ?? []).forEach((subscription, index) => {
+    if (subscription.activated === false)
+      refused.push(`alertChannelSubscriptions[${index}].activated: false is not kept; leave the channel out instead`);
+  });
   unset('doubleCheck', body.doubleCheck, "use each check's retryStrategy");
   if (body.retryStrategy && body.retryStrategy.type !== 'NO_RETRIES')
     refused.push("retryStrategy: a Vigil group has none; set each check's");
@@ -116,38 +124,51 @@ const write = { access: { minRole: 'READ_WRITE' as const } };
 const query = z.object({ autoAssignAlerts: z.enum(['true', 'false']).optional() });
 const params = z.object({ id: z.string().max(32) });
 
-/** POST /v1/check-groups, PUT and DELETE /v1/check-groups/{id}: numeric ids over Vigil's groups. */
-export function groupWriteRoutes(app: FastifyInstance, services: ApiServices): void {
+/**
+ * POST /v1/check-groups, PUT and DELETE /v1/check-groups/{id}: numeric ids over Vigil's groups.
+ * The SDK's GroupV2 methods use the same routes under /v2 with the same body, so both are served.
+ * A group's alertChannelSubscriptions are kept on the channels, as a check's are.
+ */
+export function groupWriteRoutes(app: FastifyInstance, services: ApiServices, channels: ChannelService): void {
   const routes = zodRoutes(app);
   const now = () => services.commands.now();
-  routes.post('/v1/check-groups', {
-    config: write,
-    schema: { querystring: query, body: groupBody },
-    handler: async (request, reply) => {
-      const access = request.access!;
-      const group = await services.checks.createGroup(access, toVigilGroup(request.body));
-      const at = now();
-      return reply.code(201).send(groupJson({ group, createdAt: at, updatedAt: at }, access));
-    },
-  });
-  routes.put('/v1/check-groups/:id', {
-    config: write,
-    schema: { params, querystring: query, body: groupBody },
-    handler: async (request) => {
-      const access = request.access!;
-      const existing = await groupByNumericId({ services }, access, request.params.id);
-      const group = await services.checks.updateGroup(access, existing.group.id, toVigilGroup(request.body));
-      return groupJson({ group, createdAt: existing.createdAt, updatedAt: now() }, access);
-    },
-  });
-  routes.delete('/v1/check-groups/:id', {
-    config: write,
-    schema: { params },
-    handler: async (request, reply) => {
-      const access = request.access!;
-      const existing = await groupByNumericId({ services }, access, request.params.id);
-      await services.checks.deleteGroup(access, existing.group.id);
-      return reply.code(204).send();
-    },
-  });
+  for (const version of ['v1', 'v2']) {
+    routes.post(`/${version}/check-groups`, {
+      config: write,
+      schema: { querystring: query, body: groupBody },
+      handler: async (request, reply) => {
+        const access = request.access!;
+        const input = toVigilGroup(request.body);
+        // Every channel is resolved before anything is written: an unknown one is a 400 alone.
+        const resolved = await resolveSubscriptions(services, access, request.body.alertChannelSubscriptions);
+        const group = await services.checks.createGroup(access, input);
+        const subscriptions = await applySubscriptions(channels, access, { groupId: group.id }, resolved);
+        const at = now();
+        return reply.code(201).send(groupJson({ group, createdAt: at, updatedAt: at }, access, subscriptions));
+      },
+    });
+    routes.put(`/${version}/check-groups/:id`, {
+      config: write,
+      schema: { params, querystring: query, body: groupBody },
+      handler: async (request) => {
+        const access = request.access!;
+        const input = toVigilGroup(request.body);
+        const existing = await groupByNumericId({ services }, access, request.params.id);
+        const resolved = await resolveSubscriptions(services, access, request.body.alertChannelSubscriptions);
+        const group = await services.checks.updateGroup(access, existing.group.id, input);
+        const subscriptions = await applySubscriptions(channels, access, { groupId: group.id }, resolved);
+        return groupJson({ group, createdAt: existing.createdAt, updatedAt: now() }, access, subscriptions);
+      },
+    });
+    routes.delete(`/${version}/check-groups/:id`, {
+      config: write,
+      schema: { params },
+      handler: async (request, reply) => {
+        const access = request.access!;
+        const existing = await groupByNumericId({ services }, access, request.params.id);
+        await services.checks.deleteGroup(access, existing.group.id);
+        return reply.code(204).send();
+      },
+    });
+  }
 }

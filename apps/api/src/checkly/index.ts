@@ -52,13 +52,14 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       checkReadRoutes(scope, services, deps.analytics);
       resultReadRoutes(scope, services, deps.analytics);
       checkWriteRoutes(scope, services, deps.channels);
-      groupWriteRoutes(scope, services);
+      groupWriteRoutes(scope, services, deps.channels);
       channelWriteRoutes(scope, services, deps.channels);
       privateLocationRoutes(scope, services.privateLocations);
       maintenanceWindowRoutes(scope, windows);
       projectRoutes(scope, services, deps.channels, windows);
       resourceReadRoutes(scope, { ...deps, statusPages });
-      unsupportedRoutes(scope);
+      // Its own scope, so its catch-all body parser reaches no other route.
+      await scope.register(unsupportedRoutes);
     },
     { prefix: CHECKLY_PREFIX },
   );

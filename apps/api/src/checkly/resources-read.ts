@@ -10,6 +10,7 @@ import type { ChannelService } from '../services/channels.ts';
 import type { ApiServices } from '../services/index.ts';
 import { pageQuery, paginate } from './checks-read.ts';
 import { findByNumericId, numericId, parseNumericId } from './ids.ts';
+import { subscriptionsBy, type Subscription } from './subscriptions.ts';
 
 export interface ResourceReadDeps {
   services: ApiServices;
@@ -23,12 +24,26 @@ const numericParams = z.object({ id: z.string().max(32) });
 const read = { access: { minRole: 'READ_ONLY' as const } };
 
 /** A group in Checkly's shape; variables masked by the one masking rule, as on /v1. */
-export function groupJson(view: Pick<CheckGroupView, 'group' | 'createdAt' | 'updatedAt'>, access: Access) {
+export function groupJson(
+  view: Pick<CheckGroupView, 'group' | 'createdAt' | 'updatedAt'>,
+  access: Access,
+  subscriptions: Subscription[],
+) {
   return {
+    // What a Vigil group is in Checkly's terms, stated so a client reads back what it may send;
+    // the group's own fields come after, so any it has (locations, say) win.
+    runParallel: false,
+    concurrency: 1,
+    locations: [],
+    privateLocations: [],
+    useGlobalAlertSettings: true,
+    retryStrategy: null,
+    doubleCheck: false,
     ...maskGroupVariables(view.group, access),
     id: numericId(view.group.id),
     activated: true,
     muted: false,
+    alertChannelSubscriptions: subscriptions,
     created_at: view.createdAt,
     updated_at: view.updatedAt,
   };
@@ -39,9 +54,16 @@ export function channelJson(channels: ChannelService, view: AlertChannelView) {
   return checklyChannel(channels.present(view));
 }
 
+/** Vigil's Teams and Discord channels as Checkly has them: WEBHOOK channels of that webhookType. */
+const webhookTypeOf: Record<string, string> = { MSTEAMS: 'WEBHOOK_MSTEAMS', DISCORD: 'WEBHOOK_DISCORD' };
+
 export function checklyChannel(presented: ReturnType<ChannelService['present']>) {
+  const webhookType = webhookTypeOf[presented.type];
   return {
     ...presented,
+    ...(webhookType
+      ? { type: 'WEBHOOK', config: { ...(presented.config as Record<string, unknown>), webhookType, method: 'POST' } }
+      : {}),
     id: numericId(presented.id),
     autoSubscribe: false,
     subscriptions: presented.subscriptions.map((subscription) => ({
@@ -73,22 +95,31 @@ export async function channelByNumericId(deps: { services: ApiServices }, access
 export function resourceReadRoutes(app: FastifyInstance, deps: ResourceReadDeps): void {
   const routes = zodRoutes(app);
 
+  const groupSubscriptions = async (access: Access) =>
+    subscriptionsBy(await deps.services.readModels.alertChannels(access.accountId), 'groupId');
   routes.get('/v1/check-groups', {
     config: read,
     schema: { querystring: z.object(pageQuery) },
     handler: async (request, reply) => {
-      const groups = await deps.services.readModels.checkGroups(request.access!.accountId);
+      const access = request.access!;
+      const groups = await deps.services.readModels.checkGroups(access.accountId);
+      const subscriptions = await groupSubscriptions(access);
       return paginate(reply, groups, request.query.page, request.query.limit).map((view) =>
-        groupJson(view, request.access!),
+        groupJson(view, access, subscriptions.get(view.group.id) ?? []),
       );
     },
   });
-  routes.get('/v1/check-groups/:id', {
-    config: read,
-    schema: { params: numericParams },
-    handler: async (request) =>
-      groupJson(await groupByNumericId(deps, request.access!, request.params.id), request.access!),
-  });
+  // The SDK's GetGroupV2 reads /v2/check-groups/{id}, the same group.
+  for (const version of ['v1', 'v2'])
+    routes.get(`/${version}/check-groups/:id`, {
+      config: read,
+      schema: { params: numericParams },
+      handler: async (request) => {
+        const access = request.access!;
+        const view = await groupByNumericId(deps, access, request.params.id);
+        return groupJson(view, access, (await groupSubscriptions(access)).get(view.group.id) ?? []);
+      },
+    });
 
   routes.get('/v1/alert-channels', {
     config: read,

@@ -10,21 +10,31 @@ export interface Subscription {
   activated: boolean;
 }
 
+/** What a subscription follows: a check, or a group (and so every check in it). */
+export type SubscriptionTarget = { checkId: string; groupId?: undefined } | { groupId: string; checkId?: undefined };
+
+const follows = (subscription: { checkId: string | null; groupId: string | null }, target: SubscriptionTarget) =>
+  target.checkId !== undefined ? subscription.checkId === target.checkId : subscription.groupId === target.groupId;
+
 /**
- * A check's alertChannelSubscriptions as Checkly shows them, read from the channels' own
- * subscriptions (Vigil keeps them on the channel): the active ones naming the check directly.
+ * The alertChannelSubscriptions of checks (or groups) as Checkly shows them, read from the
+ * channels' own subscriptions (Vigil keeps them on the channel): the active ones naming each directly.
  */
-export function subscriptionsByCheck(channels: AlertChannelView[]): Map<string, Subscription[]> {
-  const byCheck = new Map<string, Subscription[]>();
+export function subscriptionsBy(channels: AlertChannelView[], key: 'checkId' | 'groupId'): Map<string, Subscription[]> {
+  const byTarget = new Map<string, Subscription[]>();
   for (const view of channels)
-    for (const subscription of view.subscriptions)
-      if (subscription.checkId !== null && subscription.activated) {
-        const list = byCheck.get(subscription.checkId) ?? [];
+    for (const subscription of view.subscriptions) {
+      const target = subscription[key];
+      if (target !== null && subscription.activated) {
+        const list = byTarget.get(target) ?? [];
         list.push({ alertChannelId: numericId(view.channel.id), activated: true });
-        byCheck.set(subscription.checkId, list);
+        byTarget.set(target, list);
       }
-  return byCheck;
+    }
+  return byTarget;
 }
+
+export const subscriptionsByCheck = (channels: AlertChannelView[]) => subscriptionsBy(channels, 'checkId');
 
 /** The numeric channel ids of a body as the account's channel views; a 400 names the first unknown. */
 export async function resolveSubscriptions(
@@ -45,21 +55,22 @@ export async function resolveSubscriptions(
 }
 
 /**
- * Makes the check's direct subscriptions exactly the chosen channels: each is set active, and a
- * channel that followed the check but is no longer listed is set inactive (Vigil's channels keep
- * a subscription and cannot drop it).
+ * Makes the check's (or group's) direct subscriptions exactly the chosen channels: each is set
+ * active, and a channel that followed it but is no longer listed is set inactive (Vigil's channels
+ * keep a subscription and cannot drop it).
  */
 export async function applySubscriptions(
   channels: ChannelService,
   access: Access,
-  checkId: string,
+  target: string | SubscriptionTarget,
   resolved: { all: AlertChannelView[]; chosen: AlertChannelView[] },
 ): Promise<Subscription[]> {
+  const on: SubscriptionTarget = typeof target === 'string' ? { checkId: target } : target;
   const chosen = new Set(resolved.chosen.map((view) => view.channel.id));
-  const active = (view: AlertChannelView) => view.subscriptions.some((s) => s.checkId === checkId && s.activated);
+  const active = (view: AlertChannelView) => view.subscriptions.some((s) => follows(s, on) && s.activated);
   for (const view of resolved.all) {
     const want = chosen.has(view.channel.id);
-    if (want !== active(view)) await channels.subscribe(access, view.channel.id, { checkId, activated: want });
+    if (want !== active(view)) await channels.subscribe(access, view.channel.id, { ...on, activated: want });
   }
   return resolved.chosen.map((view) => ({ alertChannelId: numericId(view.channel.id), activated: true }));
 }
