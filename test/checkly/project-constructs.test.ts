@@ -105,6 +105,8 @@ const suite = (key: string, extra: Record<string, unknown> = {}) => ({
     playwrightVersion: '1.56.1',
     testCommand: 'npx playwright test --config playwright.config.ts',
     workingDir: '.',
+    // The runtime whose Playwright (1.56.1) the project pins.
+    runtimeId: '2026.04',
     ...extra,
   },
 });
@@ -153,6 +155,12 @@ describe('Playwright check suites: the code bundle', () => {
     expect(refused.status).toBe(400);
     for (const field of ['testCommand', 'installCommand', 'browsers: Vigil runs Chromium only, not firefox'])
       expect(refused.body.message).toContain(field);
+    // Vigil runs the runtime's Playwright and installs none: another pin is named, with the runtime's.
+    const pinned = await deploy(body(suite(key, { playwrightVersion: '1.40.0' })), 'dryRun=true');
+    expect(pinned.status).toBe(400);
+    expect(pinned.body.message).toMatch(
+      /check "pw-suite": playwrightVersion: the project pins @playwright\/test 1\.40\.0, but the check runs on runtime \S+, which has 1\.56\.1/,
+    );
   });
 });
 
@@ -274,6 +282,28 @@ describe('private locations and status pages', () => {
       ),
     );
     expect(after).toEqual(before);
+  });
+
+  it('a location checks run in keeps its slug: a rename in place is refused, a new logicalId moves them', async () => {
+    const { triggerIncident: _t, ...plain } = api.payload;
+    const check = { ...api, payload: plain };
+    expect((await deploy(body(location, check, assignment))).status).toBe(202);
+    const renamed = { ...location, payload: { ...location.payload, slugName: 'office-hq2' } };
+    const refused = await deploy(body(renamed, check, assignment));
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('private-location "office": slugName: checks run in "office-hq"');
+    const moved = { ...renamed, logicalId: 'office2' };
+    const reassigned = {
+      ...assignment,
+      logicalId: 'a2',
+      payload: { ...assignment.payload, privateLocationId: { ref: 'office2' } },
+    };
+    expect((await deploy(body(moved, check, reassigned))).status).toBe(202);
+    const locations = (await owner.owner.get('/v1/private-locations')).body as Array<{ slugName: string }>;
+    expect(locations.map((l) => l.slugName).sort()).toEqual(['lab', 'office-hq2']);
+    const checks = (await owner.owner.get('/v1/checks')).body as Array<{ name: string; locations: string[] }>;
+    expect(checks.find((c) => c.name === 'Orders API')?.locations).toEqual(['eu-west-1', 'office-hq2']);
+    expect((await deploy(body())).status).toBe(202);
   });
 
   it('a dry run decides a new location, its checks and a page without writing any', async () => {

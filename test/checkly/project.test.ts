@@ -48,7 +48,9 @@ const constructs = ({ ordersUrl, dnsQuery, officeName, pageName }: Variant) =>
   `  cards: [{ name: '${pageName}', services: [ordersService] }] })\n` +
   `new DnsMonitor('resolver', { name: 'Resolver', request: { recordType: 'AAAA', query: '${dnsQuery}',\n` +
   "  assertions: [DnsAssertionBuilder.responseCode().equals('NOERROR')] } })\n" +
-  "new PlaywrightCheck('pw-suite', { name: 'Suite', playwrightConfigPath: './playwright.config.ts' })\n" +
+  // The runtime whose Playwright the project's lockfile pins (built from that runtime's lockfile).
+  "new PlaywrightCheck('pw-suite', { name: 'Suite', playwrightConfigPath: './playwright.config.ts',\n" +
+  "  runtimeId: '2026.04' })\n" +
   "new BrowserCheck('home-browser', { name: 'Home page', code: { content: \"import { test } from '@playwright/test'\\n\" +\n" +
   "  \"test('home', async ({ page }) => { await page.goto('https://example.com') })\\n\" } })\n" +
   "new MultiStepCheck('flow', { name: 'Flow', code: { content: \"import { test } from '@playwright/test'\\n\" +\n" +

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { PayloadTooLargeError, ValidationError } from '#core';
 import { MAX_SCRIPT_FILES, MAX_SCRIPT_FILES_BYTES, scriptFilesSchema, type ScriptFile } from '#domain';
+import type { Runtime } from '#runtimes';
 import type { StateStore } from '#statestore';
 import type { Access } from '../access.ts';
 
@@ -117,6 +118,18 @@ const suiteFields = z.object({
   engineVersion: z.string().max(64).nullish(),
 });
 const SUITE_KEYS = Object.keys(suiteFields.shape);
+/**
+ * The project's Playwright pin against the runtime the check runs in (its own, its group's, its
+ * account's): Vigil runs the runtime's Playwright and installs none, so they must agree.
+ */
+export function assertPlaywrightVersion(runtime: Runtime, pinned: string | undefined): void {
+  const has = runtime.dependencies['@playwright/test'];
+  if (pinned && has !== pinned)
+    throw new ValidationError(
+      `playwrightVersion: the project pins @playwright/test ${pinned}, but the check runs on runtime ${runtime.name}, which has ${has ?? 'none'}; pin ${has} or set a runtimeId whose Playwright is ${pinned}`,
+    );
+}
+
 /** The command Vigil runs is Playwright's own on the project's root config: the CLI's default says just that. */
 const DEFAULT_COMMAND = /^npx playwright test --config (playwright\.config\.(?:ts|js|mjs|cjs|mts|cts))$/;
 
@@ -129,7 +142,7 @@ export async function suiteFiles(
   store: StateStore,
   access: Access,
   payload: Record<string, unknown>,
-): Promise<{ check: Record<string, unknown>; files: ScriptFile[] }> {
+): Promise<{ check: Record<string, unknown>; files: ScriptFile[]; playwrightVersion?: string }> {
   const check = Object.fromEntries(Object.entries(payload).filter(([key]) => !SUITE_KEYS.includes(key)));
   const parsed = suiteFields.safeParse(payload);
   if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
@@ -148,5 +161,5 @@ export async function suiteFiles(
   const raw = await store.get(bundleKey(access.accountId, suite.codeBundlePath));
   if (!raw) why.push('codeBundlePath: no uploaded code bundle of this account has that key (they are kept an hour)');
   if (why.length > 0) throw new ValidationError(why.join('; '));
-  return { check, files: JSON.parse(raw!) as ScriptFile[] };
+  return { check, files: JSON.parse(raw!) as ScriptFile[], playwrightVersion: suite.playwrightVersion ?? undefined };
 }

@@ -40,6 +40,8 @@ export async function planLocations(
   project: string,
   resources: Resource[],
   declaredChecks: Set<string>,
+  /** Slugs the account's checks list now: such a location's slug cannot change in place. */
+  usedSlugs: Set<string>,
   refused: string[],
 ): Promise<LocationPlan> {
   const views = await services.privateLocations.reads.locations(access.accountId);
@@ -77,6 +79,13 @@ export async function planLocations(
       continue;
     }
     const current = owned.get(resource.logicalId);
+    if (current && current.slugName !== slugName && usedSlugs.has(current.slugName)) {
+      fail(
+        resource,
+        `slugName: checks run in "${current.slugName}", so it cannot be renamed in place; give the location a new logicalId (the old one is deleted once no check names it)`,
+      );
+      continue;
+    }
     const unchanged =
       current !== undefined &&
       current.name === input.name &&

@@ -7,7 +7,7 @@ import type { StatusPageService } from '../console/status-page-service.ts';
 import type { ChannelService } from '../services/channels.ts';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import type { ApiServices } from '../services/index.ts';
-import { suiteFiles } from './project-bundle.ts';
+import { assertPlaywrightVersion, suiteFiles } from './project-bundle.ts';
 import { planCheck, planGroup, type Declared } from './project-checks.ts';
 import { channelDiff, planChannels, type ChannelPlan } from './project-channels.ts';
 import { locationDiff, locationTypes, planLocations, type LocationPlan } from './project-locations.ts';
@@ -111,7 +111,16 @@ export async function planProject(
   const channelTypes = new Set(['alert-channel', 'alert-channel-subscription']);
   const handled = (type: string) =>
     channelTypes.has(type) || type === 'maintenance-window' || locationTypes.has(type) || pageTypes.has(type);
-  const locations = await planLocations(services, access, project, ofType(...locationTypes), keptChecks, refused);
+  const usedSlugs = new Set(existingChecks.flatMap((view) => view.check.locations));
+  const locations = await planLocations(
+    services,
+    access,
+    project,
+    ofType(...locationTypes),
+    keptChecks,
+    usedSlugs,
+    refused,
+  );
   const plan: ProjectPlan = {
     groups: [],
     checks: [],
@@ -137,9 +146,9 @@ export async function planProject(
         plan.groups.push(planGroup(project, resource.logicalId, payload, ownedGroups.get(resource.logicalId), name));
       } else if (resource.type === 'check') {
         const suite = payload.checkType === 'PLAYWRIGHT' && 'codeBundlePath' in payload;
-        const { check, files } = suite
+        const { check, files, playwrightVersion } = suite
           ? await suiteFiles(services.stateStore, access, payload)
-          : { check: payload, files: undefined };
+          : { check: payload, files: undefined, playwrightVersion: undefined };
         const planned = planCheck(resource.logicalId, check, {
           project,
           label: name,
@@ -150,6 +159,15 @@ export async function planProject(
           files,
           services: pageServices,
         });
+        if (suite) {
+          const group = plan.groups.find((g) => g.logicalId === planned.groupRef)?.input;
+          const runtime = services.runtimes.effective(
+            planned.input.runtimeId,
+            group?.runtimeId,
+            access.account.runtimeId,
+          );
+          assertPlaywrightVersion(runtime, playwrightVersion);
+        }
         if (planned.serviceRef) serviceOf.set(resource.logicalId, planned.serviceRef);
         plan.checks.push(planned);
       } else if (!handled(resource.type)) {
