@@ -54,6 +54,7 @@ const group = {
   name: 'g',
   tags: [],
   runtimeId: null,
+  locations: [],
   environmentVariables: [
     { key: 'GROUP_LOCKED', value: 'group-locked-value', locked: true },
     { key: 'GROUP_OPEN', value: 'group-open-value', locked: false },

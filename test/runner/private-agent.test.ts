@@ -106,6 +106,51 @@ describe('private-location agents (embedded)', () => {
     expect(status.agents[0]).toMatchObject({ version: 'test' });
   }, 60_000);
 
+  it("a group lists a private location: its checks without locations of their own run there; a check's own win", async () => {
+    const { owner } = await createAccount(vigil);
+    const branch = await location(owner, 'branch');
+    // Unknown and another account's slugs are 400s naming the field, as for checks.
+    const unknown = await owner.post('/v1/check-groups', { name: 'g', locations: ['nowhere'] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toMatch(/^locations\[0\]: unknown location "nowhere"/);
+    const stranger = await createAccount(vigil);
+    await location(stranger.owner, 'their-branch');
+    expect((await owner.post('/v1/check-groups', { name: 'g', locations: ['their-branch'] })).status).toBe(400);
+
+    const group = await owner.post('/v1/check-groups', { name: 'branch checks', locations: ['branch'] });
+    expect(group.status, JSON.stringify(group.body)).toBe(201);
+    expect(group.body.locations).toEqual(['branch']);
+    expect((await owner.get(`/v1/check-groups/${group.body.id}`)).body.locations).toEqual(['branch']);
+    const inherits = await owner.post('/v1/checks', {
+      checkType: 'API',
+      name: 'inherits',
+      frequency: 1,
+      groupId: group.body.id,
+      request: { method: 'GET', url: `${targetUrl}/inherits` },
+    });
+    const own = await owner.post('/v1/checks', {
+      checkType: 'API',
+      name: 'own',
+      frequency: 1,
+      groupId: group.body.id,
+      locations: ['local'],
+      request: { method: 'GET', url: `${targetUrl}/own` },
+    });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
+    agentWith(branch.key);
+    const runs = await eventually(
+      () => results(owner, inherits.body.id),
+      (items) => items.length > 0,
+      20_000,
+    );
+    expect(runs.every((r) => r.runLocation === 'branch')).toBe(true);
+    // The group's slug is in use: renaming it would strand the group's checks.
+    const renamed = await owner.put(`/v1/private-locations/${branch.id}`, { name: 'b', slugName: 'branch-2' });
+    expect(renamed.status).toBe(409);
+    // The check with its own locations never runs at the group's.
+    expect((await results(owner, own.body.id)).filter((r) => r.runLocation === 'branch')).toEqual([]);
+  }, 60_000);
+
   it('with the address policy enforced, an agent refuses a private target', async () => {
     const { owner } = await createAccount(vigil);
     const strict = await location(owner, 'strict');

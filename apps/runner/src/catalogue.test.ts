@@ -78,6 +78,40 @@ describe('catalogue', () => {
     expect(catalogue.apply(event(c.id, 'CheckDeleted', { at }))).toMatchObject({ placement: null });
     expect(catalogue.get(c.id)?.check).toBeNull();
     // Other aggregates' streams (check-group-…) are not checks.
-    expect(catalogue.apply({ ...event('x', 'CheckGroupCreated', {}), stream: 'check-group-x' })).toBeNull();
+    const group = { id: randomUUID(), name: 'g', tags: [], runtimeId: null, locations: [], environmentVariables: [] };
+    expect(
+      catalogue.apply({ ...event('x', 'CheckGroupCreated', { accountId: 'a', group, at }), stream: 'check-group-x' }),
+    ).toBeNull();
+  });
+
+  it("places a check that names no locations at its group's (a group change is picked up by claims and reconcile)", () => {
+    const groupId = randomUUID();
+    const at = '2026-11-23T10:00:00.000Z';
+    const groupEvent = (type: string, locations: string[]) => ({
+      ...event('x', type, {
+        accountId: 'a',
+        group: { id: groupId, name: 'g', tags: [], runtimeId: null, locations, environmentVariables: [] },
+        at,
+      }),
+      stream: `check-group-${groupId}`,
+    });
+    const us = new Catalogue('us', 'eu');
+    const eu = new Catalogue('eu', 'eu');
+    const inGroup = api({ groupId });
+    const own = api({ groupId, locations: ['eu'] });
+    for (const catalogue of [us, eu]) {
+      catalogue.apply(groupEvent('CheckGroupCreated', ['us']));
+      catalogue.apply(event(inGroup.id, 'CheckCreated', { accountId: 'a', check: inGroup, at }));
+      catalogue.apply(event(own.id, 'CheckCreated', { accountId: 'a', check: own, at }));
+    }
+    expect(us.placement(inGroup.id)).toEqual({ kind: 'run', frequencyMs: 300_000 });
+    expect(eu.placement(inGroup.id)).toBeNull();
+    expect(us.placement(own.id)).toBeNull();
+    expect(eu.placement(own.id)).not.toBeNull();
+    // The group drops its locations: the check is back at the default location.
+    expect(us.apply(groupEvent('CheckGroupUpdated', []))).toBeNull();
+    expect(us.placement(inGroup.id)).toBeNull();
+    eu.apply(groupEvent('CheckGroupUpdated', []));
+    expect(eu.placed().map(({ entry }) => entry.checkId)).toEqual(expect.arrayContaining([inGroup.id, own.id]));
   });
 });

@@ -4,6 +4,7 @@ import {
   maintenanceAt,
   maintenanceWindowEvents,
   parseCheckEvent,
+  parseCheckGroupEvent,
   silenceTimes,
   type Check,
   type MaintenanceWindow,
@@ -34,6 +35,7 @@ export interface ScheduleChange {
 const CHECK_EVENTS = new Set(['CheckCreated', 'CheckUpdated', 'CheckDeleted', 'HeartbeatTokenRotated']);
 const STREAM_PREFIX = 'check-';
 const WINDOW_STREAM_PREFIX = 'maintenance-window-';
+const GROUP_STREAM_PREFIX = 'check-group-';
 
 /**
  * Where a check runs. It runs from each of its locations, or from the default location when it
@@ -68,6 +70,11 @@ export class Catalogue {
   private readonly entries = new Map<string, CatalogueEntry>();
   /** Maintenance windows by account, then by id, folded from their events like the checks. */
   private readonly windows = new Map<string, Map<string, MaintenanceWindow>>();
+  /**
+   * Groups' locations, for their checks that name none. A group's change is no ScheduleChange: a
+   * claim drops a check no longer placed here, and the runner's reconcile adds one newly placed.
+   */
+  private readonly groupLocations = new Map<string, readonly string[]>();
 
   constructor(
     private readonly location: string,
@@ -79,14 +86,21 @@ export class Catalogue {
   }
 
   placement(checkId: string): Placement | null {
-    return placementOf(this.entries.get(checkId)?.check ?? null, this.location, this.defaultLocation);
+    return placementOf(this.effective(this.entries.get(checkId)?.check ?? null), this.location, this.defaultLocation);
+  }
+
+  /** The check with its group's locations when it names none of its own. */
+  private effective(check: Check | null): Check | null {
+    if (!check || check.locations.length > 0 || !check.groupId) return check;
+    const locations = this.groupLocations.get(check.groupId);
+    return locations && locations.length > 0 ? { ...check, locations: [...locations] } : check;
   }
 
   /** Every check scheduled at this location. */
   placed(): Array<{ entry: CatalogueEntry; placement: Placement }> {
     const out: Array<{ entry: CatalogueEntry; placement: Placement }> = [];
     for (const entry of this.entries.values()) {
-      const placement = placementOf(entry.check, this.location, this.defaultLocation);
+      const placement = placementOf(this.effective(entry.check), this.location, this.defaultLocation);
       if (placement) out.push({ entry, placement });
     }
     return out;
@@ -105,11 +119,15 @@ export class Catalogue {
       this.applyWindow(recorded);
       return null;
     }
+    if (recorded.stream.startsWith(GROUP_STREAM_PREFIX)) {
+      this.applyGroup(recorded);
+      return null;
+    }
     if (!CHECK_EVENTS.has(recorded.type) || !recorded.stream.startsWith(STREAM_PREFIX)) return null;
     const checkId = recorded.stream.slice(STREAM_PREFIX.length);
     const event = parseCheckEvent(recorded.type, recorded.data);
     const before = this.entries.get(checkId);
-    const was = placementOf(before?.check ?? null, this.location, this.defaultLocation);
+    const was = placementOf(this.effective(before?.check ?? null), this.location, this.defaultLocation);
     let atMs: number;
     switch (event.type) {
       case 'CheckCreated':
@@ -131,9 +149,21 @@ export class Catalogue {
       case 'HeartbeatTokenRotated':
         return null;
     }
-    const now = placementOf(this.entries.get(checkId)?.check ?? null, this.location, this.defaultLocation);
+    const now = placementOf(
+      this.effective(this.entries.get(checkId)?.check ?? null),
+      this.location,
+      this.defaultLocation,
+    );
     if (samePlacement(was, now)) return null;
     return { checkId, eventId: recorded.id, atMs, placement: now };
+  }
+
+  private applyGroup(recorded: RecordedEvent): void {
+    if (!['CheckGroupCreated', 'CheckGroupUpdated', 'CheckGroupDeleted'].includes(recorded.type)) return;
+    const groupId = recorded.stream.slice(GROUP_STREAM_PREFIX.length);
+    const event = parseCheckGroupEvent(recorded.type, recorded.data);
+    if (event.type === 'CheckGroupDeleted') this.groupLocations.delete(groupId);
+    else this.groupLocations.set(groupId, event.data.group.locations);
   }
 
   private applyWindow(recorded: RecordedEvent): void {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError, ValidationError } from '#core';
 import { given } from '../testing.ts';
-import { checkGroupDecider, type CheckGroupEvent, type CheckGroupInput } from './check-group.ts';
+import { checkGroupDecider, effectiveLocations, type CheckGroupEvent, type CheckGroupInput } from './check-group.ts';
 
 const now = '2025-01-02T03:04:05.000Z';
 const groupId = '7d9f8e6c-5b4a-4392-8187-6f5e4d3c2b1a';
 const base = { now, actor: 'u-1', groupId, accountId: 'acc-1' };
-const group = { id: groupId, name: 'Prod', tags: [], runtimeId: null, environmentVariables: [] };
+const group = { id: groupId, name: 'Prod', tags: [], runtimeId: null, locations: [], environmentVariables: [] };
 const created: CheckGroupEvent = { type: 'CheckGroupCreated', data: { accountId: 'acc-1', group, at: now } };
 const deleted: CheckGroupEvent = { type: 'CheckGroupDeleted', data: { at: now } };
 
@@ -99,5 +99,15 @@ describe('check group', () => {
     given(checkGroupDecider)
       .when({ ...base, type: 'DeleteCheckGroup', checkCount: 0 })
       .thenError(NotFoundError);
+  });
+});
+
+describe('effectiveLocations', () => {
+  it("is the check's own locations, else its group's, else none (the default location)", () => {
+    expect(effectiveLocations({ locations: ['eu-west-1'] }, { locations: ['office'] })).toEqual(['eu-west-1']);
+    expect(effectiveLocations({ locations: [] }, { locations: ['office'] })).toEqual(['office']);
+    // A group stored before groups had locations.
+    expect(effectiveLocations({ locations: [] }, {})).toEqual([]);
+    expect(effectiveLocations({ locations: [] }, null)).toEqual([]);
   });
 });

@@ -17,6 +17,21 @@ const groupFields = {
   name: nameSchema,
   tags: z.array(z.string().trim().min(1).max(64)).max(100).default([]),
   runtimeId: z.string().min(1).max(64).nullable().default(null),
+  /**
+   * Where the group's checks run when they name no locations of their own: runner locations and
+   * the account's private locations by slugName (checked by the application, as for checks).
+   * Groups written before it read back with none.
+   */
+  locations: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[^\p{Cc}]+$/u, 'must not contain control characters'),
+    )
+    .max(50)
+    .default([]),
   environmentVariables: z
     .array(groupVariableSchema)
     .max(100)
@@ -120,9 +135,23 @@ function keepMaskedValues(next: GroupVariable[], stored: readonly GroupVariable[
 }
 
 /** The group as the viewer may see it: locked group variables follow the one masking rule (no creator is recorded). */
+/**
+ * Where a check runs: its own locations, else its group's (a group stored before groups had
+ * locations has none). An empty list means the default location.
+ */
+export function effectiveLocations(
+  check: { locations: readonly string[] },
+  group: { locations?: readonly string[] } | null | undefined,
+): string[] {
+  if (check.locations.length > 0) return [...check.locations];
+  return [...(group?.locations ?? [])];
+}
+
 export function maskGroupVariables(group: CheckGroup, viewer: Viewer): CheckGroup {
   return {
     ...group,
+    // Groups stored before groups had locations read back with none.
+    locations: (group as { locations?: string[] }).locations ?? [],
     environmentVariables: group.environmentVariables.map((variable) => ({
       ...variable,
       value: visibleValue(variable, viewer),

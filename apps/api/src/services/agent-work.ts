@@ -1,5 +1,5 @@
 import { sleep, ValidationError, type SecretBox } from '#core';
-import { parseCheckResult, type Check, type CheckResult } from '#domain';
+import { effectiveLocations, parseCheckResult, type Check, type CheckResult } from '#domain';
 import type { ResultSink } from '#pipeline';
 import type { PrivateLocationView, ReadModels } from '#readmodels';
 import { isScriptCheck } from '#domain';
@@ -164,8 +164,13 @@ export class AgentWork {
   private async placedCheck(location: PrivateLocationView, checkId: string): Promise<Check | null> {
     const view = await this.readModels.check(checkId);
     if (!view || view.accountId !== location.accountId) return null;
-    const placement = placementOf(view.check, location.location.slugName, NO_DEFAULT);
-    return placement?.kind === 'run' ? view.check : null;
+    const group =
+      view.check.locations.length === 0 && view.check.groupId
+        ? await this.readModels.checkGroup(view.check.groupId)
+        : null;
+    const check = withEffectiveLocations(view.check, group?.group);
+    const placement = placementOf(check, location.location.slugName, NO_DEFAULT);
+    return placement?.kind === 'run' ? check : null;
   }
 
   private async prepare(
@@ -215,8 +220,16 @@ export class AgentWork {
     this.reconciled.set(id, now);
     const queue = this.queue(location);
     const slug = location.location.slugName;
+    const groups = new Map(
+      (await this.readModels.checkGroups(location.accountId)).map((view) => [view.group.id, view.group]),
+    );
     const placed = (await this.readModels.checks(location.accountId)).filter(
-      (view) => placementOf(view.check, slug, NO_DEFAULT)?.kind === 'run',
+      (view) =>
+        placementOf(
+          withEffectiveLocations(view.check, view.check.groupId ? groups.get(view.check.groupId) : null),
+          slug,
+          NO_DEFAULT,
+        )?.kind === 'run',
     );
     const queued = await queue.members();
     const wanted = new Set(placed.map((view) => view.check.id));
@@ -227,6 +240,11 @@ export class AgentWork {
     );
     await queue.remove([...queued].filter((checkId) => !wanted.has(checkId)));
   }
+}
+
+/** The check as it is placed: with its group's locations when it names none of its own. */
+function withEffectiveLocations(check: Check, group: { locations?: readonly string[] } | null | undefined): Check {
+  return check.locations.length > 0 || !group ? check : { ...check, locations: effectiveLocations(check, group) };
 }
 
 /** A check new to the location runs its current window at once; later windows at its planned offset. */

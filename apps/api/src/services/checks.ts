@@ -143,6 +143,7 @@ export class CheckService {
 
   async createGroup(access: Access, input: CheckGroupInput) {
     if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
+    await this.locations?.assertUsable(access.accountId, input.locations ?? []);
     const groupId = newId();
     const outcome = await this.commands.run(
       checkGroupDecider,
@@ -163,6 +164,7 @@ export class CheckService {
   async updateGroup(access: Access, groupId: string, input: CheckGroupInput) {
     await this.getGroup(access, groupId);
     if (input.runtimeId) this.runtimes.assertUsable(input.runtimeId);
+    await this.locations?.assertUsable(access.accountId, input.locations ?? []);
     const outcome = await this.commands.run(
       checkGroupDecider,
       streamNames.checkGroup(groupId),

@@ -141,7 +141,10 @@ export class PrivateLocationService {
   }
 
   private async slugInUse(accountId: string, slug: string): Promise<boolean> {
-    return (await this.readModels.checks(accountId)).some((view) => view.check.locations.includes(slug));
+    if ((await this.readModels.checks(accountId)).some((view) => view.check.locations.includes(slug))) return true;
+    return (await this.readModels.checkGroups(accountId)).some((view) =>
+      ((view.group as { locations?: string[] }).locations ?? []).includes(slug),
+    );
   }
 
   private async present(view: PrivateLocationView): Promise<PrivateLocationJson> {

@@ -74,7 +74,7 @@ const RESPONSE_TIMES: Record<string, [number, number]> = {
   MULTI_STEP: [30_000, 240_000],
   PLAYWRIGHT: [30_000, 240_000],
 };
-const GROUP_DEFAULTS: Plain = { tags: [], runtimeId: null, environmentVariables: [] };
+const GROUP_DEFAULTS: Plain = { tags: [], runtimeId: null, locations: [], environmentVariables: [] };
 function checkDefaults(declared: { checkType: unknown; script?: unknown }): Plain {
   // A BROWSER check written as a script runs, and defaults, like PLAYWRIGHT.
   const type = declared.checkType === 'BROWSER' && declared.script !== undefined ? 'PLAYWRIGHT' : declared.checkType;
