@@ -7,7 +7,7 @@
  *   passing, artifacts NEVER / ON_FAILURE (the trace is recorded and dropped)
  * Target: failing runs with artifacts at least 0.8 of the rate without.
  *
- *   npm run bench -- artifacts [--runs 24] [--rounds 3] [--concurrency 4] [--store fs|s3]
+ *   npm run bench -- artifacts [--runs 16] [--rounds 5] [--concurrency 4] [--store fs|s3]
  *
  * --store s3 writes to the loopback s3proxy of scripts/services.sh (a bucket of its own).
  */
@@ -24,6 +24,7 @@ import { createLogger } from '#core';
 import { browserSchema } from '#domain';
 import { createBrowserPool, createProber } from '#probes';
 import { printMachine, printTable, writeResults } from './support/report.ts';
+import { measureRounds, median, onOffRatios } from './support/rounds.ts';
 import { round } from './support/stats.ts';
 import { benchConfig } from './config.ts';
 
@@ -69,8 +70,8 @@ export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      runs: { type: 'string', default: '24' },
-      rounds: { type: 'string', default: '3' },
+      runs: { type: 'string', default: '16' },
+      rounds: { type: 'string', default: '5' },
       concurrency: { type: 'string', default: '4' },
       store: { type: 'string', default: 'fs' },
     },
@@ -118,68 +119,60 @@ export async function run(argv: string[]): Promise<void> {
     if (outcome.artifacts) await keepArtifacts(store, outcome.result, outcome.artifacts);
     return outcome.artifacts?.reduce((sum, artifact) => sum + artifact.body.length, 0) ?? 0;
   };
-  /** `runs` runs, `concurrency` at a time: runs per minute, and bytes kept per run. */
-  const measure = async (mode: Mode) => {
-    let next = 0;
-    let bytes = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < runs) {
-          next += 1;
-          bytes += await oneRun(mode);
-        }
-      }),
-    );
-    return { perMinute: (runs / (performance.now() - started)) * 60_000, bytesPerRun: bytes / runs };
-  };
-
   printMachine();
-  for (const mode of MODES) await oneRun(mode); // warm-up: the browser, the page, the store
-  const rates = new Map<string, number[]>(MODES.map((m) => [m.name, []]));
-  const sizes = new Map<string, number>();
-  for (let r = 0; r < rounds; r++) {
-    // Alternating order each round, so neither mode always runs first.
-    for (const mode of r % 2 === 0 ? MODES : [...MODES].reverse()) {
-      const { perMinute, bytesPerRun } = await measure(mode);
-      rates.get(mode.name)!.push(perMinute);
-      sizes.set(mode.name, bytesPerRun);
-    }
-  }
+  const figures = await measureRounds({ modes: MODES, runs, rounds, concurrency, oneRun });
   await pool.close();
   await prober.close();
   await store.close();
   server.close();
   rmSync(dir, { recursive: true, force: true });
 
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const rate = (name: string) => median(rates.get(name)!);
-  const failingRatio = rate('failing, artifacts on') / rate('failing, artifacts off');
-  const passingRatio = rate('passing, artifacts on') / rate('passing, artifacts off');
+  const failing = onOffRatios(figures, 'failing, artifacts on', 'failing, artifacts off');
+  const passing = onOffRatios(figures, 'passing, artifacts on', 'passing, artifacts off');
+  const ratios = (mode: Mode) => (mode.path === '/down' ? failing : passing);
   printTable(
-    `artifacts: BROWSER runs, ${runs} per mode per round, ${rounds} rounds, ${concurrency} at once, store ${values.store} (median runs/min)`,
-    ['mode', 'runs/min', 'each round', 'KiB kept per run', 'ratio on/off', 'target'],
-    MODES.map((mode) => [
-      mode.name,
-      round(rate(mode.name)),
-      rates
-        .get(mode.name)!
-        .map((x) => round(x))
-        .join(' '),
-      round((sizes.get(mode.name) ?? 0) / 1024),
-      mode.artifacts === 'NEVER' ? '' : round(mode.path === '/down' ? failingRatio : passingRatio),
-      mode.path === '/down' && mode.artifacts !== 'NEVER' ? 0.8 : '',
-    ]),
+    `artifacts: BROWSER runs, ${runs} per mode per round, ${rounds} rounds, ${concurrency} at once, store ${values.store} (medians of the rounds)`,
+    [
+      'mode',
+      'runs/min',
+      'each round',
+      'CPU ms per run',
+      'KiB kept per run',
+      'ratio on/off: rates, per round, CPU',
+      'target',
+    ],
+    MODES.map((mode) => {
+      const entry = figures.get(mode.name)!;
+      const r = ratios(mode);
+      return [
+        mode.name,
+        round(median(entry.perMinute)),
+        entry.perMinute.map((x) => round(x)).join(' '),
+        round(median(entry.cpuMsPerRun)),
+        round(entry.bytesPerRun / 1024),
+        mode.artifacts === 'NEVER' ? '' : [r.rate, r.perRound, r.cpu].map((x) => round(x, 2)).join(', '),
+        mode.path === '/down' && mode.artifacts !== 'NEVER' ? 0.8 : '',
+      ];
+    }),
   );
   writeResults('artifacts', {
     runs,
     rounds,
     concurrency,
     store: values.store,
-    runsPerMinute: Object.fromEntries([...rates].map(([name, xs]) => [name, xs.map((x) => round(x))])),
-    bytesPerRun: Object.fromEntries(sizes),
-    failingRatio: round(failingRatio),
-    passingRatio: round(passingRatio),
+    runsPerMinute: Object.fromEntries([...figures].map(([name, f]) => [name, f.perMinute.map((x) => round(x))])),
+    cpuMsPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.cpuMsPerRun.map((x) => round(x))])),
+    bytesPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.bytesPerRun])),
+    failing: {
+      rateRatio: round(failing.rate, 2),
+      perRoundRatio: round(failing.perRound, 2),
+      cpuRatio: round(failing.cpu, 2),
+    },
+    passing: {
+      rateRatio: round(passing.rate, 2),
+      perRoundRatio: round(passing.perRound, 2),
+      cpuRatio: round(passing.cpu, 2),
+    },
     target: 0.8,
   });
 }

@@ -15,6 +15,7 @@ import { loadCatalogue, runtimesRoot } from '#runtimes';
 import { createSandbox } from '#sandbox';
 import { createScriptRunner } from '#scripts';
 import { printMachine, printTable, writeResults } from './support/report.ts';
+import { measureRounds, median, onOffRatios } from './support/rounds.ts';
 import { round } from './support/stats.ts';
 
 type Mode = { name: string; path: string; artifacts: 'NEVER' | 'ON_FAILURE' };
@@ -71,59 +72,54 @@ test('page', async ({ page }) => {
     if (outcome.passed !== (mode.path === '/ok')) throw new Error(`${mode.name}: ${outcome.error ?? 'passed'}`);
     return (outcome.artifacts ?? []).reduce((sum, artifact) => sum + artifact.body.length, 0);
   };
-  const measure = async (mode: Mode) => {
-    let next = 0;
-    let bytes = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next++ < runs) bytes += await oneRun(mode);
-      }),
-    );
-    return { perMinute: (runs * 60_000) / (performance.now() - started), bytesPerRun: bytes / runs };
-  };
-
   printMachine();
-  for (const mode of MODES) await oneRun(mode); // warm-up: compile cache, Chromium's files
-  const rates = new Map<string, number[]>(MODES.map((m) => [m.name, []]));
-  const sizes = new Map<string, number>();
-  for (let r = 0; r < rounds; r++) {
-    for (const mode of r % 2 === 0 ? MODES : [...MODES].reverse()) {
-      const { perMinute, bytesPerRun } = await measure(mode);
-      rates.get(mode.name)!.push(perMinute);
-      sizes.set(mode.name, bytesPerRun);
-    }
-  }
+  const figures = await measureRounds({ modes: MODES, runs, rounds, concurrency, oneRun });
   await runner.close();
   await sandbox.close();
   server.close();
 
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const rate = (name: string) => median(rates.get(name)!);
-  const failingRatio = rate('failing, artifacts on') / rate('failing, artifacts off');
-  const passingRatio = rate('passing, artifacts on') / rate('passing, artifacts off');
+  const failing = onOffRatios(figures, 'failing, artifacts on', 'failing, artifacts off');
+  const passing = onOffRatios(figures, 'passing, artifacts on', 'passing, artifacts off');
   printTable(
-    `script-artifacts: PLAYWRIGHT runs in the sandbox, ${runs} per mode per round, ${rounds} rounds, ${concurrency} at once (median runs/min)`,
-    ['mode', 'runs/min', 'each round', 'KiB handed out per run', 'ratio on/off'],
-    MODES.map((mode) => [
-      mode.name,
-      round(rate(mode.name)),
-      rates
-        .get(mode.name)!
-        .map((x) => round(x))
-        .join(' '),
-      round((sizes.get(mode.name) ?? 0) / 1024),
-      mode.artifacts === 'NEVER' ? '' : round(mode.path === '/down' ? failingRatio : passingRatio),
-    ]),
+    `script-artifacts: PLAYWRIGHT runs in the sandbox, ${runs} per mode per round, ${rounds} rounds, ${concurrency} at once (medians of the rounds)`,
+    [
+      'mode',
+      'runs/min',
+      'each round',
+      'CPU ms per run',
+      'KiB handed out per run',
+      'ratio on/off: rates, per round, CPU',
+    ],
+    MODES.map((mode) => {
+      const entry = figures.get(mode.name)!;
+      const r = mode.path === '/down' ? failing : passing;
+      return [
+        mode.name,
+        round(median(entry.perMinute)),
+        entry.perMinute.map((x) => round(x)).join(' '),
+        round(median(entry.cpuMsPerRun)),
+        round(entry.bytesPerRun / 1024),
+        mode.artifacts === 'NEVER' ? '' : [r.rate, r.perRound, r.cpu].map((x) => round(x, 2)).join(', '),
+      ];
+    }),
   );
   writeResults('script-artifacts', {
     runtimeName,
     runs,
     rounds,
     concurrency,
-    runsPerMinute: Object.fromEntries([...rates].map(([name, xs]) => [name, xs.map((x) => round(x))])),
-    bytesPerRun: Object.fromEntries(sizes),
-    failingRatio: round(failingRatio),
-    passingRatio: round(passingRatio),
+    runsPerMinute: Object.fromEntries([...figures].map(([name, f]) => [name, f.perMinute.map((x) => round(x))])),
+    cpuMsPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.cpuMsPerRun.map((x) => round(x))])),
+    bytesPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.bytesPerRun])),
+    failing: {
+      rateRatio: round(failing.rate, 2),
+      perRoundRatio: round(failing.perRound, 2),
+      cpuRatio: round(failing.cpu, 2),
+    },
+    passing: {
+      rateRatio: round(passing.rate, 2),
+      perRoundRatio: round(passing.perRound, 2),
+      cpuRatio: round(passing.cpu, 2),
+    },
   });
 }
