@@ -151,6 +151,29 @@ describe('private-location agents (embedded)', () => {
     expect((await results(owner, own.body.id)).filter((r) => r.runLocation === 'branch')).toEqual([]);
   }, 60_000);
 
+  it("/openapi.json does not refuse a private slug in a check's or a group's locations", async () => {
+    const document = (await fetch(`${vigil.url}/openapi.json`).then((r) => r.json())) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>>;
+      components?: { schemas?: Record<string, unknown> };
+    };
+    const bodies = ['/v1/checks', '/v1/check-groups'].map((path) => document.paths[path]!.post!.requestBody!.content);
+    const items: { enum?: unknown; pattern?: string; examples?: string[] }[] = [];
+    const visit = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const locations = (node as { properties?: { locations?: { items?: (typeof items)[number] } } }).properties
+        ?.locations?.items;
+      if (locations) items.push(locations);
+      Object.values(node).forEach(visit);
+    };
+    visit(bodies);
+    expect(items.length).toBeGreaterThanOrEqual(2);
+    for (const item of items) {
+      expect(item.enum).toBeUndefined();
+      expect(new RegExp(item.pattern!).test('office-berlin')).toBe(true);
+      expect(item.examples!.length).toBeGreaterThan(0);
+    }
+  });
+
   it('with the address policy enforced, an agent refuses a private target', async () => {
     const { owner } = await createAccount(vigil);
     const strict = await location(owner, 'strict');

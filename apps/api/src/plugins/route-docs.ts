@@ -62,6 +62,9 @@ export function describeRoute(route: RouteOptions): RouteDoc {
   return doc;
 }
 
+/** A private location's slugName (slugNameSchema); runner locations are usually of the same form. */
+const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
 const instantPattern =
   '^([0-9]{1,10}|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)$';
 
@@ -104,11 +107,20 @@ export function createDocumentPatch(usableRuntimes: string[], publicLocations: r
       // what the API accepts (checks take any string, webhook values any Handlebars template) makes
       // the document wrong, and one as wide is no pattern at all. A page lists a check once.
       if (properties?.checkIds?.type === 'array') properties.checkIds.uniqueItems = true;
-      // A check names known locations, each once, at most MAX_CHECK_LOCATIONS (see locations.ts).
+      // A check or group names known locations, each once, at most MAX_CHECK_LOCATIONS (see
+      // locations.ts). Private locations' slugs are account data, so the items are no enum: the
+      // runner locations are examples, and the pattern is a slug's when every runner location is one.
       if (properties?.locations?.type === 'array' && publicLocations.length > 0)
         properties.locations = {
           ...properties.locations,
-          items: { type: 'string', enum: [...publicLocations] },
+          items: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 64,
+            ...(publicLocations.every((name) => SLUG.test(name)) ? { pattern: SLUG.source } : {}),
+            examples: publicLocations.slice(0, 3),
+            description: `A runner location (${publicLocations.join(', ')}) or the slugName of one of the account's private locations (GET /v1/private-locations); another name answers 400.`,
+          },
           maxItems: MAX_CHECK_LOCATIONS,
           uniqueItems: true,
         };
