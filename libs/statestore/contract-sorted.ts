@@ -121,5 +121,64 @@ export function sortedSetCases(ctx: ContractContext): void {
       expect(new Set(all).size).toBe(total);
       expect(await ctx.store.zrangeByScore(k, -Infinity, 2000)).toEqual([]);
     });
+
+    it('claimDueFair takes one member per group in turn, so a large group at the head does not starve a small one', async () => {
+      const k = ctx.key('q');
+      const g = ctx.key('groups');
+      const scores: Record<string, number> = {};
+      const ops: { op: 'hset'; key: string; field: string; value: string }[] = [];
+      // Group big has 20 members due first; group small has 2, due after all of them.
+      for (let i = 0; i < 20; i++) {
+        scores[`big-${String(i).padStart(2, '0')}`] = 100 + i;
+        ops.push({ op: 'hset', key: g, field: `big-${String(i).padStart(2, '0')}`, value: 'big' });
+      }
+      scores['small-1'] = 200;
+      scores['small-2'] = 201;
+      ops.push(
+        { op: 'hset', key: g, field: 'small-1', value: 'small' },
+        { op: 'hset', key: g, field: 'small-2', value: 'small' },
+      );
+      await seed(k, { ...scores, loner: 150 });
+      await ctx.store.write(ops);
+      // Plain claimDue would hand out big-00..big-03; the fair claim alternates groups (loner has none: group '').
+      const first = members(await ctx.store.claimDueFair(k, g, 1000, 5000, 4, 100));
+      expect(first).toEqual(['big-00', 'loner', 'small-1', 'big-01']);
+      expect(await ctx.store.zscore(k, 'small-1')).toBe(6000);
+      expect(await ctx.store.zscore(k, 'big-02')).toBe(102);
+      const second = members(await ctx.store.claimDueFair(k, g, 1000, 5000, 4, 100));
+      expect(second).toEqual(['big-02', 'small-2', 'big-03', 'big-04']);
+      // The scan bounds what it looks at: with scan 2, only the two earliest due are candidates.
+      expect(members(await ctx.store.claimDueFair(k, g, 1000, 5000, 1, 2))).toEqual(['big-05']);
+      expect(await ctx.store.claimDueFair(k, g, 50, 5000, 4, 100)).toEqual([]);
+      expect(await ctx.store.claimDueFair(k, g, 1000, 5000, 0, 100)).toEqual([]);
+      await expect(ctx.store.claimDueFair(k, g, 1000, 5000, -1, 100)).rejects.toBeInstanceOf(ValidationError);
+    });
+
+    it('claimDueFair with concurrent claimers claims every due member exactly once', async () => {
+      const k = ctx.key('q');
+      const g = ctx.key('groups');
+      const total = 150;
+      const scores: Record<string, number> = {};
+      for (let i = 0; i < total; i++) scores[`job-${String(i).padStart(3, '0')}`] = 1000 + i;
+      await seed(k, scores);
+      await ctx.store.write(
+        Object.keys(scores).map((m, i) => ({ op: 'hset' as const, key: g, field: m, value: `acct-${i % 4}` })),
+      );
+      const claimers = await Promise.all(Array.from({ length: 4 }, () => ctx.peer()));
+      const claimed = await Promise.all(
+        claimers.map(async (claimer) => {
+          const mine: string[] = [];
+          for (let round = 0; round < 100; round++) {
+            const batch = await claimer.claimDueFair(k, g, 2000, 60_000, 7, 28);
+            if (batch.length === 0) break;
+            mine.push(...members(batch));
+          }
+          return mine;
+        }),
+      );
+      const all = claimed.flat();
+      expect(all).toHaveLength(total);
+      expect(new Set(all).size).toBe(total);
+    });
   });
 }

@@ -50,6 +50,21 @@ export interface StateStore {
    * Each returned score is the one the member had when claimed (its due time).
    */
   claimDue(key: string, now: number, leaseMs: number, limit: number): Promise<ScoredMember[]>;
+  /**
+   * claimDue, fair across groups: looks at up to scan due members (earliest first), reads each
+   * one's group from the hash groupsKey (member → group; a member with none is in group ''), and
+   * leases up to limit of them taking one per group in turn, earliest first within a group. So
+   * one group's backlog at the head of the queue does not keep another group's due members
+   * waiting behind it. Members not taken stay as they were. Atomic like claimDue.
+   */
+  claimDueFair(
+    key: string,
+    groupsKey: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    scan: number,
+  ): Promise<ScoredMember[]>;
 
   /** Deletes every key (of any kind) starting with prefix; returns how many. For rebuilds, not hot paths. */
   deletePrefix(prefix: string): Promise<number>;

@@ -49,9 +49,63 @@ for i = 1, #due, 2 do redis.call('ZADD', KEYS[1], ARGV[2], due[i]) end
 return due
 `;
 
+/**
+ * Leases due members fairly across groups: ARGV = now, lease end, limit, scan; KEYS = queue, groups
+ * hash. Round robin over the groups of the first scan due members, earliest first in each.
+ */
+const CLAIM_FAIR_LUA = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
+local n = #due / 2
+if n == 0 then return {} end
+local names = {}
+for i = 1, n do names[i] = due[2 * i - 1] end
+local groups = redis.call('HMGET', KEYS[2], unpack(names))
+local order, lists = {}, {}
+for i = 1, n do
+  local g = groups[i]
+  if not g then g = '' end
+  local list = lists[g]
+  if list == nil then
+    list = {}
+    lists[g] = list
+    order[#order + 1] = g
+  end
+  list[#list + 1] = i
+end
+local limit, out, taken, round = tonumber(ARGV[3]), {}, 0, 1
+while taken < limit do
+  local any = false
+  for _, g in ipairs(order) do
+    local i = lists[g][round]
+    if i ~= nil then
+      any = true
+      redis.call('ZADD', KEYS[1], ARGV[2], due[2 * i - 1])
+      out[#out + 1] = due[2 * i - 1]
+      out[#out + 1] = due[2 * i]
+      taken = taken + 1
+      if taken >= limit then break end
+    end
+  end
+  if not any then break end
+  round = round + 1
+end
+return out
+`;
+
+/** Lua's unpack takes at most a few thousand values: the fair claim's scan stays under it. */
+const MAX_FAIR_SCAN = 4000;
+
 interface ScriptCommands {
   vigilWrite(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
   vigilClaim(key: string, now: string, leaseEnd: string, limit: string): Promise<string[]>;
+  vigilClaimFair(
+    key: string,
+    groupsKey: string,
+    now: string,
+    leaseEnd: string,
+    limit: string,
+    scan: string,
+  ): Promise<string[]>;
 }
 
 export interface RedisStateStoreOptions {
@@ -134,6 +188,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   const client = new Redis(options.url, redisOptions);
   client.defineCommand('vigilWrite', { lua: WRITE_LUA });
   client.defineCommand('vigilClaim', { lua: CLAIM_LUA, numberOfKeys: 1 });
+  client.defineCommand('vigilClaimFair', { lua: CLAIM_FAIR_LUA, numberOfKeys: 2 });
   const scripts = client as unknown as ScriptCommands;
 
   let closed = false;
@@ -259,6 +314,19 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       if (checkInteger(limit, 'limit', 0) === 0) return [];
       const leaseEnd = String(checkScore(now + leaseMs, 'now + leaseMs'));
       return pairs(await run('claimDue', () => scripts.vigilClaim(key, String(now), leaseEnd, String(limit))));
+    },
+
+    async claimDueFair(key, groupsKey, now, leaseMs, limit, scan) {
+      checkScore(now, 'now');
+      checkScore(leaseMs, 'leaseMs');
+      if (checkInteger(limit, 'limit', 0) === 0) return [];
+      const window = Math.min(MAX_FAIR_SCAN, Math.max(limit, checkInteger(scan, 'scan', 0)));
+      const leaseEnd = String(checkScore(now + leaseMs, 'now + leaseMs'));
+      return pairs(
+        await run('claimDueFair', () =>
+          scripts.vigilClaimFair(key, groupsKey, String(now), leaseEnd, String(limit), String(window)),
+        ),
+      );
     },
 
     async deletePrefix(prefix) {

@@ -98,6 +98,9 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
     zrangeByScore: db.prepare<[string, number, number, number], ScoredMember>(
       'SELECT member, score FROM zsets WHERE key = ? AND score >= ? AND score <= ? ORDER BY score, member LIMIT ?',
     ),
+    dueWithGroups: db.prepare<[string, string, number, number], ScoredMember & { grp: string | null }>(
+      'SELECT z.member AS member, z.score AS score, h.value AS grp FROM zsets z LEFT JOIN hashes h ON h.key = ? AND h.field = z.member WHERE z.key = ? AND z.score <= ? ORDER BY z.score, z.member LIMIT ?',
+    ),
     purge: db.prepare<[number]>(
       'DELETE FROM kv WHERE rowid IN (SELECT rowid FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000)',
     ),
@@ -215,6 +218,15 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
     return due;
   });
 
+  const claimDueFair = db.transaction(
+    (key: string, groupsKey: string, now: number, leaseEnd: number, limit: number, scan: number) => {
+      const due = sql.dueWithGroups.all(groupsKey, key, now, scan);
+      const taken = roundRobin(due, (row) => row.grp ?? '', limit);
+      for (const { member } of taken) sql.zadd.run(key, member, leaseEnd);
+      return taken.map(({ member, score }) => ({ member, score }));
+    },
+  );
+
   let closed = false;
   let offThread: OffThreadWriter | undefined;
   const fileBacked = options.path !== ':memory:' && options.path !== '' && !options.path.startsWith('file:');
@@ -291,6 +303,14 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
       const leaseEnd = checkScore(now + leaseMs, 'now + leaseMs');
       return run('claimDue', () => claimDue.immediate(key, now, leaseEnd, limit));
     },
+    async claimDueFair(key, groupsKey, now, leaseMs, limit, scan) {
+      checkScore(now, 'now');
+      checkScore(leaseMs, 'leaseMs');
+      if (checkInteger(limit, 'limit', 0) === 0) return [];
+      const window = Math.max(limit, checkInteger(scan, 'scan', 0));
+      const leaseEnd = checkScore(now + leaseMs, 'now + leaseMs');
+      return run('claimDueFair', () => claimDueFair.immediate(key, groupsKey, now, leaseEnd, limit, window));
+    },
     deletePrefix: (prefix) =>
       run('deletePrefix', () =>
         db.transaction(() => {
@@ -334,4 +354,28 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
       db.close();
     },
   };
+}
+
+/** Up to limit items, one per group in turn (groups in order of first appearance), keeping order within a group. */
+export function roundRobin<T>(items: T[], groupOf: (item: T) => string, limit: number): T[] {
+  const lists = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groupOf(item);
+    const list = lists.get(group);
+    if (list) list.push(item);
+    else lists.set(group, [item]);
+  }
+  const out: T[] = [];
+  for (let round = 0; out.length < limit; round++) {
+    let any = false;
+    for (const list of lists.values()) {
+      const item = list[round];
+      if (item === undefined) continue;
+      any = true;
+      out.push(item);
+      if (out.length >= limit) break;
+    }
+    if (!any) break;
+  }
+  return out;
 }

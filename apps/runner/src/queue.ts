@@ -31,12 +31,16 @@ export interface Scheduled {
   checkId: string;
   slot: Slot;
   due: number;
+  /** The check's account, written when a check is (re)placed: claims are fair across accounts. */
+  group?: string;
   /** Windows skipped on the way (the runner was saturated): recorded for the check's status. */
   skipped?: { windows: number[]; reason: SkipReason };
 }
 
 export const queueKeys = (location: string) => ({
   due: `runner:due:${location}`,
+  /** checkId → account, for the fair claim. */
+  groups: `runner:groups:${location}`,
   slot: (checkId: string) => `runner:slot:${location}:${checkId}`,
   applied: (eventId: string) => `runner:applied:${location}:${eventId}`,
   /** One key per skipped window, so replicas never count a window twice; kept a little over an hour. */
@@ -73,6 +77,8 @@ export async function skippedLastHour(
 }
 
 const APPLIED_TTL_MS = 7 * 86_400_000;
+/** How many due entries a claim looks at per entry it takes, to share them out across accounts. */
+const FAIR_SCAN_FACTOR = 4;
 
 export class DueQueue {
   private readonly keys;
@@ -85,7 +91,15 @@ export class DueQueue {
   }
 
   async claim(nowMs: number, leaseMs: number, limit: number): Promise<Claimed[]> {
-    const members = await this.store.claimDue(this.keys.due, nowMs, leaseMs, limit);
+    // Round robin across accounts among the earliest due: a tenant's backlog cannot keep another's runs waiting.
+    const members = await this.store.claimDueFair(
+      this.keys.due,
+      this.keys.groups,
+      nowMs,
+      leaseMs,
+      limit,
+      limit * FAIR_SCAN_FACTOR,
+    );
     if (members.length === 0) return [];
     const slots = await this.store.getMany(members.map((m) => this.keys.slot(m.member)));
     return members.map((m, i) => ({
@@ -104,6 +118,8 @@ export class DueQueue {
       const slot = entry.slot.kind === 'run' ? { ...entry.slot, due: entry.due } : entry.slot;
       ops.push({ op: 'set', key: this.keys.slot(entry.checkId), value: JSON.stringify(slot) });
       ops.push({ op: 'zadd', key: this.keys.due, member: entry.checkId, score: entry.due });
+      if (entry.group !== undefined)
+        ops.push({ op: 'hset', key: this.keys.groups, field: entry.checkId, value: entry.group });
       for (const window of entry.skipped?.windows ?? [])
         ops.push({
           op: 'set',
@@ -131,6 +147,7 @@ export class DueQueue {
       checkIds.flatMap((checkId): WriteOp[] => [
         { op: 'zrem', key: this.keys.due, member: checkId },
         { op: 'del', key: this.keys.slot(checkId) },
+        { op: 'hdel', key: this.keys.groups, field: checkId },
       ]),
     );
   }
@@ -138,6 +155,24 @@ export class DueQueue {
   /** Every queued check id. For reconciliation, not the hot path. */
   async members(): Promise<Set<string>> {
     return new Set((await this.store.zrange(this.keys.due, 0, -1)).map((m) => m.member));
+  }
+
+  /** Each queued check's account, as written by schedule. For reconciliation, not the hot path. */
+  async groups(): Promise<Record<string, string>> {
+    return this.store.hgetall(this.keys.groups);
+  }
+
+  /** Names the account of checks queued before groups were written (reconciliation). */
+  async setGroups(groups: Array<{ checkId: string; group: string }>): Promise<void> {
+    if (groups.length === 0) return;
+    await this.store.write(
+      groups.map(({ checkId, group }): WriteOp => ({
+        op: 'hset',
+        key: this.keys.groups,
+        field: checkId,
+        value: group,
+      })),
+    );
   }
 
   async score(checkId: string): Promise<number | null> {

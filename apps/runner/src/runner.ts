@@ -18,6 +18,7 @@ import { Catalogue, type CatalogueEntry, type Placement, type ScheduleChange } f
 import { createRunnerMetrics, type RunnerMetrics } from './metrics.ts';
 import { DueQueue, type Claimed, type Scheduled, type Slot } from './queue.ts';
 import { RunRuntimeResolver } from './runtime.ts';
+import { FairShare } from './fairness.ts';
 import { SaturationTracker, type SaturationDetails } from './saturation.ts';
 import { noDataSignal } from './no-data.ts';
 import { createStartTimes } from './started.ts';
@@ -119,6 +120,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     deps.prober ?? createProber({ chromiumPath: settings.chromiumPath, scripts: deps.scripts, logger: log });
   const metrics: RunnerMetrics = createRunnerMetrics(deps.metrics);
   const saturation = new SaturationTracker(settings.location, metrics);
+  const fair = new FairShare();
   const startedAtMs = Date.now();
   const queue = new DueQueue(platform.stateStore, settings.location);
   const catalogue = new Catalogue(settings.location, settings.defaultLocation);
@@ -182,9 +184,11 @@ export function startRunner(deps: RunnerDeps): Runner {
   };
 
   const fresh = (checkId: string, placement: Placement, atMs: number): Scheduled => {
+    const group = catalogue.get(checkId)?.accountId;
     if (placement.kind === 'heartbeat') {
       return {
         checkId,
+        group,
         slot: { kind: 'heartbeat', anchor: atMs, reported: 0 },
         due: atMs + placement.periodMs + placement.graceMs,
       };
@@ -192,6 +196,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     const window = firstWindow(atMs, placement.frequencyMs);
     return {
       checkId,
+      group,
       slot: { kind: 'run', window },
       due: Math.max(plannedStart(checkId, window, placement.frequencyMs), atMs),
     };
@@ -215,6 +220,14 @@ export function startRunner(deps: RunnerDeps): Runner {
     const gone = [...queued].filter((id) => catalogue.get(id) && !catalogue.placement(id));
     await queue.schedule(missing);
     await queue.remove(gone);
+    // Checks queued before claims were fair across accounts get their account named.
+    const named = await queue.groups();
+    await queue.setGroups(
+      catalogue
+        .placed()
+        .filter(({ entry }) => queued.has(entry.checkId) && named[entry.checkId] !== entry.accountId)
+        .map(({ entry }) => ({ checkId: entry.checkId, group: entry.accountId })),
+    );
     if (missing.length + gone.length > 0) log.info({ added: missing.length, removed: gone.length }, 'queue reconciled');
   };
 
@@ -380,6 +393,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     const frequencyMs = placement.frequencyMs;
     const dueMs = slot.due ?? plannedStart(checkId, slot.window, frequencyMs);
     const maxLateMs = maxLatenessMs(frequencyMs, settings.maxLateness ?? DEFAULT_MAX_LATENESS);
+    fair.seen(entry.accountId, now);
     const decision = decideRun({
       checkId,
       window: slot.window,
@@ -389,6 +403,7 @@ export function startRunner(deps: RunnerDeps): Runner {
       frequencyMs,
       leaseMs,
       maxLateMs,
+      spared: () => fair.belowShare(entry.accountId, now),
     });
     if (decision.action === 'skip') {
       // Late because this runner (or its location) cannot keep up, unless no runner was up when it was due.
@@ -417,6 +432,7 @@ export function startRunner(deps: RunnerDeps): Runner {
       return queue.release(checkId, now + 250 + Math.floor(Math.random() * 500));
     }
     if (script) scriptsRunning += 1;
+    fair.started(entry.accountId, now);
     perAccount.set(entry.accountId, busy + 1);
     metrics.inFlight.inc();
     try {

@@ -99,6 +99,8 @@ export function decideRun(input: {
   frequencyMs: number;
   leaseMs: number;
   maxLateMs: number;
+  /** True spares a late run until its window has passed (its account is below its fair share). */
+  spared?: () => boolean;
 }): RunDecision {
   const { checkId, window, nowMs, frequencyMs: f } = input;
   const base = decideClaim(checkId, window, nowMs, f, input.leaseMs);
@@ -111,6 +113,7 @@ export function decideRun(input: {
   if (base.action === 'skip') return { ...base, late: false, skipped: windowsUpTo(base.next) };
   const takeover = input.claimedDueMs >= input.dueMs + input.leaseMs;
   if (takeover || nowMs - input.dueMs <= input.maxLateMs) return base;
+  if (nowMs < window + f && input.spared?.()) return base;
   const next = Math.max(window + f, windowStart(nowMs, f));
   return { action: 'skip', late: true, skipped: windowsUpTo(next), next, due: plannedStart(checkId, next, f) };
 }
