@@ -109,7 +109,7 @@ export function codeBundleRoutes(app: FastifyInstance, store: StateStore): void 
 const suiteFields = z.object({
   codeBundlePath: z.string().max(256),
   browsers: z.array(z.string().max(32)).max(10).nullish(),
-  cacheHash: z.unknown(),
+  cacheHash: z.unknown().optional(),
   playwrightVersion: z.string().max(64).nullish(),
   testCommand: z.string().max(4096).nullish(),
   installCommand: z.string().max(4096).nullish(),
