@@ -115,3 +115,42 @@ describe('catalogue', () => {
     expect(eu.placed().map(({ entry }) => entry.checkId)).toEqual(expect.arrayContaining([inGroup.id, own.id]));
   });
 });
+
+describe('NO_DATA watch of an external check at private locations', () => {
+  const at = '2026-11-23T10:00:00.000Z';
+  let position = 1_000n;
+  const recorded = (stream: string, type: string, data: Record<string, unknown>): RecordedEvent => ({
+    id: randomUUID(),
+    stream,
+    type,
+    data,
+    revision: 0,
+    position: ++position,
+    metadata: { accountId: 'acc', actor: 't', commandId: 'c', occurredAt: at, schemaVersion: 1 },
+  });
+  const privateLocation = (slugName: string) => {
+    const id = randomUUID();
+    return recorded(`private-location-${id}`, 'PrivateLocationCreated', {
+      accountId: 'acc',
+      location: { id, name: slugName, slugName, icon: null, createdAt: at, updatedAt: at },
+    });
+  };
+
+  it('passes over private slugs: the first runner location watches, else the default location', () => {
+    const onlyPrivate = check({ checkType: 'API', frequency: 5, noDataAlerts: true, locations: ['office'] });
+    const mixed = check({ checkType: 'API', frequency: 5, noDataAlerts: true, locations: ['office', 'us'] });
+    const eu = new Catalogue('eu', 'eu');
+    const us = new Catalogue('us', 'eu');
+    for (const catalogue of [eu, us]) {
+      catalogue.apply(privateLocation('office'));
+      for (const c of [onlyPrivate, mixed])
+        catalogue.apply(recorded(`check-${c.id}`, 'CheckCreated', { accountId: 'acc', check: c, at }));
+    }
+    expect(eu.placement(onlyPrivate.id)).toMatchObject({ kind: 'heartbeat', watch: 'results' });
+    expect(us.placement(onlyPrivate.id)).toBeNull();
+    expect(us.placement(mixed.id)).toMatchObject({ kind: 'heartbeat', watch: 'results' });
+    expect(eu.placement(mixed.id)).toBeNull();
+    // Without knowing the slug is private (the rule before), nobody would watch the first one.
+    expect(placementOf(onlyPrivate, 'eu', 'eu')).toBeNull();
+  });
+});

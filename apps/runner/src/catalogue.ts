@@ -5,11 +5,13 @@ import {
   maintenanceWindowEvents,
   parseCheckEvent,
   parseCheckGroupEvent,
+  privateLocationEvents,
   silenceTimes,
   type Check,
   type MaintenanceWindow,
 } from '#domain';
 import type { RecordedEvent } from '#eventstore';
+import { noDataWatcher } from './no-data.ts';
 
 /** How a check is scheduled at one location; null when it does not run there. */
 export type Placement =
@@ -36,6 +38,7 @@ const CHECK_EVENTS = new Set(['CheckCreated', 'CheckUpdated', 'CheckDeleted', 'H
 const STREAM_PREFIX = 'check-';
 const WINDOW_STREAM_PREFIX = 'maintenance-window-';
 const GROUP_STREAM_PREFIX = 'check-group-';
+const PRIVATE_LOCATION_STREAM_PREFIX = 'private-location-';
 
 /**
  * Where a check runs. It runs from each of its locations, or from the default location when it
@@ -43,12 +46,18 @@ const GROUP_STREAM_PREFIX = 'check-group-';
  * checks (no definition; MULTI_STEP and PLAYWRIGHT) are not run; one location watches their results
  * when they ask for NO_DATA alerts. Deactivated checks are not scheduled.
  */
-export function placementOf(check: Check | null, location: string, defaultLocation: string): Placement | null {
+export function placementOf(
+  check: Check | null,
+  location: string,
+  defaultLocation: string,
+  /** The account's private slugs: an external check is not watched from one (see noDataWatcher). */
+  privateSlugs?: ReadonlySet<string>,
+): Placement | null {
   if (!check || !check.activated) return null;
   if (!isManagedCheck(check)) {
     // An external check asking for NO_DATA alerts is watched like a heartbeat whose pings are its results.
     const silence = check.noDataAlerts ? silenceTimes(check) : null;
-    if (silence === null || (check.locations[0] ?? defaultLocation) !== location) return null;
+    if (silence === null || noDataWatcher(check, privateSlugs, defaultLocation) !== location) return null;
     return { kind: 'heartbeat', ...silence, watch: 'results' };
   }
   if (check.checkType === 'HEARTBEAT') {
@@ -75,6 +84,8 @@ export class Catalogue {
    * claim drops a check no longer placed here, and the runner's reconcile adds one newly placed.
    */
   private readonly groupLocations = new Map<string, readonly string[]>();
+  /** Every slug a private location of the account ever had (a slug is never a runner location's name). */
+  private readonly privateSlugs = new Map<string, Set<string>>();
 
   constructor(
     private readonly location: string,
@@ -86,7 +97,13 @@ export class Catalogue {
   }
 
   placement(checkId: string): Placement | null {
-    return placementOf(this.effective(this.entries.get(checkId)?.check ?? null), this.location, this.defaultLocation);
+    const entry = this.entries.get(checkId);
+    return this.placementOf(entry?.check ?? null, entry?.accountId);
+  }
+
+  private placementOf(check: Check | null, accountId: string | undefined): Placement | null {
+    const slugs = accountId === undefined ? undefined : this.privateSlugs.get(accountId);
+    return placementOf(this.effective(check), this.location, this.defaultLocation, slugs);
   }
 
   /** The check with its group's locations when it names none of its own. */
@@ -100,7 +117,7 @@ export class Catalogue {
   placed(): Array<{ entry: CatalogueEntry; placement: Placement }> {
     const out: Array<{ entry: CatalogueEntry; placement: Placement }> = [];
     for (const entry of this.entries.values()) {
-      const placement = placementOf(this.effective(entry.check), this.location, this.defaultLocation);
+      const placement = this.placementOf(entry.check, entry.accountId);
       if (placement) out.push({ entry, placement });
     }
     return out;
@@ -119,6 +136,10 @@ export class Catalogue {
       this.applyWindow(recorded);
       return null;
     }
+    if (recorded.stream.startsWith(PRIVATE_LOCATION_STREAM_PREFIX)) {
+      this.applyPrivateLocation(recorded);
+      return null;
+    }
     if (recorded.stream.startsWith(GROUP_STREAM_PREFIX)) {
       this.applyGroup(recorded);
       return null;
@@ -127,7 +148,7 @@ export class Catalogue {
     const checkId = recorded.stream.slice(STREAM_PREFIX.length);
     const event = parseCheckEvent(recorded.type, recorded.data);
     const before = this.entries.get(checkId);
-    const was = placementOf(this.effective(before?.check ?? null), this.location, this.defaultLocation);
+    const was = this.placementOf(before?.check ?? null, before?.accountId);
     let atMs: number;
     switch (event.type) {
       case 'CheckCreated':
@@ -156,6 +177,17 @@ export class Catalogue {
     );
     if (samePlacement(was, now)) return null;
     return { checkId, eventId: recorded.id, atMs, placement: now };
+  }
+
+  private applyPrivateLocation(recorded: RecordedEvent): void {
+    if (recorded.type !== 'PrivateLocationCreated' && recorded.type !== 'PrivateLocationUpdated') return;
+    const event = privateLocationEvents.parse(recorded.type, recorded.data);
+    const accountId =
+      event.type === 'PrivateLocationCreated' ? event.data.accountId : (recorded.metadata.accountId ?? '');
+    if (event.type !== 'PrivateLocationCreated' && event.type !== 'PrivateLocationUpdated') return;
+    const slugs = this.privateSlugs.get(accountId) ?? new Set<string>();
+    slugs.add(event.data.location.slugName);
+    this.privateSlugs.set(accountId, slugs);
   }
 
   private applyGroup(recorded: RecordedEvent): void {
