@@ -8,10 +8,18 @@
  * results), CPU per run, and results in the analytics store against those expected (missing,
  * doubled).
  *
- *   npm run bench -- runner [--checks 20000] [--minutes 2] [--redis]
+ * Past its ceiling the runner skips runs it could only start late (issue 29): the table adds the
+ * windows skipped, the share of expected runs completed and the load average at the start and end
+ * of the measured minutes (the machine is shared: compare CPU per run between sizes, not rates).
+ * --cpu-prof writes a V8 profile of the measured minutes under bench/results/profiles/ (summarise
+ * it with `npm run bench -- profile <file>`).
+ *
+ *   npm run bench -- runner [--checks 20000] [--minutes 2] [--redis] [--cpu-prof]
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,6 +27,7 @@ import { createLogger, Lifecycle } from '#core';
 import { applyCheckDefaults, type CheckInput, type CheckResult } from '#domain';
 import { createMetricsRegistry } from '#http';
 import { createPlatform, platformEnv } from '#platform';
+import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import { defaultSink, startRunner } from '../apps/runner/index.ts';
 import { plannedStart, runResultId, windowStart } from '../apps/runner/src/schedule.ts';
@@ -37,6 +46,7 @@ export async function run(argv: string[]): Promise<void> {
       checks: { type: 'string', default: '20000' },
       minutes: { type: 'string', default: '2' },
       redis: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
     },
   });
   const checks = Number(values.checks);
@@ -96,10 +106,11 @@ export async function run(argv: string[]): Promise<void> {
         seen.push(...results);
       },
     };
+    const registry = createMetricsRegistry();
     const runner = startRunner({
       platform,
       log: quiet,
-      metrics: createMetricsRegistry(),
+      metrics: registry,
       sink,
       settings: {
         location: 'local',
@@ -117,9 +128,28 @@ export async function run(argv: string[]): Promise<void> {
     const to = from + minutes * MIN;
     log(`warming up until ${new Date(from).toISOString()}, measuring ${minutes} min`);
     await sleep(from - Date.now());
+    const loadStart = loadavg()[0]!;
+    const profiler = values['cpu-prof'] ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
+    const skippedBefore = await skippedTotal(registry);
     const cpuStart = process.cpuUsage();
     await sleep(to - Date.now());
     const cpu = process.cpuUsage(cpuStart);
+    const skipped = (await skippedTotal(registry)) - skippedBefore;
+    const loadEnd = loadavg()[0]!;
+    let profileFile: string | null = null;
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      const dir = join(import.meta.dirname, 'results', 'profiles');
+      mkdirSync(dir, { recursive: true });
+      profileFile = join(dir, `runner-${checks}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+      writeFileSync(profileFile, JSON.stringify(profile));
+      profiler.disconnect();
+    }
     // Runs of the measured windows that are still due or finishing.
     await sleep(5_000);
     await runner.stop();
@@ -163,6 +193,10 @@ export async function run(argv: string[]): Promise<void> {
       windows: windows.length,
       runsInMeasuredMinutes: seen.filter((r) => Date.parse(r.startedAt) >= from && Date.parse(r.startedAt) < to).length,
       failedRuns: inWindow.filter((r) => r.hasFailures).length,
+      skippedWindows: skipped,
+      completed: round(distinct / Math.max(1, expected), 3),
+      loadAverage: [round(loadStart, 1), round(loadEnd, 1)],
+      cpuProfile: profileFile,
     };
     printTable(
       'Check runner: one process, one-minute API checks on loopback',
@@ -177,6 +211,9 @@ export async function run(argv: string[]): Promise<void> {
         'in analytics',
         'missing',
         'doubled',
+        'skipped',
+        'completed',
+        'load avg',
       ],
       [
         [
@@ -190,6 +227,9 @@ export async function run(argv: string[]): Promise<void> {
           stored,
           figures.missing,
           figures.doubled,
+          skipped,
+          figures.completed,
+          `${figures.loadAverage[0]}–${figures.loadAverage[1]}`,
         ],
       ],
     );
@@ -200,4 +240,10 @@ export async function run(argv: string[]): Promise<void> {
     if (values.redis) await cleanUp({ redisPrefix: `bench-runner-${suffix}:` });
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Windows the runner skipped (all reasons), from its own metric. */
+async function skippedTotal(registry: Registry): Promise<number> {
+  const metric = await registry.getSingleMetric('vigil_runner_windows_skipped_total')?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }

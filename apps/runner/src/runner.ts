@@ -461,6 +461,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     running.add(task);
   };
 
+  const claimBatch = Math.max(1, Math.floor(settings.concurrency / 10));
   const loop = async () => {
     while (!stopping) {
       const free = settings.concurrency - running.size;
@@ -481,7 +482,10 @@ export function startRunner(deps: RunnerDeps): Runner {
       if (claimed.length === 0 || free <= claimed.length) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollMs);
+          // Saturated, every finished run would wake a claim of one: waiting for a batch of free
+          // slots keeps the claims (a store round trip each) few per run, whatever the backlog.
           wakeLoop = () => {
+            if (!stopping && settings.concurrency - running.size < claimBatch) return;
             clearTimeout(timer);
             resolve();
           };
