@@ -95,6 +95,33 @@ describe('Checkly dialect: families Vigil does not have', () => {
     expect(((await response.json()) as { message: string }).message).toBe(`Vigil does not support ${family}`);
   });
 
+  it.each([
+    ['GET', '/v1/static-ipv6s-by-region', 'static IPs'],
+    ['POST', '/v1/checks/ssl', 'SSL monitors; an API check with sslCheckDomain watches a certificate'],
+    ['POST', '/v1/status-pages/services', 'status page services'],
+    ['POST', '/v1/status-pages', 'writing status pages'],
+    ['PUT', '/v1/status-pages/0b9c', 'writing status pages'],
+    ['DELETE', '/v1/status-pages/0b9c', 'writing status pages'],
+  ])('%s %s (as the Go SDK asks) is the unsupported 404 whatever its body', async (method, path, family) => {
+    // Route first, then parse: a body no parser takes (octet-stream) or broken JSON never makes it a 400 or 415.
+    for (const [type, body] of [
+      ['application/octet-stream', 'bundle'],
+      ['application/json', '{not json'],
+    ]) {
+      const response = await fetch(`${vigil.url}/checkly${path}`, {
+        method,
+        headers: {
+          'content-type': type!,
+          authorization: `Bearer ${owner.ownerKey}`,
+          'x-checkly-account': owner.accountId,
+        },
+        body: method === 'GET' ? undefined : body,
+      });
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { message: string }).message).toContain(`Vigil does not support ${family}`);
+    }
+  });
+
   it('any other path under /checkly is a JSON 404, even for a browser', async () => {
     const response = await fetch(`${vigil.url}/checkly/v9/nothing`, { headers: { accept: 'text/html' } });
     expect(response.status).toBe(404);

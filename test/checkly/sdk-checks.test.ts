@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createAccount, startVigil, type TestVigil } from '#test-vigil';
+import { describe, expect, it } from 'vitest';
 import { numericId } from '../../apps/api/src/checkly/ids.ts';
+import { dialectSuite } from './support.ts';
 
 /**
  * Check writes as Checkly's Go SDK (github.com/checkly/checkly-go-sdk, types.go and checkly.go at
@@ -9,16 +9,8 @@ import { numericId } from '../../apps/api/src/checkly/ids.ts';
  * locations and privateLocations [] when nil, heartbeat all zero on an API check, alertSettings'
  * empty sub-objects, the zero time), and ?autoAssignAlerts=false on the path.
  */
-let vigil: TestVigil;
-let owner: Awaited<ReturnType<typeof createAccount>>;
-let stranger: Awaited<ReturnType<typeof createAccount>>;
 
-beforeAll(async () => {
-  vigil = await startVigil();
-  owner = await createAccount(vigil, 'team');
-  stranger = await createAccount(vigil, 'team');
-});
-afterAll(async () => vigil?.stop());
+const suite = dialectSuite();
 
 const zeroTime = '0001-01-01T00:00:00Z';
 /** What the SDK marshals for an API check built as the Terraform provider builds one. */
@@ -84,22 +76,14 @@ function sdkApiCheck(overrides: Record<string, unknown> = {}) {
   };
 }
 
-const sdk = () => {
-  const api = client(`${vigil.url}/checkly`, owner.ownerKey);
-  const headers = { 'x-checkly-account': owner.accountId };
-  return {
-    post: (path: string, body: unknown) => api.post(path, body, headers),
-    put: (path: string, body: unknown) => api.put(path, body, headers),
-    get: (path: string) => api.get(path, headers),
-  };
-};
+const sdk = () => suite.sdk();
 
 describe('check writes in the SDK shape', () => {
   it('POST /v1/checks/api creates the check Vigil shows on /v1, with everything the SDK set', async () => {
     const created = await sdk().post('/v1/checks/api?autoAssignAlerts=false', sdkApiCheck());
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body).toMatchObject({ name: 'Orders API', checkType: 'API', groupId: null });
-    const stored = (await owner.owner.get(`/v1/checks/${created.body.id}`)).body;
+    const stored = (await suite.owner.owner.get(`/v1/checks/${created.body.id}`)).body;
     expect(stored).toMatchObject({
       name: 'Orders API',
       frequency: 5,
@@ -128,32 +112,32 @@ describe('check writes in the SDK shape', () => {
   it('a second PUT of the same body changes nothing Vigil keeps (a Terraform re-apply shows no diff)', async () => {
     const created = await sdk().post('/v1/checks/api?autoAssignAlerts=false', sdkApiCheck({ name: 'Stable' }));
     const id = created.body.id as string;
-    const before = (await owner.owner.get(`/v1/checks/${id}`)).body;
+    const before = (await suite.owner.owner.get(`/v1/checks/${id}`)).body;
     const put = await sdk().put(`/v1/checks/api/${id}?autoAssignAlerts=false`, sdkApiCheck({ name: 'Stable', id }));
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    expect((await owner.owner.get(`/v1/checks/${id}`)).body).toEqual(before);
+    expect((await suite.owner.owner.get(`/v1/checks/${id}`)).body).toEqual(before);
     // The generic PUT /v1/checks/{id} (UpdateCheck in the SDK) does the same.
     const generic = await sdk().put(`/v1/checks/${id}?autoAssignAlerts=false`, sdkApiCheck({ name: 'Stable', id }));
     expect(generic.status, JSON.stringify(generic.body)).toBe(200);
-    expect((await owner.owner.get(`/v1/checks/${id}`)).body).toEqual(before);
+    expect((await suite.owner.owner.get(`/v1/checks/${id}`)).body).toEqual(before);
   });
 
   it('a numeric groupId names the Vigil group; an unknown one is a 400 naming groupId', async () => {
-    const group = (await owner.owner.post('/v1/check-groups', { name: 'Payments' })).body;
+    const group = (await suite.owner.owner.post('/v1/check-groups', { name: 'Payments' })).body;
     const created = await sdk().post('/v1/checks/api', sdkApiCheck({ groupId: numericId(group.id) }));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.groupId).toBe(numericId(group.id));
-    expect((await owner.owner.get(`/v1/checks/${created.body.id}`)).body.groupId).toBe(group.id);
+    expect((await suite.owner.owner.get(`/v1/checks/${created.body.id}`)).body.groupId).toBe(group.id);
     const unknown = await sdk().post('/v1/checks/api', sdkApiCheck({ groupId: 424242 }));
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toContain('groupId');
     // Another account's group is unknown here.
-    const foreign = (await stranger.owner.post('/v1/check-groups', { name: 'Theirs' })).body;
+    const foreign = (await suite.stranger.owner.post('/v1/check-groups', { name: 'Theirs' })).body;
     expect((await sdk().post('/v1/checks/api', sdkApiCheck({ groupId: numericId(foreign.id) }))).status).toBe(400);
   });
 
   it('every field Vigil cannot honour is named in one 400, and nothing is created', async () => {
-    const before = (await owner.owner.get('/v1/checks?limit=100')).body.length;
+    const before = (await suite.owner.owner.get('/v1/checks?limit=100')).body.length;
     const refused = await sdk().post(
       '/v1/checks/api',
       sdkApiCheck({
@@ -176,7 +160,7 @@ describe('check writes in the SDK shape', () => {
       'request.headers[0].locked',
     ])
       expect(refused.body.message).toContain(field);
-    expect((await owner.owner.get('/v1/checks?limit=100')).body.length).toBe(before);
+    expect((await suite.owner.owner.get('/v1/checks?limit=100')).body.length).toBe(before);
     const unknownField = await sdk().post('/v1/checks/api', { ...sdkApiCheck(), frobnicate: 1 });
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.message).toContain('frobnicate');
@@ -188,7 +172,7 @@ describe('check writes in the SDK shape', () => {
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       expect(created.body.retryStrategy ?? null).toBeNull();
       expect(created.body.useGlobalAlertSettings).toBe(true);
-      expect((await owner.owner.get(`/v1/checks/${created.body.id}`)).body.alertSettings).toBeNull();
+      expect((await suite.owner.owner.get(`/v1/checks/${created.body.id}`)).body.alertSettings).toBeNull();
     }
   });
 
@@ -228,7 +212,7 @@ describe('check writes in the SDK shape', () => {
       }),
     );
     expect(url.status, JSON.stringify(url.body)).toBe(201);
-    expect((await owner.owner.get(`/v1/checks/${url.body.id}`)).body).toMatchObject({
+    expect((await suite.owner.owner.get(`/v1/checks/${url.body.id}`)).body).toMatchObject({
       checkType: 'URL',
       request: { url: 'https://www.example.com/' },
     });
@@ -239,7 +223,7 @@ describe('check writes in the SDK shape', () => {
   });
 
   it('alertChannelSubscriptions subscribe the check on the channels (read back on both sides); [] unsubscribes', async () => {
-    const channel = await owner.owner.post('/v1/alert-channels', {
+    const channel = await suite.owner.owner.post('/v1/alert-channels', {
       type: 'EMAIL',
       config: { name: 'On call', address: 'oncall@example.com' },
     });
@@ -253,7 +237,7 @@ describe('check writes in the SDK shape', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const checkId = created.body.id as string;
     expect(created.body.alertChannelSubscriptions).toEqual(subscriptions);
-    expect((await owner.owner.get(`/v1/alert-channels/${channelId}`)).body.subscriptions).toEqual([
+    expect((await suite.owner.owner.get(`/v1/alert-channels/${channelId}`)).body.subscriptions).toEqual([
       { checkId, groupId: null, activated: true },
     ]);
     expect((await sdk().get(`/v1/checks/${checkId}`)).body.alertChannelSubscriptions).toEqual(subscriptions);
@@ -263,11 +247,11 @@ describe('check writes in the SDK shape', () => {
     const put = await sdk().put(`/v1/checks/api/${checkId}`, body);
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect((await sdk().get(`/v1/checks/${checkId}`)).body.alertChannelSubscriptions).toEqual([]);
-    expect((await owner.owner.get(`/v1/alert-channels/${channelId}`)).body.subscriptions).toEqual([
+    expect((await suite.owner.owner.get(`/v1/alert-channels/${channelId}`)).body.subscriptions).toEqual([
       { checkId, groupId: null, activated: false },
     ]);
 
-    const before = (await owner.owner.get('/v1/checks?limit=100')).body.length;
+    const before = (await suite.owner.owner.get('/v1/checks?limit=100')).body.length;
     const unknown = await sdk().post(
       '/v1/checks/api',
       sdkApiCheck({ alertChannelSubscriptions: [{ alertChannelId: 77, activated: true }] }),
@@ -280,11 +264,11 @@ describe('check writes in the SDK shape', () => {
     );
     expect(inactive.status).toBe(400);
     expect(inactive.body.message).toContain('alertChannelSubscriptions[0].activated');
-    expect((await owner.owner.get('/v1/checks?limit=100')).body.length).toBe(before);
+    expect((await suite.owner.owner.get('/v1/checks?limit=100')).body.length).toBe(before);
   });
 
   it("another account's check answers 404 to a PUT", async () => {
-    const theirs = (await stranger.owner.post('/v1/checks', { name: 'Theirs', checkType: 'API' })).body;
+    const theirs = (await suite.stranger.owner.post('/v1/checks', { name: 'Theirs', checkType: 'API' })).body;
     expect((await sdk().put(`/v1/checks/api/${theirs.id}`, sdkApiCheck())).status).toBe(404);
     expect((await sdk().get(`/v1/checks/${theirs.id}`)).status).toBe(404);
   });

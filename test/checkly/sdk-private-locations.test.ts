@@ -1,35 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createAccount, startVigil, type TestVigil } from '#test-vigil';
+import { describe, expect, it } from 'vitest';
+import { dialectSuite } from './support.ts';
 
 /**
  * Private locations as the Go SDK (types.go at be7d3f0) writes them, and a check's
  * privateLocations, which Vigil keeps by slug among the check's locations.
  */
-let vigil: TestVigil;
-let owner: Awaited<ReturnType<typeof createAccount>>;
-let stranger: Awaited<ReturnType<typeof createAccount>>;
 
-beforeAll(async () => {
-  vigil = await startVigil();
-  owner = await createAccount(vigil, 'team');
-  stranger = await createAccount(vigil, 'team');
-});
-afterAll(async () => vigil?.stop());
-
-const as = (key: string, account: string) => {
-  const api = client(`${vigil.url}/checkly`, key);
-  const headers = { 'x-checkly-account': account };
-  return {
-    get: (path: string) => api.get(path, headers),
-    post: (path: string, body?: unknown) => api.post(path, body, headers),
-    put: (path: string, body: unknown) => api.put(path, body, headers),
-    delete: (path: string) => api.delete(path, headers),
-  };
-};
+const suite = dialectSuite();
 
 describe('private locations in the SDK shape', () => {
   it('create, list, update, keys and a check that runs there, read back through /v1', async () => {
-    const sdk = as(owner.ownerKey, owner.accountId);
+    const sdk = suite.as(suite.owner.ownerKey, suite.owner.accountId);
     const created = await sdk.post('/v1/private-locations', {
       id: '',
       name: 'Berlin office',
@@ -39,7 +20,9 @@ describe('private locations in the SDK shape', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;
-    expect((await owner.owner.get(`/v1/private-locations/${id}`)).body).toMatchObject({ slugName: 'office-berlin' });
+    expect((await suite.owner.owner.get(`/v1/private-locations/${id}`)).body).toMatchObject({
+      slugName: 'office-berlin',
+    });
     const list = await sdk.get('/v1/private-locations');
     expect(list.headers.get('content-range')).toBe('0-0/1');
 
@@ -54,7 +37,7 @@ describe('private locations in the SDK shape', () => {
       updated_at: '2030-01-01T00:00:00.000Z',
     });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    expect((await owner.owner.get(`/v1/private-locations/${id}`)).body).toMatchObject({
+    expect((await suite.owner.owner.get(`/v1/private-locations/${id}`)).body).toMatchObject({
       name: 'Berlin HQ',
       icon: 'location',
     });
@@ -72,7 +55,7 @@ describe('private locations in the SDK shape', () => {
     });
     expect(check.status, JSON.stringify(check.body)).toBe(201);
     expect(check.body).toMatchObject({ locations: ['eu-west-1'], privateLocations: ['office-berlin'] });
-    expect((await owner.owner.get(`/v1/checks/${check.body.id}`)).body.locations).toEqual([
+    expect((await suite.owner.owner.get(`/v1/checks/${check.body.id}`)).body.locations).toEqual([
       'eu-west-1',
       'office-berlin',
     ]);
@@ -80,10 +63,12 @@ describe('private locations in the SDK shape', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toContain('nowhere');
 
-    expect((await as(stranger.ownerKey, stranger.accountId).get(`/v1/private-locations/${id}`)).status).toBe(404);
+    expect(
+      (await suite.as(suite.stranger.ownerKey, suite.stranger.accountId).get(`/v1/private-locations/${id}`)).status,
+    ).toBe(404);
     expect((await sdk.delete(`/v1/private-locations/${id}/keys/${key.body.id}`)).status).toBe(204);
     expect((await sdk.delete(`/v1/checks/${check.body.id}`)).status).toBe(204);
     expect((await sdk.delete(`/v1/private-locations/${id}`)).status).toBe(204);
-    expect((await owner.owner.get(`/v1/private-locations/${id}`)).status).toBe(404);
+    expect((await suite.owner.owner.get(`/v1/private-locations/${id}`)).status).toBe(404);
   });
 });

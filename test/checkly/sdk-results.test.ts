@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createAccount, startVigil, type TestVigil } from '#test-vigil';
+import { describe, expect, it } from 'vitest';
+import { dialectSuite } from './support.ts';
 
 /**
  * Check results as the Go SDK's GetCheckResults and GetCheckResult ask for them (checkly.go at
  * be7d3f0: page, limit, from, to, location, hasFailures=1) and read them (CheckResult: int64
  * responseTime, checkId on each), plus GET /v1/locations.
  */
-let vigil: TestVigil;
-let owner: Awaited<ReturnType<typeof createAccount>>;
-let stranger: Awaited<ReturnType<typeof createAccount>>;
 let checkId: string;
 const runIds: string[] = [];
 
@@ -24,10 +21,7 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean):
   return last;
 }
 
-beforeAll(async () => {
-  vigil = await startVigil();
-  owner = await createAccount(vigil, 'team');
-  stranger = await createAccount(vigil, 'team');
+const suite = dialectSuite(async ({ vigil, owner }) => {
   checkId = (await owner.owner.post('/v1/checks', { name: 'Orders', checkType: 'API' })).body.id;
   const results = Array.from({ length: 5 }, (_, i) => {
     const id = randomUUID();
@@ -50,12 +44,8 @@ beforeAll(async () => {
     (r) => r.body.items?.length === 5,
   );
 });
-afterAll(async () => vigil?.stop());
 
-const sdk = (key = owner.ownerKey, account = owner.accountId) => {
-  const api = client(`${vigil.url}/checkly`, key);
-  return { get: (path: string) => api.get(path, { 'x-checkly-account': account }) };
-};
+const sdk = (key = suite.owner.ownerKey, account = suite.owner.accountId) => suite.as(key, account);
 
 describe('check results in the SDK shape', () => {
   it('an array paged by page and limit, newest first, until an empty page', async () => {
@@ -99,7 +89,9 @@ describe('check results in the SDK shape', () => {
   });
 
   it("another account's check is a 404; /v1/locations lists the account's locations", async () => {
-    expect((await sdk(stranger.ownerKey, stranger.accountId).get(`/v1/check-results/${checkId}`)).status).toBe(404);
+    expect(
+      (await sdk(suite.stranger.ownerKey, suite.stranger.accountId).get(`/v1/check-results/${checkId}`)).status,
+    ).toBe(404);
     const locations = (await sdk().get('/v1/locations')).body as Array<{ region: string; name: string }>;
     expect(locations.length).toBeGreaterThan(0);
     expect(locations[0]).toEqual({ region: locations[0]!.region, name: locations[0]!.region });

@@ -1,33 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createAccount, startVigil, type TestVigil } from '#test-vigil';
+import { describe, expect, it } from 'vitest';
 import { numericId } from '../../apps/api/src/checkly/ids.ts';
+import { dialectSuite } from './support.ts';
 
 /** Maintenance windows as the Go SDK's MaintenanceWindow type marshals them, under numeric ids. */
-let vigil: TestVigil;
-let owner: Awaited<ReturnType<typeof createAccount>>;
-let stranger: Awaited<ReturnType<typeof createAccount>>;
 
-beforeAll(async () => {
-  vigil = await startVigil();
-  owner = await createAccount(vigil, 'team');
-  stranger = await createAccount(vigil, 'team');
-});
-afterAll(async () => vigil?.stop());
-
-const as = (key: string, account: string) => {
-  const api = client(`${vigil.url}/checkly`, key);
-  const headers = { 'x-checkly-account': account };
-  return {
-    get: (path: string) => api.get(path, headers),
-    post: (path: string, body: unknown) => api.post(path, body, headers),
-    put: (path: string, body: unknown) => api.put(path, body, headers),
-    delete: (path: string) => api.delete(path, headers),
-  };
-};
+const suite = dialectSuite();
 
 describe('maintenance windows in the SDK shape', () => {
   it('create, list, get, update and delete by numeric id, read back through /v1', async () => {
-    const sdk = as(owner.ownerKey, owner.accountId);
+    const sdk = suite.as(suite.owner.ownerKey, suite.owner.accountId);
     const body = {
       id: 0,
       name: 'Weekly deploy',
@@ -42,7 +23,7 @@ describe('maintenance windows in the SDK shape', () => {
     const created = await sdk.post('/v1/maintenance-windows', body);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as number;
-    const vigilWindow = ((await owner.owner.get('/v1/maintenance-windows')).body as Array<{ id: string }>)[0]!;
+    const vigilWindow = ((await suite.owner.owner.get('/v1/maintenance-windows')).body as Array<{ id: string }>)[0]!;
     expect(numericId(vigilWindow.id)).toBe(id);
     expect(vigilWindow).toMatchObject({ name: 'Weekly deploy', repeatUnit: 'WEEK', tags: ['deploy'] });
 
@@ -60,7 +41,7 @@ describe('maintenance windows in the SDK shape', () => {
       tags: ['db'],
     });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    expect((await owner.owner.get(`/v1/maintenance-windows/${vigilWindow.id}`)).body).toMatchObject({
+    expect((await suite.owner.owner.get(`/v1/maintenance-windows/${vigilWindow.id}`)).body).toMatchObject({
       name: 'Migration',
       repeatUnit: null,
       repeatInterval: null,
@@ -70,8 +51,10 @@ describe('maintenance windows in the SDK shape', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('repeatUnit');
 
-    expect((await as(stranger.ownerKey, stranger.accountId).get(`/v1/maintenance-windows/${id}`)).status).toBe(404);
+    expect(
+      (await suite.as(suite.stranger.ownerKey, suite.stranger.accountId).get(`/v1/maintenance-windows/${id}`)).status,
+    ).toBe(404);
     expect((await sdk.delete(`/v1/maintenance-windows/${id}`)).status).toBe(204);
-    expect((await owner.owner.get(`/v1/maintenance-windows/${vigilWindow.id}`)).status).toBe(404);
+    expect((await suite.owner.owner.get(`/v1/maintenance-windows/${vigilWindow.id}`)).status).toBe(404);
   });
 });

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import { createLogger } from '#core';
+import { client, createAccount, startVigil, type ApiResponse, type TestVigil } from '#test-vigil';
 import { installRuntime, NODE_PACKAGE, runtimesRoot } from '#runtimes';
 
 const run = promisify(execFile);
@@ -184,4 +186,55 @@ export async function buildGoSdkDriver(): Promise<GoSdkDriver> {
     if (failed.code === 3 && process.env.CI !== 'true') return { unavailable: failed.stderr?.trim() ?? 'unavailable' };
     throw new Error(`building the Checkly Go SDK driver failed: ${failed.stderr ?? String(error)}`, { cause: error });
   }
+}
+
+type Account = Awaited<ReturnType<typeof createAccount>>;
+
+/** A client of the dialect that names the account with Checkly's header, as both clients do. */
+export interface DialectClient {
+  get(path: string): Promise<ApiResponse<any>>;
+  post(path: string, body?: unknown): Promise<ApiResponse<any>>;
+  put(path: string, body: unknown): Promise<ApiResponse<any>>;
+  delete(path: string): Promise<ApiResponse<any>>;
+}
+
+export function dialectClient(vigilUrl: string, key: string, account: string): DialectClient {
+  const api = client(`${vigilUrl}/checkly`, key);
+  const headers = { 'x-checkly-account': account };
+  return {
+    get: (path) => api.get(path, headers),
+    post: (path, body) => api.post(path, body, headers),
+    put: (path, body) => api.put(path, body, headers),
+    delete: (path) => api.delete(path, headers),
+  };
+}
+
+export interface DialectSuite {
+  vigil: TestVigil;
+  owner: Account;
+  /** Another team account, for the cross-tenant cases. */
+  stranger: Account;
+  /** The dialect as the given key and account. */
+  as(key: string, account: string): DialectClient;
+  /** The dialect as the owner. */
+  sdk(): DialectClient;
+}
+
+/**
+ * The setup the SDK shape suites share: one Vigil and two team accounts for the file, started in
+ * beforeAll (then `setup`, if given) and stopped in afterAll. Read its fields inside tests.
+ */
+export function dialectSuite(setup?: (suite: DialectSuite) => Promise<void>): DialectSuite {
+  const suite = {
+    as: (key: string, account: string) => dialectClient(suite.vigil.url, key, account),
+    sdk: () => dialectClient(suite.vigil.url, suite.owner.ownerKey, suite.owner.accountId),
+  } as DialectSuite;
+  beforeAll(async () => {
+    suite.vigil = await startVigil();
+    suite.owner = await createAccount(suite.vigil, 'team');
+    suite.stranger = await createAccount(suite.vigil, 'team');
+    await setup?.(suite);
+  });
+  afterAll(async () => suite.vigil?.stop());
+  return suite;
 }
