@@ -110,6 +110,13 @@ const suite = (key: string, extra: Record<string, unknown> = {}) => ({
     ...extra,
   },
 });
+const tcpPayload = {
+  name: 'DB',
+  checkType: 'TCP',
+  locations: ['eu-west-1'],
+  groupId: null,
+  request: { hostname: 'db.example.com', port: 5432 },
+};
 const body = (...resources: unknown[]) => ({ project: { logicalId: 'site', name: 'Site' }, resources });
 
 describe('Playwright check suites: the code bundle', () => {
@@ -161,6 +168,45 @@ describe('Playwright check suites: the code bundle', () => {
     expect(pinned.body.message).toMatch(
       /check "pw-suite": playwrightVersion: the project pins @playwright\/test 1\.40\.0, but the check runs on runtime \S+, which has 1\.56\.1/,
     );
+  });
+});
+
+describe('check payloads', () => {
+  it('names a field the CLI sends that Vigil would otherwise drop; a script path alone is taken', async () => {
+    const script = "import { test } from '@playwright/test'\ntest('x', async () => {})\n";
+    const browser = (extra: Record<string, unknown>) => ({
+      logicalId: 'home-browser',
+      type: 'check',
+      member: true,
+      payload: { name: 'Home', checkType: 'BROWSER', locations: ['eu-west-1'], groupId: null, script, ...extra },
+    });
+    const refused = await deploy(
+      body(
+        browser({
+          scriptPath: 'home.spec.ts',
+          dependencies: [{ path: 'helpers.ts', content: 'export const a = 1\n' }],
+          snapshots: [{ key: 'k', path: 'home.png' }],
+        }),
+        {
+          logicalId: 'db',
+          type: 'check',
+          member: true,
+          payload: { ...tcpPayload, request: { ...tcpPayload.request, tls: true }, aiAutoRepairEnabled: true },
+        },
+      ),
+      'dryRun=true',
+    );
+    expect(refused.status).toBe(400);
+    for (const named of [
+      'check "home-browser": dependencies: a Vigil browser or multi-step check runs one script',
+      'snapshots',
+      'check "db": ',
+      'aiAutoRepairEnabled',
+      'tls',
+    ])
+      expect(refused.body.message).toContain(named);
+    const taken = await deploy(body(browser({ scriptPath: 'home.spec.ts', dependencies: [] })), 'dryRun=true');
+    expect(taken.status).toBe(200);
   });
 });
 

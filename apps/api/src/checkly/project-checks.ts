@@ -9,6 +9,7 @@ import {
   type CheckInput,
   type CheckType,
 } from '#domain';
+import { strictInput } from '#http';
 import { markers } from '#project-markers';
 import { checklyCheckBody, checkTypeByPath, toVigilCheck } from './check-input.ts';
 import { groupBody, toVigilGroup } from './group-write.ts';
@@ -19,6 +20,36 @@ import { incidentTrigger } from './project-status-pages.ts';
 /** A tag's length limit: the project's marker tags must fit it. */
 const MAX_TAG = 64;
 const checkTypes = new Set<string>(Object.values(checkTypeByPath));
+/** As the single check routes take it: an unknown field, at any depth, is named rather than dropped. */
+const strictCheckBody = strictInput(checklyCheckBody);
+
+/**
+ * What the CLI's bundles add to a check beside its script: the script's path (where it came from;
+ * nothing runs differently) is taken; the rest Vigil cannot honour unless empty.
+ */
+function withoutBundleFields(payload: Record<string, unknown>): Record<string, unknown> {
+  const {
+    scriptPath: _path,
+    setupScriptPath: _setup,
+    tearDownScriptPath: _tearDown,
+    dependencies,
+    snapshots,
+    setupScriptDependencies,
+    tearDownScriptDependencies,
+    ...rest
+  } = payload;
+  const set = (value: unknown) => Array.isArray(value) && value.length > 0;
+  const why: string[] = [];
+  if (set(dependencies))
+    why.push(
+      'dependencies: a Vigil browser or multi-step check runs one script; for a script that imports local files use a PlaywrightCheck',
+    );
+  if (set(snapshots)) why.push('snapshots: Vigil does not compare screenshots to stored snapshots');
+  if (set(setupScriptDependencies) || set(tearDownScriptDependencies))
+    why.push('setupScript, tearDownScript: not supported by Vigil');
+  if (why.length > 0) throw new ValidationError(why.join('; '));
+  return rest;
+}
 
 export interface Declared<I> {
   logicalId: string;
@@ -124,7 +155,7 @@ export function planCheck(
       throw new ValidationError('triggerIncident.notifySubscribers: Vigil status pages have no subscribers');
     serviceRef = trigger.data.serviceId.ref;
   }
-  const parsed = checklyCheckBody.safeParse(rest);
+  const parsed = strictCheckBody.safeParse(withoutBundleFields(rest));
   if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
   const type = parsed.data.checkType ?? '';
   if (!checkTypes.has(type)) throw new ValidationError(`checkType: Vigil does not support ${type || 'untyped'} checks`);
