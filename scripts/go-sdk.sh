@@ -42,7 +42,7 @@ fingerprint="$(
   {
     go version
     echo "$SDK_MODULE@$SDK_VERSION $SDK_COMMIT $SDK_SRC"
-    find "$driver_src" -type f \( -name '*.go' -o -name go.mod \) -print0 | sort -z | xargs -0 sha256sum
+    find "$driver_src" -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 | sort -z | xargs -0 sha256sum
   } | sha256sum | cut -d' ' -f1
 )"
 if [ -x "$binary" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$fingerprint" ]; then
@@ -52,7 +52,8 @@ fi
 
 build="$(mktemp -d "$gohome/build.XXXXXX")"
 trap 'rm -rf "$build"' EXIT
-cp "$driver_src"/*.go "$driver_src"/go.mod "$build"/
+# go.sum pins go-cmp; the SDK's line is added when the proxy serves it (a replaced module has none).
+cp "$driver_src"/*.go "$driver_src"/go.mod "$driver_src"/go.sum "$build"/
 
 source_label="$SDK_MODULE@$SDK_VERSION (Go module proxy)"
 if ! (cd "$build" && go mod download "$SDK_MODULE@$SDK_VERSION") 2>"$build/proxy.err"; then
