@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	checkly "github.com/checkly/checkly-go-sdk"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -67,58 +65,17 @@ func apiCheck(name string) checkly.Check {
 	}
 }
 
-// checkLifecycle runs create, get, update, get, list and delete for one check of the generic
-// Check type, with a no-diff read after each write.
+// checkLifecycle runs one check of the generic Check type through lifecycle, on the SDK's
+// CreateCheck (POST /v1/checks/{type}), GetCheck, UpdateCheck and DeleteCheck.
 func checkLifecycle(r *run, label string, check checkly.Check, change func(*checkly.Check)) {
-	var id string
-	if !r.op(label+": CreateCheck", func() (string, error) {
-		created, err := r.sdk.CreateCheck(r.ctx, check)
-		if err != nil {
-			return "", err
-		}
-		id = created.ID
-		return noDiff(check, *created, checkServerFields)
-	}) {
-		return
-	}
-	r.op(label+": GetCheck", func() (string, error) {
-		got, err := r.sdk.GetCheck(r.ctx, id)
-		if err != nil {
-			return "", err
-		}
-		return noDiff(check, *got, checkServerFields)
-	})
-	change(&check)
-	r.op(label+": UpdateCheck", func() (string, error) {
-		updated, err := r.sdk.UpdateCheck(r.ctx, id, check)
-		if err != nil {
-			return "", err
-		}
-		return noDiff(check, *updated, checkServerFields)
-	})
-	r.op(label+": GetCheck after update", func() (string, error) {
-		got, err := r.sdk.GetCheck(r.ctx, id)
-		if err != nil {
-			return "", err
-		}
-		return noDiff(check, *got, checkServerFields)
-	})
-	r.op(label+": UpdateCheck again (second apply)", func() (string, error) {
-		updated, err := r.sdk.UpdateCheck(r.ctx, id, check)
-		if err != nil {
-			return "", err
-		}
-		return noDiff(check, *updated, checkServerFields)
-	})
-	r.op(label+": list /v1/checks", func() (string, error) { return r.list("/v1/checks?limit=100", "id", id) })
-	r.op(label+": DeleteCheck", func() (string, error) { return "", r.sdk.DeleteCheck(r.ctx, id) })
-	r.op(label+": GetCheck after delete is an error", func() (string, error) {
-		if _, err := r.sdk.GetCheck(r.ctx, id); err == nil {
-			return "", fmt.Errorf("the deleted check still reads back")
-		} else {
-			return err.Error(), nil
-		}
-	})
+	lifecycle(r, label, crud[checkly.Check]{
+		create: func(v checkly.Check) (*checkly.Check, error) { return r.sdk.CreateCheck(r.ctx, v) },
+		get:    func(id string) (*checkly.Check, error) { return r.sdk.GetCheck(r.ctx, id) },
+		update: func(id string, v checkly.Check) (*checkly.Check, error) { return r.sdk.UpdateCheck(r.ctx, id, v) },
+		del:    func(id string) error { return r.sdk.DeleteCheck(r.ctx, id) },
+		id:     func(v *checkly.Check) string { return v.ID },
+		list:   "/v1/checks?limit=100", listField: "id",
+	}, check, change, checkServerFields)
 }
 
 func checks(r *run) {

@@ -18,7 +18,7 @@ type crud[T any] struct {
 }
 
 // lifecycle runs create, get, update, get, a second identical update (Terraform's second apply),
-// list and delete, comparing each write and read with what was sent. It returns the id, or "".
+// list and delete, comparing each write and read with what was sent.
 func lifecycle[T any](r *run, label string, m crud[T], sent T, change func(*T), opts cmp.Options) {
 	var id string
 	if !r.op(label+": create", func() (string, error) {
