@@ -13,7 +13,7 @@ const decay = (d: Decayed, nowMs: number) => d.value * 2 ** (-(nowMs - d.at) / H
 
 /**
  * The fairness rule of a saturated runner, per process (a deficit rule): an account that started
- * fewer runs here lately than an equal share of all recent starts is below its share, and its late
+ * under half an equal share of all recent starts here lately is below its share, and its late
  * runs are not skipped for lateness (only once their window has passed). A tenant with 10 checks
  * therefore keeps its runs while one with 100,000 gives up the windows the runner cannot start
  * in time. Starts decay with a 20 s half-life, so shares follow the load within seconds; the cost
@@ -43,12 +43,14 @@ export class FairShare {
     this.total = { value: decay(this.total, nowMs) + 1, at: nowMs };
   }
 
-  /** True when the account started at least one run fewer than an equal share of the recent starts of the accounts seen. */
+  /** True when the account started under half an equal share of the recent starts of the accounts seen (and one fewer at least). */
   belowShare(accountId: string, nowMs: number): boolean {
     this.recount(nowMs);
     const own = this.accounts.get(accountId);
     const mine = own ? decay(own, nowMs) : 0;
-    return mine + 1 <= decay(this.total, nowMs) / Math.max(1, this.active);
+    // Well below (under half): accounts near an equal share take turns being a little under it,
+    // and sparing them all would let every late run through.
+    return mine + 1 <= decay(this.total, nowMs) / Math.max(1, this.active) / 2;
   }
 
   private recount(nowMs: number): void {
