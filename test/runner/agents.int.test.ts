@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDistributed, type DistributedFixture } from '#test-distributed';
-import { eventually, freePort, spawnApp, type AppProcess } from '#test-processes';
+import { eventually, freePort, spawnApp, spawnNode, type AppProcess } from '#test-processes';
 import { runResultId, windowStart } from '../../apps/runner/src/schedule.ts';
 
 const MIN = 60_000;
@@ -12,28 +11,8 @@ const CHECKS = 8;
 const TEST_MINUTES = 3;
 
 /** An agent as its own process (node dist/agent.js's source), killable like a container. */
-function spawnAgent(env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/runner/src/agent-main.ts'], {
-    cwd: new URL('../../', import.meta.url).pathname,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) =>
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
-  );
-  return {
-    child,
-    output: () => output,
-    exited,
-    async kill(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
-}
+const spawnAgent = (env: Record<string, string>): AppProcess =>
+  spawnNode(['--import', 'tsx', 'apps/runner/src/agent-main.ts'], env);
 
 /**
  * Two agents of one private location and one of another, against the distributed deployment

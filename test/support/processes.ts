@@ -14,7 +14,12 @@ export interface AppProcess {
 
 /** Runs apps/<name>/src/main.ts as its own process, as production does, with exactly the env given. */
 export function spawnApp(name: string, env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', `apps/${name}/src/main.ts`], {
+  return spawnNode(['--import', 'tsx', `apps/${name}/src/main.ts`], env);
+}
+
+/** Runs node with these arguments from the repository root, with exactly the env given (a bundle: ['dist/agent.js']). */
+export function spawnNode(args: string[], env: Record<string, string>): AppProcess {
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
