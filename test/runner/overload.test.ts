@@ -5,7 +5,7 @@ import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 import { eventually } from '#test-processes';
 
 const CHECKS = 40;
-/** Each run takes this long, one at a time: 40 one-minute checks are 80 s of work a minute, so some must wait past 6 s. */
+/** Each run takes this long, one at a time: 40 one-minute checks are 80 s of work a minute, so some must wait past the 5 s a run may be late. */
 const SLOW_MS = 2_000;
 
 interface Skipped {

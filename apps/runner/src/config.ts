@@ -24,7 +24,7 @@ export const runnerAppEnv = {
    * window is skipped rather than run late: an overloaded runner keeps to the schedule and counts
    * what it could not run.
    */
-  VIGIL_RUNNER_MAX_LATENESS: z.coerce.number().min(0.01).max(1).default(0.1),
+  VIGIL_RUNNER_MAX_LATENESS: z.coerce.number().min(0.01).max(1).default(0.08),
   /**
    * Install the usable runtimes this host lacks when the runner starts (in the background, from
    * the npm registry). Off where runtimes are baked into the image or installed by hand.

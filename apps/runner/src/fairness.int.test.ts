@@ -20,7 +20,7 @@ import { offsetMs, runResultId, windowStart } from './schedule.ts';
 const MIN = 60_000;
 const LOCATION = 'fair-1';
 const log = createLogger({ level: 'silent' });
-/** One run at a time, each this long: 40 checks due at once are 12 s of work, twice the 6 s a run may be late. */
+/** One run at a time, each this long: 40 checks due at once are 12 s of work, over twice the 5 s a run may be late. */
 const SLOW_MS = 300;
 
 /** A check id whose planned start this minute has passed, early enough in the minute for the test to finish in it. */

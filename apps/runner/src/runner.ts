@@ -88,7 +88,7 @@ const MAX_SCRIPT_LEASE_MS = 15 * 60_000;
 const FLUSH_SIZE = 200;
 const FLUSH_DELAY_MS = 20;
 const RECONCILE_EVERY_MS = 30_000;
-export const DEFAULT_MAX_LATENESS = 0.1;
+export const DEFAULT_MAX_LATENESS = 0.08;
 
 /** The sink of the deployment: Kafka when distributed, straight into the analytics store when embedded. */
 export function defaultSink(platform: Platform): ResultSink {
