@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '#core';
 import { secretFieldOf, type AlertChannelInput } from '#domain';
+import { strictInput } from '#http';
 import { markers } from '#project-markers';
 import type { AlertChannelView } from '#readmodels';
 import type { Access } from '../access.ts';
@@ -35,7 +36,9 @@ export interface ChannelPlan {
 }
 
 const ref = z.object({ ref: z.string().max(256) });
-const subscriptionPayload = z.object({
+/** Read as strictly as the dialect's own routes: an unknown field is named, not dropped. */
+const strictChannelBody = strictInput(channelBody);
+const subscriptionPayload = z.strictObject({
   alertChannelId: ref,
   checkId: ref.nullish(),
   groupId: ref.nullish(),
@@ -72,7 +75,7 @@ export async function planChannels(
   }
   async function planOne(resource: Resource) {
     if (resource.type === 'alert-channel') {
-      const parsed = channelBody.safeParse(resource.payload);
+      const parsed = strictChannelBody.safeParse(resource.payload);
       if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
       const input = toVigilChannel(parsed.data);
       const config = input.config as Record<string, unknown>;

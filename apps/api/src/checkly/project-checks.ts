@@ -22,6 +22,7 @@ const MAX_TAG = 64;
 const checkTypes = new Set<string>(Object.values(checkTypeByPath));
 /** As the single check routes take it: an unknown field, at any depth, is named rather than dropped. */
 const strictCheckBody = strictInput(checklyCheckBody);
+const strictGroupBody = strictInput(groupBody);
 
 /**
  * What the CLI's bundles add to a check beside its script: the script's path (where it came from;
@@ -104,7 +105,7 @@ export function planGroup(
 ): Declared<CheckGroupInput> {
   // `v: 2` is CheckGroupV2's marker; the fields are the same.
   const { v: _version, ...rest } = payload;
-  const parsed = groupBody.safeParse(rest);
+  const parsed = strictGroupBody.safeParse(rest);
   if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
   const input = toVigilGroup(parsed.data);
   const tags = [

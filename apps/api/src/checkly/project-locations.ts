@@ -24,13 +24,13 @@ export interface LocationPlan {
 type Resource = { logicalId: string; type: string; member?: boolean | null; physicalId?: unknown; payload: unknown };
 
 const ref = z.object({ ref: z.string().max(256) });
-const locationPayload = z.object({
+const locationPayload = z.strictObject({
   name: z.string().max(255),
   slugName: z.string().max(64),
   icon: z.string().max(64).nullish(),
   proxyUrl: z.string().max(2048).nullish(),
 });
-const assignmentPayload = z.object({ privateLocationId: ref, checkId: ref });
+const assignmentPayload = z.strictObject({ privateLocationId: ref, checkId: ref });
 
 export const locationTypes = new Set(['private-location', 'private-location-check-assignment']);
 

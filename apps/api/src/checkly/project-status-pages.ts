@@ -21,7 +21,7 @@ export interface PagePlan {
 type Resource = { logicalId: string; type: string; payload: unknown };
 
 const ref = z.object({ ref: z.string().max(256) });
-const pagePayload = z.object({
+const pagePayload = z.strictObject({
   name: z.string().max(2048),
   url: z.string().max(253),
   customDomain: z.string().max(253).nullish(),
@@ -29,13 +29,13 @@ const pagePayload = z.object({
   redirectTo: z.string().max(2048).nullish(),
   favicon: z.string().max(2048).nullish(),
   defaultTheme: z.string().max(16).nullish(),
-  cards: z.array(z.object({ name: z.string().max(2048), services: z.array(ref).max(100).nullish() })).max(50),
+  cards: z.array(z.strictObject({ name: z.string().max(2048), services: z.array(ref).max(100).nullish() })).max(50),
   version: z.number().int().nullish(),
 });
-const servicePayload = z.object({ name: z.string().max(2048) });
+const servicePayload = z.strictObject({ name: z.string().max(2048) });
 
 /** A check's `triggerIncident`: which service of the project it stands for on a page. */
-export const incidentTrigger = z.object({
+export const incidentTrigger = z.strictObject({
   serviceId: ref,
   severity: z.string().max(16).nullish(),
   name: z.string().max(2048).nullish(),
@@ -72,11 +72,15 @@ export async function planPages(
         plan.services.push(resource.logicalId);
         continue;
       }
+      const version = (resource.payload as { version?: unknown } | null)?.version;
+      if (version)
+        throw new ValidationError(
+          `version: Vigil maps Checkly's StatusPage (cards and services), not v${String(version)}`,
+        );
       const parsed = pagePayload.safeParse(resource.payload);
       if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
       const body = parsed.data;
       const why: string[] = [];
-      if (body.version) why.push(`version: Vigil maps Checkly's StatusPage (cards and services), not v${body.version}`);
       if (body.logo) why.push("logo: Vigil's status pages show no logo");
       if (body.favicon) why.push("favicon: Vigil's status pages show no favicon");
       if (body.redirectTo) why.push('redirectTo: not supported by Vigil');

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { ValidationError } from '#core';
 import type { MaintenanceWindowInput } from '#domain';
+import { strictInput } from '#http';
 import { markers } from '#project-markers';
 import type { Access } from '../access.ts';
 import { runDry } from '../request-context.ts';
@@ -14,6 +15,8 @@ import { toVigil, windowBody } from './maintenance-windows.ts';
  * the marker ends its name: `Nightly [vigil:website/nightly-window]`.
  */
 const EVERY = { limit: 100_000, page: 1 };
+/** Read as strictly as the dialect's own routes: an unknown field is named, not dropped. */
+const strictWindowBody = strictInput(windowBody);
 
 export interface WindowPlan {
   windows: Array<{ logicalId: string; input: MaintenanceWindowInput; id?: string; unchanged: boolean }>;
@@ -38,7 +41,7 @@ export async function planWindows(
   const plan: WindowPlan = { windows: [], deleteWindows: [] };
   for (const resource of resources) {
     try {
-      const parsed = windowBody.safeParse(resource.payload);
+      const parsed = strictWindowBody.safeParse(resource.payload);
       if (!parsed.success) throw new ValidationError(z.prettifyError(parsed.error));
       const input = toVigil({
         ...parsed.data,
