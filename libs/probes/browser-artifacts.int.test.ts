@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '#core';
 import { browserSchema } from '#domain';
@@ -12,6 +13,26 @@ const FAILING = `<!doctype html><html><body style="margin:0;background:#fff">
 <h1 style="height:900px;margin:0">Service unavailable</h1>
 <div id="red" style="width:300px;height:200px;background:#ff0000"></div>
 </body></html>`;
+
+/** One entry's text, found through the zip's central directory (stored or deflated). */
+function zipText(zip: Buffer, name: string): string {
+  let at = zip.readUInt32LE(zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06])) + 16);
+  while (zip.readUInt32LE(at) === 0x02014b50) {
+    const [method, size, nameLength] = [
+      zip.readUInt16LE(at + 10),
+      zip.readUInt32LE(at + 20),
+      zip.readUInt16LE(at + 28),
+    ];
+    const local = zip.readUInt32LE(at + 42);
+    if (zip.toString('utf8', at + 46, at + 46 + nameLength) === name) {
+      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+      const data = zip.subarray(start, start + size);
+      return (method === 8 ? inflateRawSync(data) : data).toString('utf8');
+    }
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  throw new Error(`${name} is not in the zip`);
+}
 
 let server: TestServer;
 let pool: BrowserPool;
@@ -65,6 +86,23 @@ describe('browser run artifacts', () => {
     const entries = zipEntries(trace.body);
     expect(entries).toContain('trace.trace');
     expect(entries).toContain('trace.network');
+    // What the viewer shows: the navigation, a DOM snapshot of the page after it, and the 503 in
+    // the network log (recorded with the DOM snapshots; the screencast is off).
+    const events = zipText(trace.body, 'trace.trace')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; method?: string; snapshot?: { html?: unknown } });
+    expect(events.some((e) => e.type === 'before' && e.method === 'goto')).toBe(true);
+    const snapshots = events.filter((e) => e.type === 'frame-snapshot');
+    expect(JSON.stringify(snapshots.map((e) => e.snapshot?.html))).toContain('Service unavailable');
+    expect(events.some((e) => e.type === 'screencast-frame')).toBe(false);
+    const network = zipText(trace.body, 'trace.network')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { snapshot?: { request: { url: string }; response: { status: number } } });
+    expect(network.some((e) => e.snapshot?.request.url.endsWith('/down') && e.snapshot.response.status === 503)).toBe(
+      true,
+    );
   });
 
   it('keeps nothing from a passing run by default, and both with artifacts ALWAYS', async () => {
