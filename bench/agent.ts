@@ -11,12 +11,15 @@
  * prefix, by arrival time, over whole minutes after a warm-up window.
  *
  *   npm run bench -- agent [--checks 1000] [--concurrency 200] [--minutes 1]
+ *
+ * `npm run bench -- agent api …` measures the API alone at scale instead (bench/agent-api.ts).
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createLogger } from '#core';
+import { runApiLoad } from './agent-api.ts';
 import { startAgent } from '../apps/runner/src/agent.ts';
 import { windowStart } from '../apps/runner/src/schedule.ts';
 import { log, printMachine, printTable, writeResults } from './support/report.ts';
@@ -51,6 +54,7 @@ async function createChecks(owner: Client, count: number, location: string, url:
 }
 
 export async function run(argv: string[]): Promise<void> {
+  if (argv[0] === 'api') return runApiLoad(argv.slice(1));
   const { values } = parseArgs({
     args: argv,
     options: {

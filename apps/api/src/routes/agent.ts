@@ -69,8 +69,9 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
   const routes = zodRoutes(app);
   const tags = ['agent'];
   const config = { access: { agent: true as const } };
+  const lookup = cachedKeyLookup(deps.locations);
   const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
-    request.agentLocation = await authenticateAgent(request, reply, deps);
+    request.agentLocation = await authenticateAgent(request, reply, deps, lookup);
   };
 
   routes.post('/v1/agent/leases', {
@@ -139,11 +140,38 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
   });
 }
 
+/**
+ * How long a key's look-up is reused: a busy agent calls several times a second, and each look-up
+ * is two reads and a parse of the location. A revoked key still stops its agent within one poll.
+ */
+const KEY_CACHE_MS = 1_000;
+
+type KeyLookup = (hash: string) => Promise<{ location: PrivateLocationView; keyId: string } | null>;
+
+function cachedKeyLookup(locations: PrivateLocationService): KeyLookup {
+  const cache = new Map<
+    string,
+    { at: number; found: Promise<{ location: PrivateLocationView; keyId: string } | null> }
+  >();
+  return (hash) => {
+    const now = Date.now();
+    const hit = cache.get(hash);
+    if (hit && hit.at > now - KEY_CACHE_MS) return hit.found;
+    if (cache.size >= 10_000) cache.clear();
+    const found = locations.reads.byKeyHash(hash);
+    cache.set(hash, { at: now, found });
+    // A failed read is not kept.
+    found.catch(() => cache.delete(hash));
+    return found;
+  };
+}
+
 /** A live location key opens its own location's agent routes and nothing else; an API key opens none of them. */
 async function authenticateAgent(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: AgentRouteDeps,
+  lookup: KeyLookup,
 ): Promise<PrivateLocationView> {
   const header = request.headers.authorization;
   const key = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
@@ -151,7 +179,7 @@ async function authenticateAgent(
   if (key.startsWith(API_KEY_PREFIX))
     throw new ForbiddenError('Agent routes take a private-location key (pl_…), not an API key');
   if (!key.startsWith(PRIVATE_LOCATION_KEY_PREFIX)) throw new UnauthorizedError('Unknown private-location key');
-  const found = await deps.locations.reads.byKeyHash(oneShotHash('sha256', key));
+  const found = await lookup(oneShotHash('sha256', key));
   if (!found) throw new UnauthorizedError('Unknown or revoked private-location key');
   const limit = await deps.rateLimiter(`agent-key-${found.keyId}`, {
     bucket: 'agent',

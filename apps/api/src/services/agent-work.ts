@@ -88,8 +88,12 @@ export class AgentWork {
   private async claim(location: PrivateLocationView, queue: DueQueue, max: number, now: number): Promise<AgentLease[]> {
     const claimed = max > 0 ? await queue.claim(now, this.leaseMs, max) : [];
     const leases: AgentLease[] = [];
+    const checks = await this.placedChecks(
+      location,
+      claimed.map((entry) => entry.checkId),
+    );
     for (const entry of claimed) {
-      const lease = await this.prepare(location, queue, entry.checkId, entry.slot, now);
+      const lease = await this.prepare(location, queue, entry.checkId, checks.get(entry.checkId), entry.slot, now);
       if (lease) leases.push(lease);
     }
     return leases;
@@ -100,8 +104,16 @@ export class AgentWork {
     const results: CheckResult[] = [];
     const next: Scheduled[] = [];
     const slug = location.location.slugName;
+    const checks = await this.placedChecks(
+      location,
+      items.map((item) => item.checkId),
+    );
+    const slots = await this.slots(
+      location,
+      items.map((item) => item.checkId),
+    );
     for (const [index, item] of items.entries()) {
-      const check = await this.placedCheck(location, item.checkId);
+      const check = checks.get(item.checkId);
       if (!check) continue;
       const parsed = parseCheckResult({
         ...(item.result as object),
@@ -113,7 +125,7 @@ export class AgentWork {
       });
       if (!parsed.ok) throw new ValidationError(`results[${index}].result: ${parsed.message}`);
       results.push(parsed.value);
-      const slot = await this.slot(location, check.id);
+      const slot = slots[index];
       if (slot?.kind === 'run' && slot.window === item.window) {
         const following = nextWindow(check.id, item.window, check.frequency * 60_000);
         next.push({ checkId: check.id, slot: { kind: 'run', window: following.window }, due: following.due });
@@ -160,27 +172,50 @@ export class AgentWork {
     return parsed.success ? parsed.data : null;
   }
 
-  /** The check if it is this account's, active, and runs at this location; else null. */
-  private async placedCheck(location: PrivateLocationView, checkId: string): Promise<Check | null> {
-    const view = await this.readModels.check(checkId);
-    if (!view || view.accountId !== location.accountId) return null;
-    const group =
-      view.check.locations.length === 0 && view.check.groupId
-        ? await this.readModels.checkGroup(view.check.groupId)
-        : null;
-    const check = withEffectiveLocations(view.check, group?.group);
-    const placement = placementOf(check, location.location.slugName, NO_DEFAULT);
-    return placement?.kind === 'run' ? check : null;
+  /**
+   * The checks of these ids that are this account's, active, and run at this location: one read
+   * for the checks and one per group they inherit locations from, not one round trip per run.
+   */
+  private async placedChecks(location: PrivateLocationView, checkIds: string[]): Promise<Map<string, Check>> {
+    const placed = new Map<string, Check>();
+    if (checkIds.length === 0) return placed;
+    const views = (await this.readModels.checksByIds([...new Set(checkIds)])).filter(
+      (view) => view.accountId === location.accountId,
+    );
+    const groupIds = [
+      ...new Set(views.flatMap((v) => (v.check.locations.length === 0 && v.check.groupId ? [v.check.groupId] : []))),
+    ];
+    const groups = new Map(
+      (await Promise.all(groupIds.map((id) => this.readModels.checkGroup(id)))).flatMap((view) =>
+        view ? [[view.group.id, view.group] as const] : [],
+      ),
+    );
+    for (const view of views) {
+      const check = withEffectiveLocations(view.check, view.check.groupId ? groups.get(view.check.groupId) : null);
+      if (placementOf(check, location.location.slugName, NO_DEFAULT)?.kind === 'run') placed.set(check.id, check);
+    }
+    return placed;
+  }
+
+  /** Each run's slot in the location's queue, in one read. */
+  private async slots(location: PrivateLocationView, checkIds: string[]) {
+    const keys = queueKeys(privateQueueName(location.location.id));
+    const raw = await this.store.getMany(checkIds.map((checkId) => keys.slot(checkId)));
+    return raw.map((text) => {
+      if (text === null) return null;
+      const parsed = slotSchema.safeParse(JSON.parse(text));
+      return parsed.success ? parsed.data : null;
+    });
   }
 
   private async prepare(
     location: PrivateLocationView,
     queue: DueQueue,
     checkId: string,
+    check: Check | undefined,
     slot: { kind: string; window?: number } | null,
     now: number,
   ): Promise<AgentLease | null> {
-    const check = await this.placedCheck(location, checkId);
     if (!check) {
       await queue.remove([checkId]);
       return null;
