@@ -73,7 +73,7 @@ export async function planLocations(
       fail(resource, "proxyUrl: Vigil's agent takes its proxy from its own environment (HTTPS_PROXY)");
       continue;
     }
-    const input = { name: markers.markedName(name, project, resource.logicalId), slugName, icon: icon || null };
+    const input = { name: markers.markedName(name.trim(), project, resource.logicalId), slugName, icon: icon || null };
     if (input.name.length > 255) {
       fail(resource, 'name: with the project marker it is over 255 characters; shorten it or the logicalId');
       continue;

@@ -96,7 +96,8 @@ export async function planPages(
           why.push(`cards[0].services[${index}]: "${service.ref}" is not a status page service of this project`);
         for (const [check, serviceRef] of serviceOf) if (serviceRef === service.ref) checkRefs.push(check);
       }
-      const title = markers.markedName(body.name, project, resource.logicalId);
+      // Trimmed as Vigil stores titles, so an unchanged page compares equal.
+      const title = markers.markedName(body.name.trim(), project, resource.logicalId);
       if (title.length > MAX_TITLE)
         why.push(`name: with the project marker it is over ${MAX_TITLE} characters; shorten it or the logicalId`);
       if (why.length > 0) throw new ValidationError(why.join('; '));
