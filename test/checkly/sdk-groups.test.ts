@@ -79,15 +79,36 @@ describe('check groups in the SDK shape', () => {
     const refused = await suite.as(suite.owner.ownerKey, suite.owner.accountId).post(
       '/v1/check-groups',
       sdkGroup({
-        locations: ['eu-west-1'],
         concurrency: 3,
         apiCheckDefaults: { url: 'https://api.example.com' },
         muted: true,
       }),
     );
     expect(refused.status).toBe(400);
-    for (const field of ['locations', 'concurrency', 'apiCheckDefaults.url', 'muted'])
-      expect(refused.body.message).toContain(field);
+    for (const field of ['concurrency', 'apiCheckDefaults.url', 'muted']) expect(refused.body.message).toContain(field);
+  });
+
+  it('locations and privateLocations are the group’s locations in Vigil, read back apart', async () => {
+    const sdk = suite.sdk();
+    const slug = `office-${Date.now()}`;
+    expect((await sdk.post('/v1/private-locations', { name: 'Office', slugName: slug })).status).toBe(201);
+    const created = await sdk.post(
+      '/v1/check-groups',
+      sdkGroup({ name: 'Located', locations: ['eu-west-1'], privateLocations: [slug] }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ locations: ['eu-west-1'], privateLocations: [slug] });
+    expect((await sdk.get(`/v1/check-groups/${created.body.id}`)).body).toMatchObject({
+      locations: ['eu-west-1'],
+      privateLocations: [slug],
+    });
+    const vigilGroup = ((await suite.owner.owner.get('/v1/check-groups')).body as Array<{ name: string }>).find(
+      (group) => group.name === 'Located',
+    );
+    expect(vigilGroup).toMatchObject({ locations: ['eu-west-1', slug] });
+    const unknown = await sdk.post('/v1/check-groups', sdkGroup({ name: 'Nowhere', privateLocations: ['no-such'] }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toContain('no-such');
   });
 });
 

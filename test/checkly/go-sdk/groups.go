@@ -25,6 +25,7 @@ func groups(r *run) {
 		list: "/v1/check-groups", listField: "id",
 	}, checkly.Group{
 		Name: unique("go-sdk group"), Activated: true, Concurrency: 1, UseGlobalAlertSettings: true, Tags: []string{"go-sdk"},
+		Locations: []string{"eu-west-1"},
 		// The SDK sends [] for a nil list (createGroupPayload), so [] is what it sent.
 		PrivateLocations:     &[]string{},
 		EnvironmentVariables: []checkly.EnvironmentVariable{{Key: "REGION", Value: "eu"}},
@@ -68,8 +69,9 @@ func groups(r *run) {
 		c.AlertChannelSubscriptions = nil
 		c.PrivateLocations = &[]string{}
 	})
-	r.op("wired: group subscriptions", func() (string, error) {
-		g := checkly.Group{Name: group.Name, Activated: true, Concurrency: 1, UseGlobalAlertSettings: true, PrivateLocations: &[]string{},
+	r.op("wired: group subscriptions and private location", func() (string, error) {
+		g := checkly.Group{Name: group.Name, Activated: true, Concurrency: 1, UseGlobalAlertSettings: true,
+			PrivateLocations:          &[]string{loc.SlugName},
 			AlertChannelSubscriptions: []checkly.AlertChannelSubscription{{ChannelID: ch.ID, Activated: true}}}
 		updated, err := r.sdk.UpdateGroup(r.ctx, group.ID, g)
 		if err != nil {

@@ -66,7 +66,7 @@ const isUnset = (value: unknown) =>
   value === 0 ||
   (Array.isArray(value) && value.length === 0);
 
-/** Vigil's group is a name, tags, a runtime and variables; every other setting is named in one 400. */
+/** Vigil's group is a name, tags, a runtime, locations and variables; every other setting is named in one 400. */
 export function toVigilGroup(body: GroupBody): CheckGroupInput {
   const refused: string[] = [];
   const unset = (path: string, value: unknown, why: string) => {
@@ -75,8 +75,6 @@ export function toVigilGroup(body: GroupBody): CheckGroupInput {
   if (body.activated === false) refused.push('activated: a Vigil group is always active; deactivate its checks');
   unset('muted', body.muted, 'a Vigil group cannot be muted; mute its checks');
   unset('runParallel', body.runParallel, 'Vigil runs locations one after another');
-  unset('locations', body.locations, "a Vigil group has no locations; set each check's");
-  unset('privateLocations', body.privateLocations, 'not mapped by the Checkly API yet');
   if (body.concurrency != null && body.concurrency > 1)
     refused.push('concurrency: Vigil does not run groups as a unit');
   const defaults = body.apiCheckDefaults;
@@ -112,6 +110,8 @@ export function toVigilGroup(body: GroupBody): CheckGroupInput {
     name: body.name,
     tags: body.tags ?? [],
     runtimeId: body.runtimeId || null,
+    // Private location slugs are kept among the locations, as a check's are (the service checks them).
+    locations: [...(body.locations ?? []), ...(body.privateLocations ?? [])],
     environmentVariables: (body.environmentVariables ?? []).map((variable) => ({
       key: variable.key,
       value: variable.value,
@@ -144,7 +144,16 @@ export function groupWriteRoutes(app: FastifyInstance, services: ApiServices, ch
         const group = await services.checks.createGroup(access, input);
         const subscriptions = await applySubscriptions(channels, access, { groupId: group.id }, resolved);
         const at = now();
-        return reply.code(201).send(groupJson({ group, createdAt: at, updatedAt: at }, access, subscriptions));
+        return reply
+          .code(201)
+          .send(
+            groupJson(
+              { group, createdAt: at, updatedAt: at },
+              access,
+              subscriptions,
+              services.locations.publicLocations,
+            ),
+          );
       },
     });
     routes.put(`/${version}/check-groups/:id`, {
@@ -157,7 +166,12 @@ export function groupWriteRoutes(app: FastifyInstance, services: ApiServices, ch
         const resolved = await resolveSubscriptions(services, access, request.body.alertChannelSubscriptions);
         const group = await services.checks.updateGroup(access, existing.group.id, input);
         const subscriptions = await applySubscriptions(channels, access, { groupId: group.id }, resolved);
-        return groupJson({ group, createdAt: existing.createdAt, updatedAt: now() }, access, subscriptions);
+        return groupJson(
+          { group, createdAt: existing.createdAt, updatedAt: now() },
+          access,
+          subscriptions,
+          services.locations.publicLocations,
+        );
       },
     });
     routes.delete(`/${version}/check-groups/:id`, {

@@ -23,23 +23,33 @@ export interface ResourceReadDeps {
 const numericParams = z.object({ id: z.string().max(32) });
 const read = { access: { minRole: 'READ_ONLY' as const } };
 
+/**
+ * What a Vigil group is in Checkly's terms, stated so a client reads back what it may send. The
+ * group's own fields are spread after these.
+ */
+const impliedGroupSettings = {
+  runParallel: false,
+  concurrency: 1,
+  useGlobalAlertSettings: true,
+  retryStrategy: null,
+  doubleCheck: false,
+};
+
 /** A group in Checkly's shape; variables masked by the one masking rule, as on /v1. */
 export function groupJson(
   view: Pick<CheckGroupView, 'group' | 'createdAt' | 'updatedAt'>,
   access: Access,
   subscriptions: Subscription[],
+  publicLocations: readonly string[],
 ) {
+  // Vigil keeps a group's private location slugs among its locations, as a check's; Checkly lists them apart.
+  const isPublic = new Set(publicLocations);
+  const locations = view.group.locations ?? [];
   return {
-    // What a Vigil group is in Checkly's terms, stated so a client reads back what it may send;
-    // the group's own fields come after, so any it has (locations, say) win.
-    runParallel: false,
-    concurrency: 1,
-    locations: [],
-    privateLocations: [],
-    useGlobalAlertSettings: true,
-    retryStrategy: null,
-    doubleCheck: false,
+    ...impliedGroupSettings,
     ...maskGroupVariables(view.group, access),
+    locations: locations.filter((location) => isPublic.has(location)),
+    privateLocations: locations.filter((location) => !isPublic.has(location)),
     id: numericId(view.group.id),
     activated: true,
     muted: false,
@@ -105,7 +115,7 @@ export function resourceReadRoutes(app: FastifyInstance, deps: ResourceReadDeps)
       const groups = await deps.services.readModels.checkGroups(access.accountId);
       const subscriptions = await groupSubscriptions(access);
       return paginate(reply, groups, request.query.page, request.query.limit).map((view) =>
-        groupJson(view, access, subscriptions.get(view.group.id) ?? []),
+        groupJson(view, access, subscriptions.get(view.group.id) ?? [], deps.services.locations.publicLocations),
       );
     },
   });
@@ -117,7 +127,8 @@ export function resourceReadRoutes(app: FastifyInstance, deps: ResourceReadDeps)
       handler: async (request) => {
         const access = request.access!;
         const view = await groupByNumericId(deps, access, request.params.id);
-        return groupJson(view, access, (await groupSubscriptions(access)).get(view.group.id) ?? []);
+        const subscriptions = (await groupSubscriptions(access)).get(view.group.id) ?? [];
+        return groupJson(view, access, subscriptions, deps.services.locations.publicLocations);
       },
     });
 
