@@ -318,7 +318,7 @@ describe('private locations and status pages', () => {
       'status-page "status": logo',
       'cards: a Vigil status page is one list of checks',
       'status-page "v3": version',
-      'private-location-group-assignment "grp": a Vigil group has no locations',
+      'private-location-group-assignment "grp": privateLocationId, groupId: must refer to constructs of this project',
       'check "notify": triggerIncident.notifySubscribers',
     ])
       expect(refused.body.message).toContain(named);
@@ -349,6 +349,24 @@ describe('private locations and status pages', () => {
     expect(locations.map((l) => l.slugName).sort()).toEqual(['lab', 'office-hq2']);
     const checks = (await owner.owner.get('/v1/checks')).body as Array<{ name: string; locations: string[] }>;
     expect(checks.find((c) => c.name === 'Orders API')?.locations).toEqual(['eu-west-1', 'office-hq2']);
+    expect((await deploy(body())).status).toBe(202);
+  });
+
+  it('a location assigned to a group is among the group’s locations, on a dry run and a deploy', async () => {
+    const group = { logicalId: 'core', type: 'check-group', member: true, payload: { name: 'Core', v: 2 } };
+    const grouped = {
+      logicalId: 'private-location-group-assignment#core#office',
+      type: 'private-location-group-assignment',
+      member: true,
+      payload: { privateLocationId: { ref: 'office' }, groupId: { ref: 'core' } },
+    };
+    expect((await deploy(body(location, group, grouped), 'dryRun=true')).status).toBe(200);
+    expect((await deploy(body(location, group, grouped))).status).toBe(202);
+    const groups = (await owner.owner.get('/v1/check-groups')).body as Array<{ name: string; locations: string[] }>;
+    expect(groups.find((g) => g.name === 'Core')?.locations).toEqual(['office-hq']);
+    // Unchanged: nothing to write, so the same answer again.
+    expect((await deploy(body(location, group, grouped))).status).toBe(202);
+    expect((await owner.owner.get('/v1/check-groups')).body).toEqual(groups);
     expect((await deploy(body())).status).toBe(202);
   });
 

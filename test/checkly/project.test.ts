@@ -60,7 +60,8 @@ const constructs = ({ ordersUrl, dnsQuery, officeName, pageName }: Variant) =>
   "const email = new EmailAlertChannel('ops-email', { address: 'ops@example.com', sendDegraded: true })\n" +
   "const hook = new WebhookAlertChannel('ops-hook', { name: 'Ops hook', url: 'https://hooks.example.com/vigil',\n" +
   "  method: 'POST' })\n" +
-  "const core = new CheckGroupV2('core', { name: 'Core', tags: ['shop'], alertChannels: [hook] })\n" +
+  "const core = new CheckGroupV2('core', { name: 'Core', tags: ['shop'], alertChannels: [hook],\n" +
+  '  privateLocations: [office] })\n' +
   "new ApiCheck('orders-api', { name: 'Orders API', group: core, alertChannels: [email], privateLocations: [office],\n" +
   "  triggerIncident: { service: ordersService, severity: 'MAJOR', name: 'Orders down', description: 'Orders fail',\n" +
   "  notifySubscribers: false }, request: { method: 'GET',\n" +
@@ -177,6 +178,7 @@ describe('checkly deploy, deploy --preview and destroy', () => {
     ]);
     const group = first.groups.find((g) => g.name === 'Core')!;
     expect(group.tags).toEqual(['shop', 'vigil:project=website', 'vigil:logical=core']);
+    expect(group.locations).toEqual(['office-berlin']);
     const orders = mine.find((check) => check.name === 'Orders API')!;
     expect(orders.groupId).toBe(group.id);
     expect(orders.tags).toContain('vigil:logical=orders-api');

@@ -102,6 +102,8 @@ export function planGroup(
   payload: Record<string, unknown>,
   current: CheckGroup | undefined,
   label: string,
+  /** Slugs of the private locations the project assigns to this group. */
+  slugs: string[] = [],
 ): Declared<CheckGroupInput> {
   // `v: 2` is CheckGroupV2's marker; the fields are the same.
   const { v: _version, ...rest } = payload;
@@ -112,7 +114,8 @@ export function planGroup(
     ...(input.tags ?? []).filter((tag) => !markers.isMarkerTag(tag)),
     ...markersFor(project, logicalId, label),
   ];
-  const wanted = { ...input, tags };
+  const locations = [...(input.locations ?? []), ...slugs];
+  const wanted = { ...input, tags, ...(locations.length > 0 ? { locations } : {}) };
   return {
     logicalId,
     input: wanted,

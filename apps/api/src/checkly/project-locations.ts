@@ -5,11 +5,11 @@ import type { Access } from '../access.ts';
 import type { ApiServices } from '../services/index.ts';
 
 /**
- * A project's private locations (`PrivateLocation`) and their assignments to checks. Vigil's
+ * A project's private locations (`PrivateLocation`) and their assignments to checks and groups. Vigil's
  * locations carry no tags, so, as channels and windows, the marker ends the name:
  * `Office [vigil:website/office]`. A check runs in a location when a
  * `private-location-check-assignment` names both; Vigil lists the location's slug among the
- * check's locations. `PrivateLocation.fromId()` (a non-member) names an existing location by id.
+ * check's locations (a group's likewise, through `private-location-group-assignment`). `PrivateLocation.fromId()` (a non-member) names an existing location by id.
  */
 
 export interface LocationPlan {
@@ -17,6 +17,8 @@ export interface LocationPlan {
   deleteLocations: Array<{ id: string; logicalId: string }>;
   /** Per check logical id: the slugs its assignments add to its locations, in declaration order. */
   slugsByCheck: Map<string, string[]>;
+  /** Per group logical id, likewise. */
+  slugsByGroup: Map<string, string[]>;
   /** Slugs of locations this deploy creates: a dry run cannot name them yet. */
   newSlugs: Set<string>;
 }
@@ -31,15 +33,20 @@ const locationPayload = z.strictObject({
   proxyUrl: z.string().max(2048).nullish(),
 });
 const assignmentPayload = z.strictObject({ privateLocationId: ref, checkId: ref });
+const groupAssignmentPayload = z.strictObject({ privateLocationId: ref, groupId: ref });
 
-export const locationTypes = new Set(['private-location', 'private-location-check-assignment']);
+export const locationTypes = new Set([
+  'private-location',
+  'private-location-check-assignment',
+  'private-location-group-assignment',
+]);
 
 export async function planLocations(
   services: ApiServices,
   access: Access,
   project: string,
   resources: Resource[],
-  declaredChecks: Set<string>,
+  declared: { checks: Set<string>; groups: Set<string> },
   /** Slugs the account's checks list now: such a location's slug cannot change in place. */
   usedSlugs: Set<string>,
   refused: string[],
@@ -50,7 +57,13 @@ export async function planLocations(
     const marker = markers.parseMarkedName(view.location.name);
     if (marker?.project === project) owned.set(marker.logicalId, view.location);
   }
-  const plan: LocationPlan = { locations: [], deleteLocations: [], slugsByCheck: new Map(), newSlugs: new Set() };
+  const plan: LocationPlan = {
+    locations: [],
+    deleteLocations: [],
+    slugsByCheck: new Map(),
+    slugsByGroup: new Map(),
+    newSlugs: new Set(),
+  };
   /** Location logical id → slug: the project's own, and the existing ones it names by id. */
   const slugs = new Map<string, string>();
   const fail = (resource: Resource, message: string) =>
@@ -105,15 +118,27 @@ export async function planLocations(
     const slug = slugs.get(parsed.data.privateLocationId.ref);
     const check = parsed.data.checkId.ref;
     if (!slug) fail(resource, `privateLocationId: "${parsed.data.privateLocationId.ref}" is not a private location`);
-    else if (!declaredChecks.has(check)) fail(resource, `checkId: "${check}" is not a check of this project`);
+    else if (!declared.checks.has(check)) fail(resource, `checkId: "${check}" is not a check of this project`);
     else plan.slugsByCheck.set(check, [...(plan.slugsByCheck.get(check) ?? []), slug]);
   }
+  for (const resource of resources.filter((r) => r.type === 'private-location-group-assignment')) {
+    const parsed = groupAssignmentPayload.safeParse(resource.payload);
+    if (!parsed.success) {
+      fail(resource, 'privateLocationId, groupId: must refer to constructs of this project');
+      continue;
+    }
+    const slug = slugs.get(parsed.data.privateLocationId.ref);
+    const group = parsed.data.groupId.ref;
+    if (!slug) fail(resource, `privateLocationId: "${parsed.data.privateLocationId.ref}" is not a private location`);
+    else if (!declared.groups.has(group)) fail(resource, `groupId: "${group}" is not a check group of this project`);
+    else plan.slugsByGroup.set(group, [...(plan.slugsByGroup.get(group) ?? []), slug]);
+  }
 
-  const declared = new Set(
+  const kept = new Set(
     resources.filter((r) => r.type === 'private-location' && r.member !== false).map((r) => r.logicalId),
   );
   for (const [logicalId, location] of owned)
-    if (!declared.has(logicalId)) plan.deleteLocations.push({ id: location.id, logicalId });
+    if (!kept.has(logicalId)) plan.deleteLocations.push({ id: location.id, logicalId });
   return plan;
 }
 

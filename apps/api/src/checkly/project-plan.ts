@@ -72,7 +72,6 @@ export interface ProjectPlan {
 
 /** Constructs Vigil has no counterpart for in a project, and what to use instead. */
 const refusedTypes: Record<string, string> = {
-  'private-location-group-assignment': 'a Vigil group has no locations; assign the location to each of its checks',
   'status-page-component': "Vigil maps Checkly's StatusPage (cards and services), not StatusPageV3 components",
   'status-page-automation-rule': "Vigil's status pages show their checks' state; they have no incident automation",
   dashboard: 'Vigil does not support dashboards',
@@ -111,13 +110,16 @@ export async function planProject(
   const channelTypes = new Set(['alert-channel', 'alert-channel-subscription']);
   const handled = (type: string) =>
     channelTypes.has(type) || type === 'maintenance-window' || locationTypes.has(type) || pageTypes.has(type);
-  const usedSlugs = new Set(existingChecks.flatMap((view) => view.check.locations));
+  const usedSlugs = new Set([
+    ...existingChecks.flatMap((view) => view.check.locations),
+    ...existingGroups.flatMap((view) => view.group.locations ?? []),
+  ]);
   const locations = await planLocations(
     services,
     access,
     project,
     ofType(...locationTypes),
-    keptChecks,
+    { checks: keptChecks, groups: keptGroups },
     usedSlugs,
     refused,
   );
@@ -143,7 +145,9 @@ export async function planProject(
         );
       const payload = resource.payload ?? {};
       if (resource.type === 'check-group') {
-        plan.groups.push(planGroup(project, resource.logicalId, payload, ownedGroups.get(resource.logicalId), name));
+        const slugs = locations.slugsByGroup.get(resource.logicalId) ?? [];
+        const current = ownedGroups.get(resource.logicalId);
+        plan.groups.push(planGroup(project, resource.logicalId, payload, current, name, slugs));
       } else if (resource.type === 'check') {
         const suite = payload.checkType === 'PLAYWRIGHT' && 'codeBundlePath' in payload;
         const { check, files, playwrightVersion } = suite

@@ -77,13 +77,17 @@ export function projectRoutes(
     // Locations first: the checks name them. A dry run cannot name the ones it would create.
     await applyLocations(services, access, plan.locations);
     const unmade = dry ? plan.locations.newSlugs : new Set<string>();
+    const made = <T extends { locations?: string[] }>(input: T): T => {
+      const locations = input.locations?.filter((slug) => !unmade.has(slug));
+      return locations ? { ...input, locations } : input;
+    };
     const groupIds = new Map<string, string>();
     for (const group of plan.groups) {
       if (group.unchanged && group.id) groupIds.set(group.logicalId, group.id);
       else if (group.id)
-        groupIds.set(group.logicalId, (await services.checks.updateGroup(access, group.id, group.input)).id);
+        groupIds.set(group.logicalId, (await services.checks.updateGroup(access, group.id, made(group.input))).id);
       else {
-        group.id = (await services.checks.createGroup(access, group.input)).id;
+        group.id = (await services.checks.createGroup(access, made(group.input))).id;
         groupIds.set(group.logicalId, group.id);
       }
     }
@@ -92,8 +96,7 @@ export function projectRoutes(
       // A group created in a dry run does not exist, so there the check is decided without it.
       const ref = check.groupRef;
       const groupId = ref && !(dry && newGroups.has(ref)) ? (groupIds.get(ref) ?? null) : null;
-      const locations = check.input.locations?.filter((slug) => !unmade.has(slug));
-      const input = { ...check.input, groupId, ...(locations ? { locations } : {}) };
+      const input = { ...made(check.input), groupId };
       if (check.id) await services.checks.updateCheck(access, check.id, input);
       else check.id = (await services.checks.createCheck(access, input)).id;
     }
