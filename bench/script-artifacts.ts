@@ -97,9 +97,8 @@ test('page', async ({ page }) => {
         mode.name,
         round(median(entry.perMinute)),
         entry.perMinute.map((x) => round(x)).join(' '),
-        round(median(entry.cpuMsPerRun)),
         round(entry.bytesPerRun / 1024),
-        mode.artifacts === 'NEVER' ? '' : [r.rate, r.perRound, r.cpu].map((x) => round(x, 2)).join(', '),
+        mode.artifacts === 'NEVER' ? '' : [r.rate, r.perRound].map((x) => round(x, 2)).join(', '),
       ];
     }),
   );
@@ -109,17 +108,14 @@ test('page', async ({ page }) => {
     rounds,
     concurrency,
     runsPerMinute: Object.fromEntries([...figures].map(([name, f]) => [name, f.perMinute.map((x) => round(x))])),
-    cpuMsPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.cpuMsPerRun.map((x) => round(x))])),
     bytesPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.bytesPerRun])),
     failing: {
       rateRatio: round(failing.rate, 2),
       perRoundRatio: round(failing.perRound, 2),
-      cpuRatio: round(failing.cpu, 2),
     },
     passing: {
       rateRatio: round(passing.rate, 2),
       perRoundRatio: round(passing.perRound, 2),
-      cpuRatio: round(passing.cpu, 2),
     },
   });
 }

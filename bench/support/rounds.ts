@@ -1,8 +1,9 @@
 /**
  * The round loop of the artifact benches: each mode runs `runs` runs, `concurrency` at a time, in
  * rounds whose order alternates (A B C D, then D C B A), so load on this shared machine drifts over
- * all modes alike. It also counts CPU per run of this process and its children (Chromium, sandboxed
- * scripts), which moves far less with the neighbours than the rate does.
+ * all modes alike. It also counts CPU per run of this process and its descendants (Chromium and its
+ * renderers), which moves far less with the neighbours than the rate does; processes that leave the
+ * tree (a sandbox's PID namespace reparents them) are not counted.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
