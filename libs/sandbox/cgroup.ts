@@ -129,9 +129,15 @@ export async function sweepStaleCgroups(): Promise<void> {
       const pid = Number(name.slice('vigil-sandbox-'.length));
       if (pid === process.pid || processExists(pid)) continue;
       const dir = join(parent, name);
-      const runs = readdirSync(dir, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory())
-        .map((entry) => join(dir, entry.name));
+      let runs: string[];
+      try {
+        runs = readdirSync(dir, { withFileTypes: true })
+          .filter((entry) => entry.isDirectory())
+          .map((entry) => join(dir, entry.name));
+      } catch {
+        // Another runner starting at the same moment swept it first.
+        continue;
+      }
       for (let attempt = 0; attempt < 400; attempt += 1) {
         const left = runs.flatMap((run) => readPids(join(run, 'cgroup.procs')));
         if (left.length === 0) break;
