@@ -79,6 +79,7 @@ export async function skippedLastHour(
 const APPLIED_TTL_MS = 7 * 86_400_000;
 /** How many due entries a claim looks at per entry it takes, to share them out across accounts. */
 const FAIR_SCAN_FACTOR = 4;
+const WRITE_OPS = 6_000;
 
 export class DueQueue {
   private readonly keys;
@@ -110,11 +111,18 @@ export class DueQueue {
     }));
   }
 
-  /** Schedules (or reschedules, ending a lease) in one all-or-nothing write. */
+  /**
+   * Schedules (or reschedules, ending a lease): each entry's ops all or nothing. Entries go in
+   * writes of at most WRITE_OPS ops (a reconcile of 30,000 checks in one Lua call overflowed the
+   * client's argument spread); an entry never straddles two writes.
+   */
   async schedule(entries: Scheduled[]): Promise<void> {
-    if (entries.length === 0) return;
-    const ops: WriteOp[] = [];
+    let ops: WriteOp[] = [];
     for (const entry of entries) {
+      if (ops.length >= WRITE_OPS) {
+        await this.store.write(ops);
+        ops = [];
+      }
       const slot = entry.slot.kind === 'run' ? { ...entry.slot, due: entry.due } : entry.slot;
       ops.push({ op: 'set', key: this.keys.slot(entry.checkId), value: JSON.stringify(slot) });
       ops.push({ op: 'zadd', key: this.keys.due, member: entry.checkId, score: entry.due });
@@ -128,7 +136,7 @@ export class DueQueue {
           ttlMs: SKIPPED_TTL_MS,
         });
     }
-    await this.store.write(ops);
+    if (ops.length > 0) await this.store.write(ops);
   }
 
   /** Hands a claimed entry back, due again at dueMs, keeping its slot. */
@@ -164,15 +172,17 @@ export class DueQueue {
 
   /** Names the account of checks queued before groups were written (reconciliation). */
   async setGroups(groups: Array<{ checkId: string; group: string }>): Promise<void> {
-    if (groups.length === 0) return;
-    await this.store.write(
-      groups.map(({ checkId, group }): WriteOp => ({
-        op: 'hset',
-        key: this.keys.groups,
-        field: checkId,
-        value: group,
-      })),
-    );
+    for (let i = 0; i < groups.length; i += WRITE_OPS) {
+      const chunk = groups.slice(i, i + WRITE_OPS);
+      await this.store.write(
+        chunk.map(({ checkId, group }): WriteOp => ({
+          op: 'hset',
+          key: this.keys.groups,
+          field: checkId,
+          value: group,
+        })),
+      );
+    }
   }
 
   async score(checkId: string): Promise<number | null> {
