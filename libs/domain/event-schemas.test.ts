@@ -82,6 +82,20 @@ function lifeOfEveryAggregate(): DomainEvent[] {
         check: { name: 'hb', checkType: 'HEARTBEAT', heartbeat: { period: 5 } },
       },
       { ...scope, type: 'RotateHeartbeatToken', checkId: heartbeatCheckId, pingToken: 'tok_abcdefghij0123456789' },
+      {
+        ...scope,
+        type: 'CreateCheckTrigger',
+        checkId: heartbeatCheckId,
+        triggerId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+        token: 'trg_0123456789abcdefghij',
+      },
+      {
+        ...scope,
+        type: 'CallCheckTrigger',
+        checkId: heartbeatCheckId,
+        triggerId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+      },
+      { ...scope, type: 'DeleteCheckTrigger', checkId: heartbeatCheckId },
     ]),
     ...run(checkGroupDecider, [
       {

@@ -24,6 +24,7 @@ export * from './check/check-schema.ts';
 export * from './check/definition.ts';
 export * from './check/heartbeat.ts';
 export * from './check/check.ts';
+export * from './check/trigger.ts';
 export * from './check-group/check-group.ts';
 export * from './alert-channel/alert-channel-schema.ts';
 export * from './alert-channel/alert-channel.ts';

@@ -4,20 +4,40 @@ import type { CommandBase, Decider } from '../decider.ts';
 import { defineEvents, type EventsOf } from '../events.ts';
 import { idSchema, parseInput, timestampSchema } from '../validation.ts';
 import { applyCheckDefaults, checkSchema, pingTokenSchema, type Check, type CheckInput } from './check-schema.ts';
+import {
+  checkTriggerEventData,
+  decideCheckTrigger,
+  evolveCheckTrigger,
+  type CheckTrigger,
+  type CheckTriggerCommand,
+} from './trigger.ts';
 
-export const checkEvents = defineEvents({
+const checkDefinitionEvents = defineEvents({
   CheckCreated: z.object({ accountId: idSchema, check: checkSchema, at: timestampSchema }),
   CheckUpdated: z.object({ check: checkSchema, at: timestampSchema }),
   CheckDeleted: z.object({ at: timestampSchema }),
   HeartbeatTokenRotated: z.object({ pingToken: pingTokenSchema, at: timestampSchema }),
 });
+export const checkEvents = defineEvents({ ...checkDefinitionEvents.data, ...checkTriggerEventData });
 export type CheckEvent = EventsOf<typeof checkEvents.data>;
 export const checkEventSchema = checkEvents.schema;
-export const parseCheckEvent = checkEvents.parse;
+/**
+ * Parses the events that change what a check is (the runner's catalogue reads only these); the
+ * trigger URL's events (trigger.ts) are in checkEvents and evolve the read model, not a schedule.
+ */
+export const parseCheckEvent = checkDefinitionEvents.parse;
 
 export type CheckState =
   | { status: 'absent' }
-  | { status: 'active'; accountId: string; check: Check; createdAt: string; updatedAt: string }
+  | {
+      status: 'active';
+      accountId: string;
+      check: Check;
+      createdAt: string;
+      updatedAt: string;
+      /** The check's trigger URL, when it has one (trigger.ts). */
+      trigger?: CheckTrigger;
+    }
   | { status: 'deleted'; accountId: string; checkId: string; deletedAt: string };
 
 export interface CreateCheck extends CommandBase {
@@ -54,7 +74,7 @@ export interface RotateHeartbeatToken extends CommandBase {
   pingToken: string;
 }
 
-export type CheckCommand = CreateCheck | UpdateCheck | DeleteCheck | RotateHeartbeatToken;
+export type CheckCommand = CreateCheck | UpdateCheck | DeleteCheck | RotateHeartbeatToken | CheckTriggerCommand;
 
 export function decideCheck(command: CheckCommand, state: CheckState): CheckEvent[] {
   switch (command.type) {
@@ -91,6 +111,10 @@ export function decideCheck(command: CheckCommand, state: CheckState): CheckEven
       const pingToken = parseInput(pingTokenSchema, command.pingToken, 'pingToken');
       return [{ type: 'HeartbeatTokenRotated', data: { pingToken, at: command.now } }];
     }
+    case 'CreateCheckTrigger':
+    case 'CallCheckTrigger':
+    case 'DeleteCheckTrigger':
+      return decideCheckTrigger(command, activeIn(state, command).trigger);
   }
 }
 
@@ -149,6 +173,14 @@ export function evolveCheck(state: CheckState, event: CheckEvent): CheckState {
       return state.status === 'active'
         ? { status: 'deleted', accountId: state.accountId, checkId: state.check.id, deletedAt: event.data.at }
         : state;
+    case 'CheckTriggerCreated':
+    case 'CheckTriggerCalled':
+    case 'CheckTriggerDeleted': {
+      if (state.status !== 'active') return state;
+      const { trigger: _old, ...rest } = state;
+      const trigger = evolveCheckTrigger(state.trigger, event);
+      return trigger ? { ...rest, trigger } : rest;
+    }
   }
 }
 
