@@ -121,7 +121,8 @@ beforeAll(async () => {
   });
   const location = await them.post('/v1/private-locations', { name: 'their location', slugName: 'their-location' });
   const locationKey = await them.post(`/v1/private-locations/${location.body.id}/keys`);
-  Object.assign(created, { page, window, location, locationKey });
+  const trigger = await them.post(`/v1/triggers/checks/${created.check.body.id}`);
+  Object.assign(created, { page, window, location, locationKey, trigger });
   theirLocationKey = locationKey.body.rawKey;
   for (const [name, response] of Object.entries(created))
     if (response.status !== 201) throw new Error(`setup: ${name}: ${response.status} ${JSON.stringify(response.body)}`);
@@ -131,6 +132,7 @@ beforeAll(async () => {
     'api-keys/id': created.key.body.id,
     'variables/key': variable,
     'checks/id': created.check.body.id,
+    'triggers/id': created.check.body.id,
     'analytics/id': created.check.body.id,
     'check-alerts/checkId': created.check.body.id,
     'check-results/checkId': created.check.body.id,
@@ -153,6 +155,7 @@ beforeAll(async () => {
     'their window',
     'their location',
     b.ownerEmail,
+    trigger.body.token,
   ];
 }, 180_000);
 afterAll(async () => {

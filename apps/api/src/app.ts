@@ -20,6 +20,8 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { checkRoutes } from './routes/checks.ts';
 import { checkResultRoutes } from './routes/check-results.ts';
 import { checkRunRoutes } from './routes/check-runs.ts';
+import { checkTriggerRoutes } from './routes/check-triggers.ts';
+import { CheckTriggerService } from './services/check-triggers.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.ts';
 import { pingRoutes } from './routes/ping.ts';
@@ -97,6 +99,15 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     });
   checkResultRoutes(app, deps.ingest);
   checkRunRoutes(app, { runs: deps.runs, checks: deps.services.checks });
+  const triggers = new CheckTriggerService(
+    deps.services.commands,
+    deps.services.readModels,
+    deps.services.checks,
+    deps.runs,
+    createRateLimiter(deps.platform.stateStore),
+    deps.config.VIGIL_TRIGGER_RATE_PER_MINUTE,
+  );
+  checkTriggerRoutes(app, { triggers, publicUrl: deps.alerting.publicUrl });
   pingRoutes(app, deps.heartbeats);
   alertChannelRoutes(app, { services: deps.services, ...deps.alerting });
   const { commands, readModels, stateStore } = deps.services;
@@ -113,6 +124,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     analytics: deps.platform.analytics,
     channels: deps.alerting.channels,
     publicUrl: deps.alerting.publicUrl,
+    triggers,
   });
   consoleRoutes(app, {
     services: deps.services,

@@ -16,7 +16,9 @@ import { projectRoutes } from './projects.ts';
 import { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import { resourceReadRoutes } from './resources-read.ts';
 import { resultReadRoutes } from './results-read.ts';
+import { triggerRoutes } from './triggers.ts';
 import { unsupportedRoutes } from './unsupported.ts';
+import type { CheckTriggerService } from '../services/check-triggers.ts';
 
 /** Where Checkly's clients point: CHECKLY_API_URL=http://host:port/checkly, or the provider's api_url. */
 export const CHECKLY_PREFIX = '/checkly';
@@ -33,6 +35,7 @@ export interface ChecklyDeps {
   analytics: AnalyticsStore | undefined;
   channels: ChannelService;
   publicUrl: string;
+  triggers: CheckTriggerService;
 }
 
 export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Promise<void> {
@@ -58,6 +61,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       maintenanceWindowRoutes(scope, windows);
       projectRoutes(scope, services, deps.channels, windows);
       resourceReadRoutes(scope, { ...deps, statusPages });
+      triggerRoutes(scope, deps.triggers);
       // Its own scope, so its catch-all body parser reaches no other route.
       await scope.register(unsupportedRoutes);
     },
