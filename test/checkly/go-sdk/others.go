@@ -68,47 +68,6 @@ func results(r *run) {
 	})
 }
 
-func triggers(r *run) {
-	var check *checkly.Check
-	if !r.op("trigger: CreateCheck", func() (s string, err error) {
-		check, err = r.sdk.CreateCheck(r.ctx, apiCheck(unique("go-sdk triggered")))
-		return "", err
-	}) {
-		return
-	}
-	var token string
-	r.op("CreateTriggerCheck", func() (string, error) {
-		t, err := r.sdk.CreateTriggerCheck(r.ctx, check.ID)
-		if err != nil {
-			return "", err
-		}
-		if t.Token == "" || t.CheckId != check.ID {
-			return "", fmt.Errorf("trigger %+v", *t)
-		}
-		token = t.Token
-		return "", nil
-	})
-	r.op("GetTriggerCheck", func() (string, error) {
-		t, err := r.sdk.GetTriggerCheck(r.ctx, check.ID)
-		if err != nil {
-			return "", err
-		}
-		if t.Token != token {
-			return "", fmt.Errorf("token %q, created %q", t.Token, token)
-		}
-		return "", nil
-	})
-	r.op("DeleteTriggerCheck", func() (string, error) { return "", r.sdk.DeleteTriggerCheck(r.ctx, check.ID) })
-	r.op("GetTriggerCheck after delete is an error", func() (string, error) {
-		if _, err := r.sdk.GetTriggerCheck(r.ctx, check.ID); err == nil {
-			return "", fmt.Errorf("the deleted trigger still reads back")
-		} else {
-			return err.Error(), nil
-		}
-	})
-	r.op("trigger: DeleteCheck", func() (string, error) { return "", r.sdk.DeleteCheck(r.ctx, check.ID) })
-}
-
 func unsupportedFamilies(r *run) {
 	r.unsupported("CreateSnippet", func() error {
 		_, err := r.sdk.CreateSnippet(r.ctx, checkly.Snippet{Name: "s", Script: "1"})

@@ -56,7 +56,7 @@ export function triggerRoutes(app: FastifyInstance, triggers: CheckTriggerServic
       schema: { params: triggerCallParams, querystring: z.looseObject({}) },
       handler: async (request, reply) => {
         const outcome = await triggers.call(request.params.id, request.params.token);
-        const responseTime = Math.max(0, ...outcome.results.map((result) => result.responseTime));
+        const responseTime = Math.round(Math.max(0, ...outcome.results.map((result) => result.responseTime)));
         return reply.code(outcome.hasFailures ? 503 : 200).send({ hasFailures: outcome.hasFailures, responseTime });
       },
     });
