@@ -35,6 +35,8 @@ async function serverWithLog(level: string) {
   app.get('/fails', async () => {
     throw new Error('boom');
   });
+  app.get('/v1/checks/:id/trigger/:token', async (_request, reply) => reply.code(404).send({ message: 'no' }));
+  app.get('/ping/:token', async (_request, reply) => reply.code(429).send({ message: 'slow down' }));
   await app.ready();
   return { app, lines, children: () => children };
 }
@@ -65,6 +67,15 @@ describe('per-request logger', () => {
     const failed = await app.inject({ url: '/fails', headers: { 'x-request-id': 'req-err' } });
     expect(failed.statusCode).toBe(500);
     expect(lines.filter((l) => l.reqId === 'req-err').map((l) => l.msg)).toContain('request completed');
+    await app.close();
+  });
+
+  it('never logs the token of a trigger or ping URL', async () => {
+    const { app, lines } = await serverWithLog('info');
+    await app.inject({ url: '/v1/checks/c-1/trigger/trg_Secret0123456789abc?x=1' });
+    await app.inject({ url: '/ping/png_Secret0123456789abc' });
+    expect(JSON.stringify(lines)).not.toContain('Secret0123456789abc');
+    expect(lines.map((l) => l.url)).toEqual(['/v1/checks/c-1/trigger/[redacted]?x=1', '/ping/[redacted]']);
     await app.close();
   });
 

@@ -130,12 +130,20 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   return app;
 }
 
+/** Tokens that are credentials in a URL path: a heartbeat's ping token, a check trigger's token. */
+const URL_TOKENS = /(\/ping\/|\/trigger\/)[^/?#]+/g;
+
+/** The URL as a log line may show it: URL credentials blanked, as pino blanks keys and secrets. */
+export function redactUrl(url: string): string {
+  return url.replace(URL_TOKENS, '$1[redacted]');
+}
+
 /** The request line: at error for 5xx, info for 4xx, debug otherwise (built only when it will be written). */
 function logRequest(request: FastifyRequest, reply: FastifyReply): void {
   if (reply.statusCode < 400 && !(request.log as Logger).isLevelEnabled('debug')) return;
   const entry = {
     method: request.method,
-    url: request.url,
+    url: redactUrl(request.url),
     statusCode: reply.statusCode,
     ms: Math.round(reply.elapsedTime * 10) / 10,
   };
