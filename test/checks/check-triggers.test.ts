@@ -52,27 +52,59 @@ describe('check triggers (embedded)', () => {
     answer = 200;
     const passed = await call(new URL(created.body.url).pathname);
     expect(passed.status).toBe(200);
-    const body = (await passed.json()) as { checkId: string; hasFailures: boolean; results: unknown[] };
+    type Call = { checkId: string; hasFailures: boolean; results: Array<{ resultId: string }> };
+    const body = (await passed.json()) as Call;
     expect(body).toMatchObject({ checkId: a.checkId, hasFailures: false });
     expect(body.results).toHaveLength(1);
     answer = 500;
     const failed = await call(new URL(created.body.url).pathname, 'POST');
     expect(failed.status).toBe(200);
-    expect(await failed.json()).toMatchObject({ hasFailures: true });
+    const failedBody = (await failed.json()) as Call;
+    expect(failedBody).toMatchObject({ hasFailures: true });
     answer = 200;
 
     const read = await a.owner.get(`/v1/triggers/checks/${a.checkId}`);
     expect(read.body).toMatchObject({ token: created.body.token, called: 2 });
     expect(read.body.calledAt).not.toBeNull();
-    // The runs are stored like the manual trigger's: the results appear.
+    // The runs are stored like the manual trigger's: their results appear (besides any scheduled run).
+    const started = [...body.results, ...failedBody.results].map((result) => result.resultId);
     for (let tries = 0; ; tries++) {
-      const results = await a.owner.get(`/v1/check-results/${a.checkId}?limit=10`);
-      if (results.body.items?.length === 2) break;
+      const results = await a.owner.get(`/v1/check-results/${a.checkId}?limit=50`);
+      const ids = ((results.body.items ?? []) as Array<{ id: string }>).map((result) => result.id);
+      if (started.every((id) => ids.includes(id))) break;
       expect(tries, JSON.stringify(results.body)).toBeLessThan(100);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // The check itself does not carry the token.
     expect(JSON.stringify((await a.owner.get(`/v1/checks/${a.checkId}`)).body)).not.toContain(created.body.token);
+  });
+
+  it('runs a deactivated check, as the manual trigger does; a heartbeat check is a 400, never a 5xx', async () => {
+    const a = await createAccount(vigil);
+    const paused = await a.owner.post('/v1/checks', {
+      name: 'Paused',
+      checkType: 'API',
+      activated: false,
+      request: { url: `${base}/paused` },
+    });
+    expect(paused.status, JSON.stringify(paused.body)).toBe(201);
+    const { url } = (await a.owner.post(`/v1/triggers/checks/${paused.body.id}`)).body;
+    answer = 200;
+    const ran = await call(new URL(url).pathname);
+    expect(ran.status).toBe(200);
+    expect(await ran.json()).toMatchObject({ hasFailures: false });
+
+    const heartbeat = await a.owner.post('/v1/checks', {
+      name: 'Backup',
+      checkType: 'HEARTBEAT',
+      heartbeat: { period: 1, periodUnit: 'hours' },
+    });
+    expect(heartbeat.status, JSON.stringify(heartbeat.body)).toBe(201);
+    const hb = (await a.owner.post(`/v1/triggers/checks/${heartbeat.body.id}`)).body;
+    const refused = await call(new URL(hb.url).pathname, 'POST');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/heartbeat checks are run by their pings/);
+    expect((await a.owner.get(`/v1/triggers/checks/${heartbeat.body.id}`)).body.called).toBe(0);
   });
 
   it('answers a wrong token, an unknown check and a deleted trigger with the same 404', async () => {
