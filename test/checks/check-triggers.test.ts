@@ -49,6 +49,8 @@ describe('check triggers (embedded)', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(created.body);
 
+    // A HEAD (a link preview, a URL checker) starts nothing.
+    expect((await call(new URL(created.body.url).pathname, 'HEAD')).status).toBeGreaterThanOrEqual(400);
     answer = 200;
     const passed = await call(new URL(created.body.url).pathname);
     expect(passed.status).toBe(200);

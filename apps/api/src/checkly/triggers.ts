@@ -52,6 +52,8 @@ export function triggerRoutes(app: FastifyInstance, triggers: CheckTriggerServic
     routes.route({
       method,
       url: '/checks/:id/trigger/:token',
+      // No HEAD: a link preview or checker probing the URL must not start runs.
+      exposeHeadRoute: false,
       config: { access: 'public' },
       schema: { params: triggerCallParams, querystring: z.looseObject({}) },
       handler: async (request, reply) => {

@@ -107,6 +107,8 @@ export function checkTriggerRoutes(
     routes.route({
       method,
       url: '/v1/checks/:id/trigger/:token',
+      // No HEAD: a link preview or checker probing the URL must not start runs.
+      exposeHeadRoute: false,
       config: { access: 'public' },
       schema: {
         tags,
