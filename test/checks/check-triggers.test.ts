@@ -44,7 +44,7 @@ describe('check triggers (embedded)', () => {
     expect(created.body.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     // Under VIGIL_PUBLIC_URL (here the address before the port was chosen).
     expect(created.body.url.endsWith(`/v1/checks/${a.checkId}/trigger/${created.body.token}`)).toBe(true);
-    // A second create answers the same trigger, as Checkly does: the URL in a pipeline keeps working.
+    // A second create answers the same trigger (200): the URL in a pipeline keeps working.
     const again = await a.owner.post(`/v1/triggers/checks/${a.checkId}`);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(created.body);

@@ -60,7 +60,7 @@ type TriggerEvent =
 export function decideCheckTrigger(command: CheckTriggerCommand, trigger: CheckTrigger | undefined): TriggerEvent[] {
   switch (command.type) {
     case 'CreateCheckTrigger': {
-      // One trigger per check; the application answers the existing one instead (as Checkly does).
+      // One trigger per check; the application answers the existing one instead, so a re-applied plan keeps its URL.
       if (trigger) throw new ConflictError(`check ${command.checkId} already has a trigger`);
       const triggerId = parseInput(z.uuid(), command.triggerId, 'triggerId');
       const token = parseInput(pingTokenSchema, command.token, 'token');
