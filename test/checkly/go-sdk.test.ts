@@ -79,7 +79,7 @@ const scenarios: Array<[string, number]> = [
   ['channels', 48],
   ['groups', 31],
   ['checks', 28],
-  ['monitors', 38],
+  ['monitors', 41],
   ['windows', 8],
   ['results', 6],
   ['triggers', 9],
@@ -90,11 +90,7 @@ const scenarios: Array<[string, number]> = [
  * Operations Vigil does not serve yet, each with why (docs/checkly.md). They must still fail: the
  * day one passes, this list is out of date and the test says so.
  */
-const knownGaps: Record<string, string> = {
-  // Vigil keeps a Playwright project's files, not the bundle key it came in, so the check could
-  // not read back the codeBundlePath the SDK sent; checkly deploy carries Playwright suites.
-  'monitors/PLAYWRIGHT: CreatePlaywrightCheck': 'codeBundlePath and the suite fields on /v1/checks/playwright',
-};
+const knownGaps: Record<string, string> = {};
 
 describe('Checkly Go SDK against Vigil', () => {
   it.for(scenarios)('%s: every operation succeeds and reads back as sent', async ([scenario, count], context) => {

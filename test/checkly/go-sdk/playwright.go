@@ -64,9 +64,11 @@ func playwrightSuite(r *run) {
 		Locations:        []string{"eu-west-1"},
 		PrivateLocations: &[]string{},
 		Tags:             []string{"go-sdk"},
-		CodeBundlePath:   key,
-		Browsers:         []string{"chromium"},
-		TestCommand:      ptr("npx playwright test --config playwright.config.ts"),
+		// The account's alert settings (Vigil's null); the other families send their own.
+		UseGlobalAlertSettings: true,
+		CodeBundlePath:         key,
+		Browsers:               []string{"chromium"},
+		TestCommand:            ptr("npx playwright test --config playwright.config.ts"),
 	}
 	var id string
 	r.op("PLAYWRIGHT: CreatePlaywrightCheck", func() (string, error) {

@@ -105,6 +105,16 @@ export const checklyCheckBody = z.object({
   runtimeId: z.string().max(64).nullish(),
   retryStrategy: retryStrategy.nullish(),
   triggerIncident: z.unknown().nullish(),
+  // A PlaywrightCheck's suite fields (project-bundle.ts); other types refuse them.
+  codeBundlePath: z.string().max(256).nullish(),
+  browsers: z.array(z.string().max(32)).max(10).nullish(),
+  cacheHash: z.string().max(256).nullish(),
+  playwrightVersion: z.string().max(64).nullish(),
+  testCommand: z.string().max(4096).nullish(),
+  installCommand: z.string().max(4096).nullish(),
+  workingDir: z.string().max(1024).nullish(),
+  engine: z.string().max(64).nullish(),
+  engineVersion: z.string().max(64).nullish(),
   // Read-only fields a client sends back from a GET: ignored.
   createdAt: z.string().max(64).nullish(),
   updatedAt: z.string().max(64).nullish(),

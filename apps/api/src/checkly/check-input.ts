@@ -17,6 +17,18 @@ export const checkTypeByPath: Record<string, CheckType> = {
   playwright: 'PLAYWRIGHT',
 };
 
+const SUITE_FIELDS = [
+  'codeBundlePath',
+  'browsers',
+  'cacheHash',
+  'playwrightVersion',
+  'testCommand',
+  'installCommand',
+  'workingDir',
+  'engine',
+  'engineVersion',
+] as const;
+
 /** Collects every field Vigil cannot honour, so one 400 names them all. */
 class Refusals {
   readonly fields: string[] = [];
@@ -230,6 +242,8 @@ export function toVigilCheck(body: ChecklyCheckBody, type: CheckType, groupId: s
   refuse.unset('localTearDownScript', body.localTearDownScript, 'not supported by Vigil');
   refuse.unset('groupOrder', body.groupOrder, 'not supported by Vigil');
   refuse.unset('triggerIncident', body.triggerIncident, 'Vigil has no incidents');
+  if (type !== 'PLAYWRIGHT')
+    for (const field of SUITE_FIELDS) refuse.unset(field, body[field], `only PLAYWRIGHT checks have one, not ${type}`);
   (body.alertChannelSubscriptions ?? []).forEach((subscription, index) => {
     // Vigil cannot tell an inactive subscription from a removed one when it reads them back.
     if (subscription.activated === false)

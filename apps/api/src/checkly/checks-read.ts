@@ -2,12 +2,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { AnalyticsStore } from '#analytics';
 import { NotFoundError } from '#core';
-import { checkTypeSchema, type CheckResponse } from '#domain';
+import { checkTypeSchema, type CheckResponse, type ScriptFile } from '#domain';
 import { zodRoutes } from '#http';
 import { CheckStatusReads, type CheckStatus, type CheckView } from '#readmodels';
 import { readRuns } from '../console/runs-query.ts';
 import type { ApiServices } from '../services/index.ts';
 import { numericId } from './ids.ts';
+import { suiteJson } from './project-bundle.ts';
 import { subscriptionsByCheck } from './subscriptions.ts';
 
 /** Checkly's list paging: page and limit in, `Content-Range: first-last/total` out. */
@@ -41,6 +42,7 @@ export function checkJson(
     privateLocations: check.locations.filter((location) => !isPublic.has(location)),
     ...(retry !== undefined ? { retryStrategy: retry.type === 'NONE' ? null : retry } : {}),
     useGlobalAlertSettings: check.alertSettings === null,
+    ...(check.checkType === 'PLAYWRIGHT' ? suiteJson((check as { files?: ScriptFile[] }).files) : {}),
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
     created_at: view.createdAt,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '#core';
+import type { ScriptFile } from '#domain';
 import { zodRoutes } from '#http';
 import type { Access } from '../access.ts';
 import type { ChannelService } from '../services/channels.ts';
@@ -9,6 +10,7 @@ import { applySubscriptions, resolveSubscriptions } from './subscriptions.ts';
 import { checklyCheckBody, checkTypeByPath, toVigilCheck, type ChecklyCheckBody } from './check-input.ts';
 import { checkJson } from './checks-read.ts';
 import { groupByNumericId } from './resources-read.ts';
+import { suiteFiles } from './project-bundle.ts';
 
 const write = { access: { minRole: 'READ_WRITE' as const } };
 // The SDK adds ?autoAssignAlerts=false to every check write; Vigil assigns no alerts on its own either way.
@@ -34,12 +36,29 @@ export function checkWriteRoutes(app: FastifyInstance, services: ApiServices, ch
       throw error;
     }
   };
+  /**
+   * A Playwright suite's files, from the bundle its codeBundlePath names (or the check's own files
+   * when it names their key). What the read cannot give back is refused, never dropped.
+   */
+  const suiteOf = async (access: Access, body: ChecklyCheckBody, current?: ScriptFile[]) => {
+    if (!body.codeBundlePath) return {};
+    const why: string[] = [];
+    if (body.script) why.push('script: a Playwright suite runs its code bundle; send one or the other');
+    if (body.playwrightVersion)
+      why.push("playwrightVersion: Vigil runs the runtime's Playwright; leave it unset and choose a runtimeId");
+    if (body.cacheHash) why.push('cacheHash: Vigil installs no packages, so keeps no install cache');
+    if (body.engineVersion) why.push("engineVersion: Vigil runs the runtime's Playwright");
+    if (why.length > 0) throw new ValidationError(why.join('; '));
+    const { files } = await suiteFiles(services.stateStore, access, body, current);
+    return { files };
+  };
   const now = () => services.commands.now();
   const present = (check: Parameters<typeof services.checks.present>[0]) => services.checks.present(check);
 
   const create = async (access: Access, body: ChecklyCheckBody, segment: string) => {
     const type = typeOf(segment);
     const input = toVigilCheck(body, type, await groupIdOf(access, body));
+    Object.assign(input, await suiteOf(access, body));
     // Every channel is resolved before anything is written, so an unknown one refuses the request whole.
     const resolved = await resolveSubscriptions(services, access, body.alertChannelSubscriptions);
     const check = await services.checks.createCheck(access, input);
@@ -56,6 +75,7 @@ export function checkWriteRoutes(app: FastifyInstance, services: ApiServices, ch
     if (type !== existing.check.checkType)
       throw new ValidationError(`checkType: check ${id} is a ${existing.check.checkType} check, not ${type}`);
     const input = toVigilCheck(body, type, await groupIdOf(access, body));
+    Object.assign(input, await suiteOf(access, body, (existing.check as { files?: ScriptFile[] }).files));
     const resolved = await resolveSubscriptions(services, access, body.alertChannelSubscriptions);
     const check = await services.checks.updateCheck(access, id, input);
     const subscriptions = await applySubscriptions(channels, access, check.id, resolved);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -13,7 +13,9 @@ import type { Access } from '../access.ts';
  * (`POST /next/checkly-storage/upload-code-bundle`), then names the answered key as the check's
  * `codeBundlePath`. Vigil keeps a PLAYWRIGHT check's project as its `files` (text, at most 100
  * files and 1 MiB), so the upload is unpacked and held to those limits at once, and kept in the
- * state store for an hour until a deploy takes it into the check.
+ * state store for an hour until a deploy takes it into the check. The key is a hash of the
+ * unpacked files, so a check can give its codeBundlePath back from its files alone (the Go SDK
+ * and Terraform read it back) and a write naming its own files' key needs no upload.
  */
 const BUNDLE_TTL_MS = 60 * 60_000;
 /** Compressed; the unpacked files are held to Vigil's own limits. */
@@ -21,7 +23,15 @@ const MAX_UPLOAD_BYTES = 2 * 1024 * 1024;
 /** The unpacked archive: the files' limit plus the tar headers and padding of 100 files. */
 const MAX_TAR_BYTES = MAX_SCRIPT_FILES_BYTES + (MAX_SCRIPT_FILES + 10) * 1536;
 
-const bundleKey = (accountId: string, key: string) => `checkly:code-bundle:${accountId}:${key}`;
+const storeKey = (accountId: string, key: string) => `checkly:code-bundle:${accountId}:${key}`;
+
+/** The code bundle key of a set of files: the same files, in any order, give the same key. */
+export function codeBundleKey(files: readonly ScriptFile[]): string {
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const hash = createHash('sha256');
+  for (const file of sorted) hash.update(JSON.stringify([file.path, file.content]));
+  return `vigil-bundle-${hash.digest('hex')}`;
+}
 
 /** Reads a ustar archive's regular files (with pax and GNU long names); any other entry is refused. */
 export function readTar(tar: Buffer): ScriptFile[] {
@@ -97,8 +107,8 @@ export function codeBundleRoutes(app: FastifyInstance, store: StateStore): void 
         if (!Buffer.isBuffer(request.body))
           throw new ValidationError('body: send the tar.gz as application/octet-stream');
         const files = unpackBundle(request.body);
-        const key = randomUUID();
-        await store.set(bundleKey(request.access!.accountId, key), JSON.stringify(files), { ttlMs: BUNDLE_TTL_MS });
+        const key = codeBundleKey(files);
+        await store.set(storeKey(request.access!.accountId, key), JSON.stringify(files), { ttlMs: BUNDLE_TTL_MS });
         return { key };
       },
     });
@@ -142,6 +152,7 @@ export async function suiteFiles(
   store: StateStore,
   access: Access,
   payload: Record<string, unknown>,
+  current?: readonly ScriptFile[],
 ): Promise<{ check: Record<string, unknown>; files: ScriptFile[]; playwrightVersion?: string }> {
   const check = Object.fromEntries(Object.entries(payload).filter(([key]) => !SUITE_KEYS.includes(key)));
   const parsed = suiteFields.safeParse(payload);
@@ -158,8 +169,24 @@ export async function suiteFiles(
   if (suite.workingDir && suite.workingDir !== '.')
     why.push('workingDir: the Playwright project must be at the root of the Checkly project');
   if (suite.engine) why.push(`engine: Vigil runs Playwright only, not ${suite.engine}`);
-  const raw = await store.get(bundleKey(access.accountId, suite.codeBundlePath));
+  // The check's own files under their own key: an unchanged suite needs no upload, however old.
+  const same = current && codeBundleKey(current) === suite.codeBundlePath;
+  const raw = same ? JSON.stringify(current) : await store.get(storeKey(access.accountId, suite.codeBundlePath));
   if (!raw) why.push('codeBundlePath: no uploaded code bundle of this account has that key (they are kept an hour)');
   if (why.length > 0) throw new ValidationError(why.join('; '));
   return { check, files: JSON.parse(raw!) as ScriptFile[], playwrightVersion: suite.playwrightVersion ?? undefined };
+}
+
+/**
+ * The suite fields a PLAYWRIGHT check reads back as: its files' key, Chromium (Vigil's one
+ * browser), and Playwright's command on the project's root config, the only one Vigil runs.
+ */
+export function suiteJson(files: readonly ScriptFile[] | undefined) {
+  if (!files) return {};
+  const config = files.find((file) => /^playwright\.config\.(?:ts|js|mjs|cjs|mts|cts)$/.test(file.path));
+  return {
+    codeBundlePath: codeBundleKey(files),
+    browsers: ['chromium'],
+    testCommand: config ? `npx playwright test --config ${config.path}` : null,
+  };
 }
