@@ -105,6 +105,15 @@ function lifeOfEveryAggregate(): DomainEvent[] {
         group: { name: 'g', environmentVariables: [{ key: 'K', value: 'v' }] },
       },
       { ...scope, type: 'UpdateCheckGroup', groupId, group: { name: 'g2' } },
+      {
+        ...scope,
+        type: 'CreateGroupTrigger',
+        groupId,
+        triggerId: '2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f',
+        token: 'trg_0123456789abcdefghij',
+      },
+      { ...scope, type: 'CallGroupTrigger', groupId, triggerId: '2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f' },
+      { ...scope, type: 'DeleteGroupTrigger', groupId },
       { ...scope, type: 'DeleteCheckGroup', groupId, checkCount: 0 },
     ]),
     ...run(alertChannelDecider, [

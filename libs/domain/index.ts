@@ -26,6 +26,7 @@ export * from './check/heartbeat.ts';
 export * from './check/check.ts';
 export * from './check/trigger.ts';
 export * from './check-group/check-group.ts';
+export * from './check-group/trigger.ts';
 export * from './alert-channel/alert-channel-schema.ts';
 export * from './alert-channel/alert-channel.ts';
 export * from './check-result.ts';

@@ -5,6 +5,13 @@ import { defineEvents, type EventsOf } from '../events.ts';
 import { idSchema, nameSchema, parseInput, timestampSchema } from '../validation.ts';
 import { variableKeySchema, variableValueSchema } from '../variable/variable.ts';
 import { MASKED_VALUE, visibleValue, type Viewer } from '../variable/visibility.ts';
+import {
+  decideGroupTrigger,
+  evolveGroupTrigger,
+  groupTriggerEventData,
+  type GroupTrigger,
+  type GroupTriggerCommand,
+} from './trigger.ts';
 
 export const groupVariableSchema = z.object({
   key: variableKeySchema,
@@ -53,18 +60,31 @@ export type CheckGroupInput = z.input<typeof checkGroupInputSchema>;
 export const checkGroupSchema = z.object({ id: z.uuid(), ...groupFields });
 export type CheckGroup = z.output<typeof checkGroupSchema>;
 
-export const checkGroupEvents = defineEvents({
+const groupDefinitionEvents = defineEvents({
   CheckGroupCreated: z.object({ accountId: idSchema, group: checkGroupSchema, at: timestampSchema }),
   CheckGroupUpdated: z.object({ group: checkGroupSchema, at: timestampSchema }),
   CheckGroupDeleted: z.object({ at: timestampSchema }),
 });
+export const checkGroupEvents = defineEvents({ ...groupDefinitionEvents.data, ...groupTriggerEventData });
 export type CheckGroupEvent = EventsOf<typeof checkGroupEvents.data>;
 export const checkGroupEventSchema = checkGroupEvents.schema;
-export const parseCheckGroupEvent = checkGroupEvents.parse;
+/**
+ * Parses the events that change what a group is (the runner's catalogue reads only these); the
+ * trigger URL's events (trigger.ts) are in checkGroupEvents and evolve the read model only.
+ */
+export const parseCheckGroupEvent = groupDefinitionEvents.parse;
 
 export type CheckGroupState =
   | { status: 'absent' }
-  | { status: 'active'; accountId: string; group: CheckGroup; createdAt: string; updatedAt: string }
+  | {
+      status: 'active';
+      accountId: string;
+      group: CheckGroup;
+      createdAt: string;
+      updatedAt: string;
+      /** The group's trigger URL, when it has one (trigger.ts). */
+      trigger?: GroupTrigger;
+    }
   | { status: 'deleted'; accountId: string; groupId: string; deletedAt: string };
 
 export interface CreateCheckGroup extends CommandBase {
@@ -90,7 +110,7 @@ export interface DeleteCheckGroup extends CommandBase {
   checkCount: number;
 }
 
-export type CheckGroupCommand = CreateCheckGroup | UpdateCheckGroup | DeleteCheckGroup;
+export type CheckGroupCommand = CreateCheckGroup | UpdateCheckGroup | DeleteCheckGroup | GroupTriggerCommand;
 
 export function decideCheckGroup(command: CheckGroupCommand, state: CheckGroupState): CheckGroupEvent[] {
   switch (command.type) {
@@ -119,6 +139,10 @@ export function decideCheckGroup(command: CheckGroupCommand, state: CheckGroupSt
       }
       return [{ type: 'CheckGroupDeleted', data: { at: command.now } }];
     }
+    case 'CreateGroupTrigger':
+    case 'CallGroupTrigger':
+    case 'DeleteGroupTrigger':
+      return decideGroupTrigger(command, activeIn(state, command).trigger);
   }
 }
 
@@ -184,6 +208,14 @@ export function evolveCheckGroup(state: CheckGroupState, event: CheckGroupEvent)
       return state.status === 'active'
         ? { status: 'deleted', accountId: state.accountId, groupId: state.group.id, deletedAt: event.data.at }
         : state;
+    case 'GroupTriggerCreated':
+    case 'GroupTriggerCalled':
+    case 'GroupTriggerDeleted': {
+      if (state.status !== 'active') return state;
+      const { trigger: _old, ...rest } = state;
+      const trigger = evolveGroupTrigger(state.trigger, event);
+      return trigger ? { ...rest, trigger } : rest;
+    }
   }
 }
 
