@@ -12,6 +12,7 @@ export {
   type Paged,
 } from './reader.ts';
 export { keys as readModelKeys, READ_MODEL_PREFIX } from './keys.ts';
+export { triggerTokenDigest } from './indexes.ts';
 export { CachedReadModels, type ReadCacheOptions } from './cached-reader.ts';
 export { createLocalInvalidation, type ReadModelInvalidation } from './invalidation.ts';
 export { createRedisInvalidation, type RedisInvalidationOptions } from './invalidation-redis.ts';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '#eventstore';
 import type { WriteOp } from '#statestore';
 import { keys, type Aggregate } from './keys.ts';
@@ -35,12 +36,10 @@ export function indexOps(
     case 'check':
       return checkOps(id, before, after);
     case 'check-group':
-      return membership(
-        keys.accountGroups(String(after.accountId)),
-        id,
-        ms(after.createdAt),
-        after.status === 'active',
-      );
+      return [
+        ...membership(keys.accountGroups(String(after.accountId)), id, ms(after.createdAt), after.status === 'active'),
+        ...groupTriggerOps(id, before, after),
+      ];
     case 'alert-channel':
       return channelOps(id, before, after);
     case 'account':
@@ -126,6 +125,24 @@ function checkOps(checkId: string, before: Doc, after: Doc): WriteOp[] {
 function pingTokenOf(doc: Doc): string | null {
   const heartbeat = (doc.check as { heartbeat?: { pingToken?: unknown } } | undefined)?.heartbeat;
   return typeof heartbeat?.pingToken === 'string' ? heartbeat.pingToken : null;
+}
+
+/** The digest of a group trigger's token finds its group; a deleted trigger or group stops at once. */
+function groupTriggerOps(groupId: string, before: Doc, after: Doc): WriteOp[] {
+  const tokenOf = (doc: Doc) =>
+    doc.status === 'active' ? ((doc.trigger as { token?: string } | undefined)?.token ?? null) : null;
+  const was = tokenOf(before);
+  const now = tokenOf(after);
+  if (was === now) return [];
+  const ops: WriteOp[] = [];
+  if (was) ops.push({ op: 'del', key: keys.groupTriggerByDigest(triggerTokenDigest(was)) });
+  if (now) ops.push({ op: 'set', key: keys.groupTriggerByDigest(triggerTokenDigest(now)), value: groupId });
+  return ops;
+}
+
+/** sha256 hex of a trigger token: the index keeps no token in clear. */
+export function triggerTokenDigest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
 
 interface SubscriptionDoc {

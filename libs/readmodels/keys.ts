@@ -16,6 +16,8 @@ export const keys = {
   checkChannels: (checkId: string) => `rm:check-channels:${checkId}`,
   groupChannels: (groupId: string) => `rm:group-channels:${groupId}`,
   heartbeatToken: (token: string) => `rm:heartbeat-token:${token}`,
+  /** A group trigger token's sha256 (hex) → the group's id: Checkly's URL names no account. */
+  groupTriggerByDigest: (digest: string) => `rm:group-trigger-digest:${digest}`,
   accountStatusPages: (accountId: string) => `rm:account-status-pages:${accountId}`,
   statusPageBySlug: (slug: string) => `rm:status-page-by-slug:${slug}`,
   accountMaintenanceWindows: (accountId: string) => `rm:account-maintenance-windows:${accountId}`,

@@ -134,6 +134,18 @@ export class ReadModels {
     return this.store.zcard(keys.groupChecks(groupId));
   }
 
+  /** The active checks of a group, in one round trip after the index. */
+  async groupChecks(groupId: string): Promise<CheckView[]> {
+    const members = await this.store.zrange(keys.groupChecks(groupId), 0, -1);
+    return this.checksByIds(members.map((m) => m.member));
+  }
+
+  /** The group whose trigger token has this sha256 (hex), if the group and its trigger are active. */
+  async checkGroupByTriggerDigest(digest: string): Promise<CheckGroupView | null> {
+    const groupId = await this.store.get(keys.groupTriggerByDigest(digest));
+    return groupId === null ? null : this.checkGroup(groupId);
+  }
+
   async checkGroup(id: string): Promise<CheckGroupView | null> {
     return this.active<CheckGroupView>('check-group', id);
   }
