@@ -80,11 +80,6 @@ describe('Checkly dialect: families Vigil does not have', () => {
     ['POST', '/v1/checks/grpc', 'gRPC checks'],
     ['POST', '/v1/checks/traceroute', 'traceroute checks'],
     ['GET', '/next/projects', 'project listings and imports (checkly import); checkly deploy and destroy work'],
-    [
-      'POST',
-      '/v1/triggers/check-groups/12',
-      'check group trigger URLs; give each check its own (/v1/triggers/checks/{id})',
-    ],
   ])('%s %s is a JSON 404 saying Vigil does not support %s', async (method, path, family) => {
     const response = await fetch(`${vigil.url}/checkly${path}`, {
       method,

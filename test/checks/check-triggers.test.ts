@@ -211,8 +211,5 @@ describe('check triggers (embedded)', () => {
     expect((await checkly('DELETE', `/v1/triggers/checks/${a.checkId}`)).status).toBe(204);
     expect((await fetch(`${vigil.url}/checkly/checks/${a.checkId}/trigger/${trigger.token}`)).status).toBe(404);
     expect((await checkly('GET', `/v1/triggers/checks/${a.checkId}`)).status).toBe(404);
-    const groups = await checkly('POST', '/v1/triggers/check-groups/12');
-    expect(groups.status).toBe(404);
-    expect(((await groups.json()) as { message: string }).message).toMatch(/does not support check group trigger/);
   });
 });

@@ -22,6 +22,8 @@ import { checkResultRoutes } from './routes/check-results.ts';
 import { checkRunRoutes } from './routes/check-runs.ts';
 import { checkTriggerRoutes } from './routes/check-triggers.ts';
 import { CheckTriggerService } from './services/check-triggers.ts';
+import { groupTriggerRoutes } from './routes/group-triggers.ts';
+import { GroupTriggerService } from './services/group-triggers.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.ts';
 import { pingRoutes } from './routes/ping.ts';
@@ -108,6 +110,15 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     deps.config.VIGIL_TRIGGER_RATE_PER_MINUTE,
   );
   checkTriggerRoutes(app, { triggers, publicUrl: deps.alerting.publicUrl });
+  const groupTriggers = new GroupTriggerService(
+    deps.services.commands,
+    deps.services.readModels,
+    deps.services.checks,
+    deps.runs,
+    createRateLimiter(deps.platform.stateStore),
+    deps.config.VIGIL_TRIGGER_RATE_PER_MINUTE,
+  );
+  groupTriggerRoutes(app, { triggers: groupTriggers, publicUrl: deps.alerting.publicUrl });
   pingRoutes(app, deps.heartbeats);
   alertChannelRoutes(app, { services: deps.services, ...deps.alerting });
   const { commands, readModels, stateStore } = deps.services;
@@ -125,6 +136,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     channels: deps.alerting.channels,
     publicUrl: deps.alerting.publicUrl,
     triggers,
+    groupTriggers,
   });
   consoleRoutes(app, {
     services: deps.services,

@@ -17,8 +17,10 @@ import { MaintenanceWindowService } from '../services/maintenance-windows.ts';
 import { resourceReadRoutes } from './resources-read.ts';
 import { resultReadRoutes } from './results-read.ts';
 import { triggerRoutes } from './triggers.ts';
+import { groupTriggerRoutes } from './group-triggers.ts';
 import { unsupportedRoutes } from './unsupported.ts';
 import type { CheckTriggerService } from '../services/check-triggers.ts';
+import type { GroupTriggerService } from '../services/group-triggers.ts';
 
 /** Where Checkly's clients point: CHECKLY_API_URL=http://host:port/checkly, or the provider's api_url. */
 export const CHECKLY_PREFIX = '/checkly';
@@ -36,6 +38,7 @@ export interface ChecklyDeps {
   channels: ChannelService;
   publicUrl: string;
   triggers: CheckTriggerService;
+  groupTriggers: GroupTriggerService;
 }
 
 export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Promise<void> {
@@ -62,6 +65,7 @@ export async function checklyRoutes(app: FastifyInstance, deps: ChecklyDeps): Pr
       projectRoutes(scope, services, deps.channels, windows);
       resourceReadRoutes(scope, { ...deps, statusPages });
       triggerRoutes(scope, deps.triggers);
+      groupTriggerRoutes(scope, { services, triggers: deps.groupTriggers });
       // Its own scope, so its catch-all body parser reaches no other route.
       await scope.register(unsupportedRoutes);
     },

@@ -23,7 +23,6 @@ const families: Array<[string, string]> = [
   ['/v1/incidents', 'incidents'],
   ['/v1/reporting', 'reporting'],
   ['/v1/analytics', "Checkly's analytics API"],
-  ['/v1/triggers/check-groups', 'check group trigger URLs; give each check its own (/v1/triggers/checks/{id})'],
   [
     '/v1/alert-notifications',
     "Checkly's alert notification log; see GET /v1/alert-channels/{id}/deliveries on Vigil's own API",
