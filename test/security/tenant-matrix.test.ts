@@ -46,9 +46,13 @@ let theirLocationKey = '';
 
 const email = () => `m-${uniqueSuffix()}@example.com`;
 
-/** "/v1/analytics/api-checks/{id}" → "analytics"; "/v1/check-results/{checkId}/{resultId}" → "check-results". */
+/**
+ * "/v1/analytics/api-checks/{id}" → "analytics"; "/v1/check-results/{checkId}/{resultId}" → "check-results";
+ * a trigger route keeps its target family ("/v1/triggers/check-groups/{id}" → "triggers/check-groups").
+ */
 function resourceOf(path: string): string {
-  return path.split('/').filter((part) => part && part !== 'v1')[0] ?? '';
+  const [first = '', second = ''] = path.split('/').filter((part) => part && part !== 'v1');
+  return first === 'triggers' ? `${first}/${second}` : first;
 }
 
 function idOperations(): { method: string; path: string; params: string[] }[] {
@@ -122,7 +126,8 @@ beforeAll(async () => {
   const location = await them.post('/v1/private-locations', { name: 'their location', slugName: 'their-location' });
   const locationKey = await them.post(`/v1/private-locations/${location.body.id}/keys`);
   const trigger = await them.post(`/v1/triggers/checks/${created.check.body.id}`);
-  Object.assign(created, { page, window, location, locationKey, trigger });
+  const groupTrigger = await them.post(`/v1/triggers/check-groups/${created.group.body.id}`);
+  Object.assign(created, { page, window, location, locationKey, trigger, groupTrigger });
   theirLocationKey = locationKey.body.rawKey;
   for (const [name, response] of Object.entries(created))
     if (response.status !== 201) throw new Error(`setup: ${name}: ${response.status} ${JSON.stringify(response.body)}`);
@@ -132,7 +137,8 @@ beforeAll(async () => {
     'api-keys/id': created.key.body.id,
     'variables/key': variable,
     'checks/id': created.check.body.id,
-    'triggers/id': created.check.body.id,
+    'triggers/checks/id': created.check.body.id,
+    'triggers/check-groups/id': created.group.body.id,
     'analytics/id': created.check.body.id,
     'check-alerts/checkId': created.check.body.id,
     'check-results/checkId': created.check.body.id,
@@ -156,6 +162,7 @@ beforeAll(async () => {
     'their location',
     b.ownerEmail,
     trigger.body.token,
+    groupTrigger.body.token,
   ];
 }, 180_000);
 afterAll(async () => {
