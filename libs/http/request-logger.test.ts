@@ -36,6 +36,8 @@ async function serverWithLog(level: string) {
     throw new Error('boom');
   });
   app.get('/v1/checks/:id/trigger/:token', async (_request, reply) => reply.code(404).send({ message: 'no' }));
+  app.get('/v1/check-groups/:id/trigger/:token', async (_request, reply) => reply.code(404).send({ message: 'no' }));
+  app.get('/checkly/check-groups/:id/trigger/:token', async (_request, reply) => reply.code(503).send({}));
   app.get('/ping/:token', async (_request, reply) => reply.code(429).send({ message: 'slow down' }));
   await app.ready();
   return { app, lines, children: () => children };
@@ -74,8 +76,15 @@ describe('per-request logger', () => {
     const { app, lines } = await serverWithLog('info');
     await app.inject({ url: '/v1/checks/c-1/trigger/trg_Secret0123456789abc?x=1' });
     await app.inject({ url: '/ping/png_Secret0123456789abc' });
+    await app.inject({ url: '/v1/check-groups/g-1/trigger/grp_Secret0123456789abc' });
+    await app.inject({ url: '/checkly/check-groups/12/trigger/grp_Secret0123456789abc' });
     expect(JSON.stringify(lines)).not.toContain('Secret0123456789abc');
-    expect(lines.map((l) => l.url)).toEqual(['/v1/checks/c-1/trigger/[redacted]?x=1', '/ping/[redacted]']);
+    expect(lines.map((l) => l.url)).toEqual([
+      '/v1/checks/c-1/trigger/[redacted]?x=1',
+      '/ping/[redacted]',
+      '/v1/check-groups/g-1/trigger/[redacted]',
+      '/checkly/check-groups/12/trigger/[redacted]',
+    ]);
     await app.close();
   });
 
