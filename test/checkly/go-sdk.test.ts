@@ -82,7 +82,7 @@ const scenarios: Array<[string, number]> = [
   ['monitors', 41],
   ['windows', 8],
   ['results', 6],
-  ['triggers', 9],
+  ['triggers', 20],
   ['unsupported', 10],
 ];
 

@@ -95,6 +95,7 @@ func triggers(r *run) {
 		return "", nil
 	})
 	r.op("trigger: DeleteCheck", func() (string, error) { return "", r.sdk.DeleteCheck(r.ctx, check.ID) })
+	groupTriggers(r)
 }
 
 // callTrigger GETs a trigger URL as a CI job would: no key, no account header.
