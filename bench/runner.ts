@@ -15,6 +15,8 @@
  * it with `npm run bench -- profile <file>`).
  *
  *   npm run bench -- runner [--checks 20000] [--minutes 2] [--redis] [--cpu-prof]
+ *
+ * With --replicas K the runners are their own processes pinned to cores (bench/runner-replicas.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger, Lifecycle } from '#core';
 import { applyCheckDefaults, type CheckInput, type CheckResult } from '#domain';
+import type { EventStore } from '#eventstore';
 import { createMetricsRegistry } from '#http';
 import { createPlatform, platformEnv } from '#platform';
 import type { Registry } from 'prom-client';
@@ -40,6 +43,8 @@ import { percentile, round, sleep } from './support/stats.ts';
 const MIN = 60_000;
 
 export async function run(argv: string[]): Promise<void> {
+  // Runner replicas as their own processes, pinned to cores: bench/runner-replicas.ts.
+  if (argv.includes('--replicas')) return (await import('./runner-replicas.ts')).run(argv);
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -68,34 +73,7 @@ export async function run(argv: string[]): Promise<void> {
   const platform = await createPlatform(config, quiet, lifecycle, { bus: true, analytics: true, clientId: 'bench' });
   try {
     log(`creating ${checks} one-minute API checks`);
-    const accountId = randomUUID();
-    const ids: string[] = [];
-    const at = new Date().toISOString();
-    for (let i = 0; i < checks; i++) {
-      const id = randomUUID();
-      ids.push(id);
-      const check = {
-        id,
-        ...applyCheckDefaults({
-          name: `bench ${i}`,
-          checkType: 'API',
-          frequency: 1,
-          request: { url: `http://127.0.0.1:${port}/health`, assertions: [] },
-        } as CheckInput),
-      };
-      await platform.eventStore.append(
-        `check-${id}`,
-        [
-          {
-            id: randomUUID(),
-            type: 'CheckCreated',
-            data: { accountId: `${accountId.slice(0, -4)}${String(i % 100).padStart(4, '0')}`, check, at },
-            metadata: { accountId, actor: 'bench', commandId: randomUUID(), occurredAt: at, schemaVersion: 1 },
-          },
-        ],
-        'no_stream',
-      );
-    }
+    const ids = await appendChecks(platform.eventStore, checks, `http://127.0.0.1:${port}/health`);
 
     // The result sink of the deployment, observed: each result's start against its planned start.
     const inner = defaultSink(platform);
@@ -240,6 +218,48 @@ export async function run(argv: string[]): Promise<void> {
     if (values.redis) await cleanUp({ redisPrefix: `bench-runner-${suffix}:` });
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Appends `count` one-minute API checks (spread over 100 accounts) as CheckCreated events, what the
+ * API would append; returns their ids. `url` is the target, or a function of the check's id.
+ */
+export async function appendChecks(
+  eventStore: EventStore,
+  count: number,
+  url: string | ((id: string) => string),
+  locations?: string[],
+): Promise<string[]> {
+  const accountId = randomUUID();
+  const ids: string[] = [];
+  const at = new Date().toISOString();
+  for (let i = 0; i < count; i++) {
+    const id = randomUUID();
+    ids.push(id);
+    const check = {
+      id,
+      ...applyCheckDefaults({
+        name: `bench ${i}`,
+        checkType: 'API',
+        frequency: 1,
+        ...(locations ? { locations } : {}),
+        request: { url: typeof url === 'string' ? url : url(id), assertions: [] },
+      } as CheckInput),
+    };
+    await eventStore.append(
+      `check-${id}`,
+      [
+        {
+          id: randomUUID(),
+          type: 'CheckCreated',
+          data: { accountId: `${accountId.slice(0, -4)}${String(i % 100).padStart(4, '0')}`, check, at },
+          metadata: { accountId, actor: 'bench', commandId: randomUUID(), occurredAt: at, schemaVersion: 1 },
+        },
+      ],
+      'no_stream',
+    );
+  }
+  return ids;
 }
 
 /** Windows the runner skipped (all reasons), from its own metric. */
