@@ -25,7 +25,7 @@ export const apiEnv = {
     .optional(),
   /** Pings one heartbeat URL may send per minute, per API process. */
   VIGIL_PING_RATE_PER_MINUTE: env.int(60, 1, 1_000_000),
-  /** Runs one check trigger URL may start per minute (shared by every API process). */
+  /** Calls one check or group trigger URL may make per minute (shared by every API process). */
   VIGIL_TRIGGER_RATE_PER_MINUTE: env.int(10, 1, 1_000_000),
   PORT: env.port(3000),
   HOST: z.string().default('0.0.0.0'),
