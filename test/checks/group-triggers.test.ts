@@ -113,6 +113,27 @@ describe('group triggers (embedded)', () => {
     expect(JSON.stringify((await a.owner.get(`/v1/check-groups/${a.groupId}`)).body)).not.toContain(created.body.token);
   });
 
+  it('runs a group larger than the account bound on API-started runs (5 at a time): every check, no 429', async () => {
+    const a = await createAccount(vigil);
+    const group = await a.owner.post('/v1/check-groups', { name: 'Big' });
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const check = await a.owner.post('/v1/checks', {
+        name: `big ${i}`,
+        checkType: 'API',
+        groupId: group.body.id,
+        request: { url: `${base}/big/${i}` },
+      });
+      expect(check.status, JSON.stringify(check.body)).toBe(201);
+      ids.push(check.body.id);
+    }
+    const { url } = (await a.owner.post(`/v1/triggers/check-groups/${group.body.id}`)).body;
+    const response = await call(new URL(url).pathname, 'POST');
+    const body = (await response.json()) as Call;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body.results.map((result) => result.checkId).sort()).toEqual([...ids].sort());
+  });
+
   it('answers a wrong token, an unknown group and a deleted trigger with the same 404', async () => {
     const a = await accountWithGroup();
     const { token } = (await a.owner.post(`/v1/triggers/check-groups/${a.groupId}`)).body;

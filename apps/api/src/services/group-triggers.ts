@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConflictError, NotFoundError, ValidationError } from '#core';
+import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '#core';
 import { checkGroupDecider, streamNames, type CheckGroupCommand, type GroupTrigger } from '#domain';
 import { triggerTokenDigest, type CheckGroupView, type CheckView, type ReadModels } from '#readmodels';
 import type { Access } from '../access.ts';
@@ -25,6 +25,11 @@ export interface GroupTriggerCallOutcome {
 const digest = (value: string) => createHash('sha256').update(value).digest();
 /** Compared as digests, so the time taken depends neither on where they differ nor on their lengths. */
 const DUMMY = digest('no trigger');
+/** Checks of one group started at once: the account's bound on API-started runs (5) is the real limit. */
+const CONCURRENT_CHECKS = 5;
+/** How long a check waits for the account's run slots (other manual runs, or a sibling's locations) before the call is a 429. */
+const SLOT_WAIT_MS = 120_000;
+const SLOT_POLL_MS = 250;
 
 /**
  * Group triggers: a secret URL per check group that runs its checks, as Checkly's group trigger
@@ -110,7 +115,10 @@ export class GroupTriggerService {
     };
     const groupId = view.group.id;
     const checks = (await this.readModels.groupChecks(groupId)).filter(runsFromGroupTrigger);
-    const runs = await Promise.all(checks.map((view) => this.runOne(access, view.check.id)));
+    const runs = await this.runAll(
+      access,
+      checks.map((view) => view.check.id),
+    );
     await this.command(access, groupId, { type: 'CallGroupTrigger', triggerId: trigger.id }).catch((error) => {
       // Deleted while the runs went on: they stand, there is no trigger left to count them.
       if (!(error instanceof NotFoundError)) throw error;
@@ -119,7 +127,34 @@ export class GroupTriggerService {
     return { groupId, hasFailures: results.some((result) => result.hasFailures), results };
   }
 
+  /** A few checks at a time, in the group's order, so a large group never meets the account's bound all at once. */
+  private async runAll(access: Access, checkIds: string[]): Promise<GroupTriggerCallOutcome['results'][]> {
+    const out: GroupTriggerCallOutcome['results'][] = new Array(checkIds.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < checkIds.length) {
+        const index = next++;
+        out[index] = await this.runOne(access, checkIds[index]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHECKS, checkIds.length) }, worker));
+    return out;
+  }
+
   private async runOne(access: Access, checkId: string): Promise<GroupTriggerCallOutcome['results']> {
+    const deadline = Date.now() + SLOT_WAIT_MS;
+    for (;;) {
+      try {
+        return await this.runOnce(access, checkId);
+      } catch (error) {
+        // The account's run slots are full (another run, or a sibling check with several locations): wait for one.
+        if (!(error instanceof RateLimitedError) || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, SLOT_POLL_MS));
+      }
+    }
+  }
+
+  private async runOnce(access: Access, checkId: string): Promise<GroupTriggerCallOutcome['results']> {
     try {
       const { results } = await this.runs.trigger(access, checkId);
       return results.map(({ result }) => ({
