@@ -115,7 +115,7 @@ export function groupTriggerRoutes(
         description:
           'Runs each activated check of the group (heartbeat checks and checks that run only at private locations left out) as POST /v1/checks/{id}/trigger does, and waits for the runs; answers only whether they passed. A wrong token, a deleted trigger and an unknown group all answer 404. Each trigger takes VIGIL_TRIGGER_RATE_PER_MINUTE calls a minute (429 with Retry-After beyond).',
         params: triggerCallParams,
-        response: { 200: callResult, ...errorResponses(404, 429) },
+        response: { 200: callResult, ...errorResponses(400, 404, 429) },
       },
       handler: async (request) => deps.triggers.call(request.params.id, request.params.token),
     });
