@@ -33,13 +33,16 @@ describe('console polish', () => {
     ids.steady = await create({ name: 'Steady', checkType: 'API', frequency: 60 });
     // A few minutes of runs: the p95 sparkline has one hour, the 24 h chart a handful of minutes.
     const now = Date.now();
+    // All in one hour: in the first minutes of an hour they would fall in two, and draw a line.
+    const hourStart = Math.floor(now / 3_600_000) * 3_600_000;
+    const anchor = now - hourStart >= 7 * 60_000 ? now : hourStart - 1_000;
     const results = [ids.up, ids.down].flatMap((checkId) =>
       [6, 4, 2].map((minutesAgo) => ({
         id: randomUUID(),
         accountId: account.accountId,
         checkId,
         checkType: 'API',
-        startedAt: new Date(now - minutesAgo * 60_000).toISOString(),
+        startedAt: new Date(anchor - minutesAgo * 60_000).toISOString(),
         runLocation: 'eu-west-1',
         hasFailures: checkId === ids.down,
         responseTime: 120 + minutesAgo,
