@@ -11,7 +11,8 @@
  *   channels          alert channel senders per type (Slack, PagerDuty, email…) vs WEBHOOK, to loopback receivers
  *   eventstore        appends (1 and 8 writers) and $all catch-up on PostgreSQL beside SQLite
  *   ping              POST /ping/{token} across heartbeat checks vs bare fastify
- *   runner            N one-minute API checks on loopback run by one runner: runs/min, schedule delay, CPU per run
+ *   runner            N one-minute API checks on loopback run by one runner: runs/min, schedule delay, CPU per run;
+ *                     with --replicas K --redis, K runner processes pinned to a core each against one (scale-out)
  *   agent             a private-location agent over HTTP beside the in-cluster runner: runs/min, API CPU
  *   console           the web console in Chromium (chart, overview) and GET /status/{slug} vs bare fastify
  *   kafka-clients     kafkajs against @platformatic/kafka: produce and consume the same records
