@@ -1,4 +1,3 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConflictError, NotFoundError } from '#core';
 import { checkDecider, streamNames, type CheckCommand, type CheckTrigger } from '#domain';
 import type { CheckView, ReadModels } from '#readmodels';
@@ -6,6 +5,7 @@ import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
 import type { RateLimiter } from '../plugins/rate-limit.ts';
 import { newId } from '../request-context.ts';
+import { admitTriggerCall, newTriggerToken } from './trigger-tokens.ts';
 import type { CheckRunService } from './check-runs.ts';
 import type { CheckService } from './checks.ts';
 
@@ -15,15 +15,6 @@ export interface TriggerCallOutcome {
   hasFailures: boolean;
   results: Array<{ resultId: string; runLocation: string; hasFailures: boolean; responseTime: number }>;
 }
-
-/** 24 random bytes, URL-safe, as a heartbeat's ping token: the URL is the only credential. */
-function mintToken(): string {
-  return randomBytes(24).toString('base64url');
-}
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
-/** Compared as digests, so the time taken depends neither on where they differ nor on their lengths. */
-const DUMMY = digest('no trigger');
 
 /**
  * Check triggers: a secret URL per check that starts a run, as Checkly's trigger URLs do. The run
@@ -47,7 +38,7 @@ export class CheckTriggerService {
       const outcome = await this.command(access, checkId, {
         type: 'CreateCheckTrigger',
         triggerId: newId(),
-        token: mintToken(),
+        token: newTriggerToken(),
       });
       return { trigger: (outcome as CheckView).trigger!, created: true };
     } catch (error) {
@@ -75,10 +66,8 @@ export class CheckTriggerService {
    */
   async call(checkId: string, token: string): Promise<TriggerCallOutcome> {
     const view = await this.readModels.check(checkId).catch(() => null);
-    const trigger = view?.trigger;
-    const matches = timingSafeEqual(digest(token), trigger ? digest(trigger.token) : DUMMY) && trigger !== undefined;
-    if (!view || !trigger || !matches) throw new NotFoundError('Unknown trigger');
-    await this.rateLimiter(`trigger-${trigger.id}`, { bucket: 'trigger', limit: this.perMinute, windowSeconds: 60 });
+    const trigger = await admitTriggerCall(view?.trigger, token, this.rateLimiter, this.perMinute);
+    if (!view) throw new NotFoundError('Unknown trigger');
     const account = await this.readModels.account(view.accountId);
     if (!account) throw new NotFoundError('Unknown trigger');
     const actor = `trigger:${trigger.id}`;

@@ -1,4 +1,3 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '#core';
 import { checkGroupDecider, streamNames, type CheckGroupCommand, type GroupTrigger } from '#domain';
 import { triggerTokenDigest, type CheckGroupView, type CheckView, type ReadModels } from '#readmodels';
@@ -6,6 +5,7 @@ import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
 import type { RateLimiter } from '../plugins/rate-limit.ts';
 import { newId } from '../request-context.ts';
+import { admitTriggerCall, newTriggerToken } from './trigger-tokens.ts';
 import type { CheckRunService } from './check-runs.ts';
 import type { CheckService } from './checks.ts';
 
@@ -22,9 +22,6 @@ export interface GroupTriggerCallOutcome {
   }>;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-/** Compared as digests, so the time taken depends neither on where they differ nor on their lengths. */
-const DUMMY = digest('no trigger');
 /** Checks of one group started at once: the account's bound on API-started runs (5) is the real limit. */
 const CONCURRENT_CHECKS = 5;
 /** How long a check waits for the account's run slots (other manual runs, or a sibling's locations) before the call is a 429. */
@@ -57,7 +54,7 @@ export class GroupTriggerService {
       const state = await this.command(access, groupId, {
         type: 'CreateGroupTrigger',
         triggerId: newId(),
-        token: randomBytes(24).toString('base64url'),
+        token: newTriggerToken(),
       });
       return { trigger: (state as CheckGroupView).trigger!, created: true };
     } catch (error) {
@@ -98,10 +95,8 @@ export class GroupTriggerService {
   }
 
   private async callMatched(view: CheckGroupView | null, token: string): Promise<GroupTriggerCallOutcome> {
-    const trigger = view?.trigger;
-    const matches = timingSafeEqual(digest(token), trigger ? digest(trigger.token) : DUMMY) && trigger !== undefined;
-    if (!view || !trigger || !matches) throw new NotFoundError('Unknown trigger');
-    await this.rateLimiter(`trigger-${trigger.id}`, { bucket: 'trigger', limit: this.perMinute, windowSeconds: 60 });
+    const trigger = await admitTriggerCall(view?.trigger, token, this.rateLimiter, this.perMinute);
+    if (!view) throw new NotFoundError('Unknown trigger');
     const account = await this.readModels.account(view.accountId);
     if (!account) throw new NotFoundError('Unknown trigger');
     const actor = `trigger:${trigger.id}`;
