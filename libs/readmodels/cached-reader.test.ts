@@ -103,6 +103,34 @@ describe('cached read models', () => {
     expect(reads.size).toBe(1);
   });
 
+  it('peeks synchronously at the same entries: none before a read, gone on a change, at the TTL, in a gap', async () => {
+    const { store, invalidation, cached, advance } = setUp(500);
+    await store.write([account('a1', 'before')]);
+    expect(cached.peekAccount('a1')).toBeUndefined();
+    await cached.account('a1');
+    expect(cached.peekAccount('a1')?.name).toBe('before');
+    await invalidation.publish();
+    expect(cached.peekAccount('a1')).toBeUndefined();
+    await cached.account('a1');
+    advance(499);
+    expect(cached.peekAccount('a1')?.name).toBe('before');
+    advance(1);
+    expect(cached.peekAccount('a1')).toBeUndefined();
+
+    let live = true;
+    const gappy: ReadModelInvalidation = {
+      publish: async () => undefined,
+      subscribe: () => () => undefined,
+      live: () => live,
+      close: async () => undefined,
+    };
+    const reads = new CachedReadModels(store, gappy, { ttlMs: 1000 });
+    await reads.account('a1');
+    expect(reads.peekAccount('a1')).toBeDefined();
+    live = false;
+    expect(reads.peekAccount('a1')).toBeUndefined();
+  });
+
   it('agrees with the uncached reader whenever every change is published (property)', async () => {
     const ids = ['a1', 'a2'];
     const step = fc.oneof(

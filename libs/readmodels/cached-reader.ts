@@ -70,6 +70,32 @@ export class CachedReadModels extends ReadModels {
     return this.cached(`variable\n${accountId}\n${key}`, () => super.variable(accountId, key));
   }
 
+  /**
+   * What the cache holds now, with no store read and no promise: the auth hook's synchronous path
+   * (apps/api/src/plugins/auth.ts). The same entries, TTL and invalidation as the async reads;
+   * undefined when the entry is not held, has expired, or the invalidation channel has a gap, and
+   * the caller then takes the async path, which reads the store and fills the cache as before.
+   */
+  peekApiKeyByHash(hash: string): Extract<ApiKeyView, { status: 'active' }> | undefined {
+    return this.peek(`key\n${hash}`);
+  }
+
+  peekUser(id: string): UserView | undefined {
+    return this.peek(`user\n${id}`);
+  }
+
+  peekAccount(id: string): AccountView | undefined {
+    return this.peek(`account\n${id}`);
+  }
+
+  private peek<T>(key: string): T | undefined {
+    if (!this.invalidation.live()) return undefined;
+    const hit = this.entries.get(key);
+    if (hit === undefined || hit.expiresAt <= this.now()) return undefined;
+    this.counts.hits++;
+    return hit.value as T;
+  }
+
   private async cached<T>(key: string, load: () => Promise<T | null>): Promise<T | null> {
     const live = this.invalidation.live();
     const now = this.now();
