@@ -47,7 +47,7 @@ describe('analytics SQL', () => {
     expect(sql).toContain('intDiv(started_ms, 900000) * 900000 AS b');
     // Exact interpolation over the sorted samples up to EXACT_LIMIT, the nearest rank above it.
     expect(sql).toContain(`arraySort(groupArray(${EXACT_LIMIT})(v0)) AS s0`);
-    expect(sql).toContain('quantileExact(0.95)(v0) AS q0_p95');
+    expect(sql).toContain('quantilesExact(0.95)(v0) AS q0');
     expect(sql).toContain(`if(c0 <= ${EXACT_LIMIT},`);
     // ARRAY JOIN aliases (pj_*) are never reused as SELECT aliases: 18.16 rejects that.
     const joined = [...sql.matchAll(/ AS (pj_\w+)/g)].map((match) => match[1]);
@@ -67,7 +67,8 @@ describe('analytics SQL', () => {
       level: 'page',
       values: [{ base: lcp, stats: new Set(['p95', 'stddev']) }],
     });
-    expect(sql).toContain('quantile_cont(v0, 0.95) AS v0_p95');
+    expect(sql).toContain('quantile_cont(v0, [0.95]) AS q0');
+    expect(sql).toContain('q0[1] AS v0_p95');
     expect(sql).toContain('stddev_pop(v0) AS v0_stddev');
     expect(sql).toContain('unnest(page_lcp) AS pj_lcp');
   });
