@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { createLogger } from '#core';
 import { installMissing, runtimesRoot } from '#runtimes';
 import { ensureTools } from '../../scripts/npm-tools.ts';
+import { sweepStaleTestData } from './sweep.ts';
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL('../../scripts/services.sh', import.meta.url));
@@ -105,6 +106,11 @@ export default async function setup(project: TestProject): Promise<void> {
       S3_ACCESS_KEY_ID,
       S3_SECRET_ACCESS_KEY,
     });
+    // Best effort: what old runs left only costs space and broker time, never a result.
+    const swept = await sweepStaleTestData({ CLICKHOUSE_URL, KAFKA_BROKERS }).catch(
+      (error: unknown) => `sweeping stale test data failed: ${String(error)}`,
+    );
+    createLogger({ level: 'info', name: 'global-setup' }).info({ swept }, 'stale test data');
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     project.provide('services', { error: `scripts/services.sh up failed: ${detail}` });
