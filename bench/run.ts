@@ -21,6 +21,7 @@
  *   artifacts         failing (and passing) BROWSER runs/min with screenshots and traces kept, beside the same without
  *   script-artifacts  the same for PLAYWRIGHT script runs in the sandbox (tracing, screenshot and hand-out)
  *   checkly-deploy    checkly deploy of N checks (first, unchanged, dry run, destroy) vs N single check POSTs
+ *   capacity          docs/capacity.md's plans from measured unit costs; --around <bench> adds server CPU
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
  */
 import { spawn } from 'node:child_process';
@@ -41,6 +42,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   console: async () => (await import('./console/run.ts')).run,
   'kafka-clients': async () => (await import('./kafka-clients.ts')).run,
   profile: async () => (await import('./support/profile.ts')).run,
+  capacity: async () => (await import('./capacity/run.ts')).run,
   scripts: async () => (await import('./scripts.ts')).run,
   'scripts-sandbox': async () => (await import('./scripts-sandbox.ts')).run,
   artifacts: async () => (await import('./artifacts.ts')).run,
