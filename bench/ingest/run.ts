@@ -18,6 +18,8 @@
  *   npm run bench -- ingest [--n 1000000] [--batch 10000] [--clients 4] [--checks 100]
  *                           [--paths ceiling,kafka,direct,embedded] [--partitions 12] [--ingest-batch 5000]
  *                           [--ingestors 1,2] [--live] [--cpu-prof]
+ *   npm run bench -- ingest --kafka-ceiling [--n 300000] [--hold-minutes 3] [--hold-rate R]: the
+ *   ingestor against a minimal kafkajs → ClickHouse pipeline, same run (see kafka-ceiling.ts).
  * --live: results of the current hour (as runners send them) instead of one past hour per batch
  * (a backfill, which re-rolls that hour's rollups on each insert); see batchSlots.
  * Each row prints the CPU time of the Vigil processes under test per result (all threads, from
@@ -38,6 +40,7 @@ import { cleanUp, clickhouse, clickhouseRows, runSuffix } from '../support/servi
 import { ratio, round, sleep, summarise, type Summary } from '../support/stats.ts';
 import { createAccount, createChecks, ENCRYPTION_KEY, spawnVigil } from '../support/vigil.ts';
 import { cpuMeter, moment, printGrowthTable } from './cost.ts';
+import { runKafkaCeiling } from './kafka-ceiling.ts';
 
 const HOUR = 3_600_000;
 const PRODUCE_PIECE = 2_000;
@@ -412,8 +415,20 @@ export async function run(argv: string[]): Promise<void> {
       'ingest-batch': { type: 'string', default: '' },
       ingestors: { type: 'string', default: '1' },
       live: { type: 'boolean', default: false },
+      'kafka-ceiling': { type: 'boolean', default: false },
+      'hold-minutes': { type: 'string', default: '3' },
+      'hold-rate': { type: 'string' },
     },
   });
+  if (values['kafka-ceiling'])
+    return runKafkaCeiling({
+      n: argv.includes('--n') ? Number(values.n) : 300_000,
+      checks: Number(values.checks),
+      partitions: values.partitions,
+      holdMinutes: Number(values['hold-minutes']),
+      holdRate: values['hold-rate'] ? Number(values['hold-rate']) : undefined,
+      cpuProf: values['cpu-prof'],
+    });
   const profiles = join(repoRoot, 'bench', 'results', 'profiles');
   const o: Options = {
     n: Number(values.n),
