@@ -5,6 +5,7 @@ import type { ContractContext } from './contract-support.ts';
 import { stringCases } from './contract-strings.ts';
 import { writeCases } from './contract-write.ts';
 import { sortedSetCases } from './contract-sorted.ts';
+import { lateClaimCases } from './contract-late.ts';
 
 export interface StateStoreContractOptions {
   /** Every factory call opens another handle on the same data, so cross-connection races are tested too. */
@@ -46,6 +47,7 @@ export function stateStoreContract(
     stringCases(ctx);
     writeCases(ctx);
     sortedSetCases(ctx);
+    lateClaimCases(ctx);
 
     describe('deletePrefix', () => {
       it('deletes strings, hashes and sorted sets under the prefix and nothing else, with wildcards taken literally', async () => {

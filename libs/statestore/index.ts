@@ -5,7 +5,7 @@ import type { StateStore } from './port.ts';
 import { createRedisStateStore } from './redis.ts';
 import { createSqliteStateStore } from './sqlite.ts';
 
-export type { StateStore, WriteOp, ScoredMember } from './port.ts';
+export type { StateStore, WriteOp, ScoredMember, LateRule, ClaimedRun } from './port.ts';
 export { createRedisStateStore, type RedisStateStoreOptions } from './redis.ts';
 export { createSqliteStateStore, type SqliteStateStore, type SqliteStateStoreOptions } from './sqlite.ts';
 // The contract suite (./contract.ts) is not re-exported: it imports vitest, a dev dependency.

@@ -10,12 +10,38 @@ export type WriteOp =
   | { op: 'del'; key: string }
   | { op: 'hset'; key: string; field: string; value: string }
   | { op: 'hdel'; key: string; field: string }
+  /** Adds by to a hash field holding an integer (created at 0), as HINCRBY. */
+  | { op: 'hincr'; key: string; field: string; by: number }
   | { op: 'zadd'; key: string; member: string; score: number }
   | { op: 'zrem'; key: string; member: string };
 
 export interface ScoredMember {
   member: string;
   score: number;
+}
+
+/**
+ * The due-queue's rule for late entries (claimDueRuns). Each member's slot is the string at
+ * slotPrefix + member; a slot of the form {"kind":"run","window":W,"due":D,"every":F,"offset":O,"late":L}
+ * (other fields are dropped on a skip) is late when now - D > L. A late entry is not claimed but
+ * moved to the first window W + k·F (k ≥ 1, and at least the window now is in) whose due time
+ * (window + O) is not late, its slot rewritten to say so, and k counted in the hash skipsKey
+ * (field member). Entries are left to the caller (claimed as usual) when their slot has another
+ * form, when D < since, when their score is a lease end at least leaseMs after D (a takeover),
+ * when their window ended a lease ago or more, and while their window lasts when their group is
+ * spared (listed, if spareListed; else not listed).
+ */
+export interface LateRule {
+  slotPrefix: string;
+  skipsKey: string;
+  since: number;
+  groups: string[];
+  spareListed: boolean;
+}
+
+export interface ClaimedRun extends ScoredMember {
+  /** The member's slot (slotPrefix + member), null when it has none. */
+  slot: string | null;
 }
 
 export interface StateStore {
@@ -65,6 +91,21 @@ export interface StateStore {
     limit: number,
     scan: number,
   ): Promise<ScoredMember[]>;
+
+  /**
+   * claimDueFair that also reads each claimed member's slot, and skips late entries in the same
+   * atomic step (LateRule): a late window costs no round trip and no write of the caller's.
+   * skipped is the number of windows skipped.
+   */
+  claimDueRuns(
+    key: string,
+    groupsKey: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    scan: number,
+    rule: LateRule,
+  ): Promise<{ claimed: ClaimedRun[]; skipped: number }>;
 
   /** Deletes every key (of any kind) starting with prefix; returns how many. For rebuilds, not hot paths. */
   deletePrefix(prefix: string): Promise<number>;

@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { AppError, InternalError, UnavailableError, createLogger, type Logger } from '#core';
-import type { ScoredMember, StateStore, WriteOp } from './port.ts';
+import type { ClaimedRun, ScoredMember, StateStore, WriteOp } from './port.ts';
 import { checkBound, checkInteger, checkOps, checkScore, checkTtl } from './validate.ts';
 
 /**
@@ -20,11 +20,11 @@ for i = 1, #KEYS do
   if op == 'set' then t = 'string'
   elseif op == 'del' then t = 'none'
   else
-    local want = (op == 'hset' or op == 'hdel') and 'hash' or 'zset'
+    local want = (op == 'hset' or op == 'hdel' or op == 'hincr') and 'hash' or 'zset'
     if t ~= 'none' and t ~= want then
       return redis.error_reply('WRONGTYPE ops[' .. (i - 1) .. '] ' .. op .. ' on a key holding a ' .. t)
     end
-    if op == 'hset' or op == 'zadd' then t = want end
+    if op == 'hset' or op == 'zadd' or op == 'hincr' then t = want end
   end
   types[key] = t
 end
@@ -35,6 +35,7 @@ for i = 1, #KEYS do
   elseif op == 'del' then redis.call('DEL', key)
   elseif op == 'hset' then redis.call('HSET', key, a, b)
   elseif op == 'hdel' then redis.call('HDEL', key, a)
+  elseif op == 'hincr' then redis.call('HINCRBY', key, a, b)
   elseif op == 'zadd' then redis.call('ZADD', key, b, a)
   elseif op == 'zrem' then redis.call('ZREM', key, a)
   end
@@ -92,6 +93,85 @@ end
 return out
 `;
 
+/**
+ * The fair claim with the late rule of LateRule (port.ts): KEYS = queue, groups hash, slot key
+ * prefix (a KEYS entry so the client's key prefix applies to it), skips hash; ARGV = now, lease
+ * end, limit, scan, lease, since, spareListed ('1'/'0'), then the listed groups. Returns
+ * member, score, slot ('' for none) per claimed entry, then the number of windows skipped.
+ * Numbers are written with %.0f: Lua's tostring would print 1.8e+12.
+ */
+const CLAIM_RUNS_LUA = `
+local now, limit, lease, since = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local spareListed = ARGV[7] == '1'
+local listed = {}
+for i = 8, #ARGV do listed[ARGV[i]] = true end
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
+local n = #due / 2
+if n == 0 then return {0} end
+local names, slotKeys = {}, {}
+for i = 1, n do
+  names[i] = due[2 * i - 1]
+  slotKeys[i] = KEYS[3] .. names[i]
+end
+local groups = redis.call('HMGET', KEYS[2], unpack(names))
+local slots = redis.call('MGET', unpack(slotKeys))
+local function num(x) return string.format('%.0f', x) end
+local skipped, order, lists = 0, {}, {}
+for i = 1, n do
+  local raw, late = slots[i], false
+  local g = groups[i] or ''
+  if raw and string.find(raw, '"every"', 1, true) then
+    local ok, s = pcall(cjson.decode, raw)
+    if ok and type(s) == 'table' and s.kind == 'run' and type(s.window) == 'number' and type(s.due) == 'number'
+      and type(s.every) == 'number' and s.every > 0 and type(s.offset) == 'number' and type(s.late) == 'number' then
+      local w, f, score = s.window, s.every, tonumber(due[2 * i])
+      if s.due >= since and score < s.due + lease and now - s.due > s.late and now < w + f + lease
+        and not (((listed[g] == true) == spareListed) and now < w + f) then
+        local nx = math.max(w + f, math.floor(now / f) * f)
+        while now - (nx + s.offset) > s.late do nx = nx + f end
+        local nd = nx + s.offset
+        redis.call('SET', slotKeys[i], '{"kind":"run","window":' .. num(nx) .. ',"due":' .. num(nd) .. ',"every":' .. num(f)
+          .. ',"offset":' .. num(s.offset) .. ',"late":' .. num(s.late) .. '}')
+        redis.call('ZADD', KEYS[1], num(nd), names[i])
+        local k = math.floor((nx - w) / f + 0.5)
+        redis.call('HINCRBY', KEYS[4], names[i], num(k))
+        skipped = skipped + k
+        late = true
+      end
+    end
+  end
+  if not late then
+    local list = lists[g]
+    if list == nil then
+      list = {}
+      lists[g] = list
+      order[#order + 1] = g
+    end
+    list[#list + 1] = i
+  end
+end
+local out, taken, round = {}, 0, 1
+while taken < limit do
+  local any = false
+  for _, g in ipairs(order) do
+    local i = lists[g][round]
+    if i ~= nil then
+      any = true
+      redis.call('ZADD', KEYS[1], ARGV[2], names[i])
+      out[#out + 1] = names[i]
+      out[#out + 1] = due[2 * i]
+      out[#out + 1] = slots[i] or ''
+      taken = taken + 1
+      if taken >= limit then break end
+    end
+  end
+  if not any then break end
+  round = round + 1
+end
+out[#out + 1] = skipped
+return out
+`;
+
 /** Lua's unpack takes at most a few thousand values: the fair claim's scan stays under it. */
 const MAX_FAIR_SCAN = 4000;
 
@@ -106,6 +186,7 @@ interface ScriptCommands {
     limit: string,
     scan: string,
   ): Promise<string[]>;
+  vigilClaimRuns(...keysThenArgs: string[]): Promise<Array<string | number>>;
 }
 
 export interface RedisStateStoreOptions {
@@ -166,6 +247,8 @@ function opArgs(op: WriteOp): [string, string, string] {
       return ['hset', op.field, op.value];
     case 'hdel':
       return ['hdel', op.field, ''];
+    case 'hincr':
+      return ['hincr', op.field, String(op.by)];
     case 'zadd':
       return ['zadd', op.member, String(op.score)];
     case 'zrem':
@@ -189,6 +272,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   client.defineCommand('vigilWrite', { lua: WRITE_LUA });
   client.defineCommand('vigilClaim', { lua: CLAIM_LUA, numberOfKeys: 1 });
   client.defineCommand('vigilClaimFair', { lua: CLAIM_FAIR_LUA, numberOfKeys: 2 });
+  client.defineCommand('vigilClaimRuns', { lua: CLAIM_RUNS_LUA, numberOfKeys: 4 });
   const scripts = client as unknown as ScriptCommands;
 
   let closed = false;
@@ -327,6 +411,31 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
           scripts.vigilClaimFair(key, groupsKey, String(now), leaseEnd, String(limit), String(window)),
         ),
       );
+    },
+
+    async claimDueRuns(key, groupsKey, now, leaseMs, limit, scan, rule) {
+      checkScore(now, 'now');
+      checkScore(leaseMs, 'leaseMs');
+      checkScore(rule.since, 'since');
+      if (checkInteger(limit, 'limit', 0) === 0) return { claimed: [], skipped: 0 };
+      const window = Math.min(MAX_FAIR_SCAN, Math.max(limit, checkInteger(scan, 'scan', 0)));
+      const leaseEnd = String(checkScore(now + leaseMs, 'now + leaseMs'));
+      const reply = await run('claimDueRuns', () =>
+        scripts.vigilClaimRuns(
+          ...[key, groupsKey, rule.slotPrefix, rule.skipsKey],
+          ...[String(now), leaseEnd, String(limit), String(window), String(leaseMs), String(rule.since)],
+          rule.spareListed ? '1' : '0',
+          ...rule.groups,
+        ),
+      );
+      const claimed: ClaimedRun[] = [];
+      for (let i = 0; i + 2 < reply.length; i += 3)
+        claimed.push({
+          member: String(reply[i]),
+          score: parseScore(String(reply[i + 1])),
+          slot: reply[i + 2] === '' ? null : String(reply[i + 2]),
+        });
+      return { claimed, skipped: Number(reply.at(-1) ?? 0) };
     },
 
     async deletePrefix(prefix) {

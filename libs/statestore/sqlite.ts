@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { Sqlite, AppError, InternalError, UnavailableError, createLogger, type Logger } from '#core';
-import type { ScoredMember, StateStore, WriteOp } from './port.ts';
+import type { ClaimedRun, LateRule, ScoredMember, StateStore, WriteOp } from './port.ts';
+import { lateSkip } from './late-rule.ts';
 import { createOffThreadWriter, type OffThreadWriter } from './sqlite-offthread.ts';
 import { checkBound, checkInteger, checkOps, checkScore, checkTtl, rankWindow, wrongType } from './validate.ts';
 
@@ -167,6 +168,18 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
         // The last field may be gone: the key may now be of no kind.
         known?.delete(op.key);
         return;
+      case 'hincr': {
+        expectKnownType(op.key, 'hash', 'hincr', now, known);
+        const current = sql.hget.get(op.key, op.field)?.value ?? '0';
+        const next = INTEGER.test(current) ? Number(current) + op.by : NaN;
+        if (!Number.isSafeInteger(next))
+          throw new InternalError('State store hash field is not an integer or would overflow', {
+            details: { key: op.key, field: op.field },
+          });
+        sql.hset.run(op.key, op.field, String(next));
+        known?.set(op.key, 'hash');
+        return;
+      }
       case 'zadd':
         expectKnownType(op.key, 'zset', 'zadd', now, known);
         sql.zadd.run(op.key, op.member, op.score);
@@ -224,6 +237,37 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
       const taken = roundRobin(due, (row) => row.grp ?? '', limit);
       for (const { member } of taken) sql.zadd.run(key, member, leaseEnd);
       return taken.map(({ member, score }) => ({ member, score }));
+    },
+  );
+
+  const claimDueRuns = db.transaction(
+    (key: string, groupsKey: string, now: number, leaseMs: number, limit: number, scan: number, rule: LateRule) => {
+      const due = sql.dueWithGroups.all(groupsKey, key, now, scan);
+      const listed = new Set(rule.groups);
+      const candidates: ClaimedRun[] = [];
+      const groupOf = new Map<string, string>();
+      let skipped = 0;
+      let counted = false;
+      for (const { member, score, grp } of due) {
+        const slotKey = rule.slotPrefix + member;
+        const slot = sql.get.get(slotKey, now)?.value ?? null;
+        const skip = lateSkip(slot, score, grp ?? '', now, leaseMs, rule, listed);
+        if (!skip) {
+          groupOf.set(member, grp ?? '');
+          candidates.push({ member, score, slot });
+          continue;
+        }
+        sql.upsert.run(slotKey, skip.slot, null);
+        sql.zadd.run(key, member, skip.due);
+        if (!counted) expectType(rule.skipsKey, 'hash', 'hincr', now);
+        counted = true;
+        const current = Number(sql.hget.get(rule.skipsKey, member)?.value ?? '0');
+        sql.hset.run(rule.skipsKey, member, String((Number.isSafeInteger(current) ? current : 0) + skip.windows));
+        skipped += skip.windows;
+      }
+      const claimed = roundRobin(candidates, (c) => groupOf.get(c.member) ?? '', limit);
+      for (const { member } of claimed) sql.zadd.run(key, member, now + leaseMs);
+      return { claimed, skipped };
     },
   );
 
@@ -310,6 +354,15 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
       const window = Math.max(limit, checkInteger(scan, 'scan', 0));
       const leaseEnd = checkScore(now + leaseMs, 'now + leaseMs');
       return run('claimDueFair', () => claimDueFair.immediate(key, groupsKey, now, leaseEnd, limit, window));
+    },
+    async claimDueRuns(key, groupsKey, now, leaseMs, limit, scan, rule) {
+      checkScore(now, 'now');
+      checkScore(leaseMs, 'leaseMs');
+      checkScore(rule.since, 'since');
+      if (checkInteger(limit, 'limit', 0) === 0) return { claimed: [], skipped: 0 };
+      const window = Math.max(limit, checkInteger(scan, 'scan', 0));
+      checkScore(now + leaseMs, 'now + leaseMs');
+      return run('claimDueRuns', () => claimDueRuns.immediate(key, groupsKey, now, leaseMs, limit, window, rule));
     },
     deletePrefix: (prefix) =>
       run('deletePrefix', () =>

@@ -62,6 +62,10 @@ export function checkOps(ops: WriteOp[]): void {
       case 'hdel':
         checkString(op.field, `${at}.field`);
         return;
+      case 'hincr':
+        checkString(op.field, `${at}.field`);
+        checkInteger(op.by, `${at}.by`);
+        return;
       case 'zadd':
         checkString(op.member, `${at}.member`);
         checkScore(op.score, `${at}.score`);
