@@ -17,6 +17,8 @@
  *
  *   npm run bench -- analytics [--rows 2000000] [--checks 500] [--hot-rows 1000000] [--iterations 40] [--quick]
  *                              [--engines clickhouse,duckdb,postgres] [--growth | --growth-only] (see growth.ts)
+ *                              [--readers-seconds 30] [--readers-poll-ms 10000] [--dashboards 50] [--dashboard-checks 20]
+ * After the matrix, on ClickHouse and DuckDB: readers under concurrency (readers.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +37,7 @@ import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts
 import { chdbRun } from './chdb-run.ts';
 import { runGrowth, type GrowthEngine } from './growth.ts';
 import { loadPostgres, postgresSql } from './postgres-baseline.ts';
+import { readersUnderConcurrency, type ReadersOptions, type ReadersResult } from './readers.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -121,6 +124,8 @@ interface Context {
   endMs: number;
   checks: number;
   hotRows: number;
+  /** Readers under concurrency after the matrix (readers.ts); undefined leaves it out. */
+  readers?: ReadersOptions;
 }
 
 type Timings = Record<string, { api: Summary; raw: Summary }>;
@@ -203,7 +208,7 @@ async function readerSql(
 async function engineRun(
   ctx: Context,
   engine: 'clickhouse' | 'duckdb',
-): Promise<{ timings: Timings; shape: Shape; hot: Shape; loadSeconds: number }> {
+): Promise<{ timings: Timings; shape: Shape; hot: Shape; loadSeconds: number; readers?: ReadersResult }> {
   const suffix = runSuffix();
   const names = { database: `vigil_bench_analytics_${suffix}`, redisPrefix: `vigil-bench-${suffix}:` };
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-analytics-'));
@@ -291,7 +296,19 @@ async function engineRun(
         `${engine} ${cell.window} ${cell.metrics.length} metrics ${cell.label}: API p50 ${api.p50} ms, raw p50 ${raw.p50} ms`,
       );
     }
-    return { timings, shape, hot, loadSeconds };
+    let readers: ReadersResult | undefined;
+    if (ctx.readers !== undefined) {
+      readers = await readersUnderConcurrency(ctx.readers, {
+        url: running.url,
+        headers,
+        checkIds: shape.checkIds,
+        store,
+      });
+      log(
+        `${engine} readers: ${readers.requests} requests (${readers.perSecond}/s, ${readers.errors} errors), p50 ${readers.latency.p50} ms, p99 ${readers.latency.p99} ms, cache hit rate ${readers.hitRate}`,
+      );
+    }
+    return { timings, shape, hot, loadSeconds, readers };
   } finally {
     await running.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -356,6 +373,11 @@ export async function run(argv: string[]): Promise<void> {
       growth: { type: 'boolean', default: false },
       'growth-only': { type: 'boolean', default: false },
       'growth-rows-per-check': { type: 'string', default: '150' },
+      // Readers under concurrency (readers.ts), after the matrix on each engine; 0 s leaves it out.
+      'readers-seconds': { type: 'string', default: '30' },
+      'readers-poll-ms': { type: 'string', default: '10000' },
+      dashboards: { type: 'string', default: '50' },
+      'dashboard-checks': { type: 'string', default: '20' },
     },
   });
   const growthOptions = () => ({
@@ -379,6 +401,15 @@ export async function run(argv: string[]): Promise<void> {
     iterations: Number(values.iterations),
     cells: matrix(values.quick, hotRows),
     endMs: Math.floor(Date.now() / HOUR) * HOUR,
+    readers:
+      Number(values['readers-seconds']) > 0
+        ? {
+            dashboards: Number(values.dashboards),
+            checksPerDashboard: Number(values['dashboard-checks']),
+            seconds: Number(values['readers-seconds']),
+            pollMs: Number(values['readers-poll-ms']),
+          }
+        : undefined,
   };
   printMachine();
   const ch = engines.includes('clickhouse') ? await engineRun(ctx, 'clickhouse') : undefined;
@@ -455,7 +486,20 @@ export async function run(argv: string[]): Promise<void> {
     ],
     rows,
   );
+  const readerRuns = [
+    ['ClickHouse', ch?.readers],
+    ['DuckDB', duck?.readers],
+  ] as const;
+  if (readerRuns.some(([, r]) => r !== undefined))
+    printTable(
+      `readers under concurrency: ${ctx.readers?.dashboards} dashboards × ${ctx.readers?.checksPerDashboard} checks, polled every ${ctx.readers?.pollMs} ms for ${ctx.readers?.seconds} s (24 h, hourly, 3 metrics; through the API)`,
+      ['engine', 'requests', 'req/s', 'errors', 'p50 ms', 'p99 ms', 'cache hit rate'],
+      readerRuns.flatMap(([name, r]) =>
+        r ? [[name, r.requests, r.perSecond, r.errors, r.latency.p50, r.latency.p99, r.hitRate]] : [],
+      ),
+    );
   writeResults('analytics-matrix', {
+    readers: { clickhouse: ch?.readers, duckdb: duck?.readers },
     options: {
       rows: ctx.rows,
       checks: ctx.checks,
