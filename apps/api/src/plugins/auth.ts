@@ -2,11 +2,12 @@ import { hash as oneShotHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError, API_KEY_PREFIX } from '#core';
 import { roleAtLeast, type Role } from '#domain';
-import type { AccountView, ReadModels } from '#readmodels';
+import { CachedReadModels, type AccountView, type ReadModels } from '#readmodels';
 import type { Access, Principal, RouteAccess } from '../access.ts';
-import type { RateLimiter, RateLimitResult } from './rate-limit.ts';
+import { ACCOUNT_HEADER, cachedVerdict } from './auth-cached.ts';
+import type { RateLimiter, RateLimitResult, RateLimitRule } from './rate-limit.ts';
 
-export const ACCOUNT_HEADER = 'x-service-account';
+export { ACCOUNT_HEADER };
 
 export interface AuthDeps {
   readModels: ReadModels;
@@ -23,52 +24,95 @@ export interface AuthDeps {
  * One hook authenticates every request whose route declares `config.access`: it resolves the key
  * to a principal, the account header to an account and role, checks the route's minimum role,
  * then counts the request against the account's rate limit.
+ *
+ * It is a route hook, added only to routes that need it, and it takes a callback: when the read
+ * cache holds the key, user and account (and the rate-limit lease holds a request) it decides
+ * synchronously, with no promise or microtask (cachedVerdict below). Anything else (a miss, an
+ * expired entry, a gap in invalidation, any refusal, a platform route) takes the async path,
+ * which is the one that existed before and produces every error.
  */
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   const platformKeys = createPlatformKeys(deps);
   app.decorateRequest('access', null);
   app.decorateRequest('principal', null);
+  const cache = deps.readModels instanceof CachedReadModels ? deps.readModels : null;
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const required: RouteAccess | undefined = request.routeOptions.config?.access;
+  const hook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
+    // Only added to routes that need it (onRoute below).
+    const required = request.routeOptions.config?.access as Exclude<RouteAccess, 'public' | { agent: true }>;
+    const verdict = cache ? cachedVerdict(request, required, cache, platformKeys) : undefined;
+    if (verdict === undefined) {
+      authorize(request, reply, required, deps, platformKeys).then(() => done(), done);
+      return;
+    }
+    request.principal = verdict.principal;
+    request.access = verdict.access;
+    const rule = ruleFor(request, deps);
+    let counted: RateLimitResult | undefined;
+    try {
+      counted = deps.rateLimiter.now(verdict.scope, rule);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (counted === undefined) {
+      limit(request, reply, deps, verdict.scope).then(() => done(), done);
+      return;
+    }
+    setHeaders(reply, counted);
+    done();
+  };
+
+  app.addHook('onRoute', (route) => {
+    const required: RouteAccess | undefined = route.config?.access;
     // Agent routes take only private-location keys, which they authenticate and rate-limit themselves.
     if (required === undefined || required === 'public' || 'agent' in required) return;
-    const principal = await authenticate(request, deps, platformKeys);
-    request.principal = principal;
+    route.onRequest = [...[route.onRequest ?? []].flat(), hook] as typeof route.onRequest;
+  });
+}
 
-    if ('platform' in required && required.orMinRole && (principal.kind === 'user' || principal.kind === 'service')) {
-      const access = await resolveAccount(request, principal, deps);
-      if (!roleAtLeast(access.role, required.orMinRole)) {
-        throw new ForbiddenError(`Your role ${access.role} is too low; this needs ${required.orMinRole} or above`);
-      }
-      request.access = access;
-      await limit(request, reply, deps, access.accountId);
-      return;
-    }
-    if ('platform' in required) {
-      const allowed =
-        principal.kind === 'platform-admin' || (required.platform === 'ingest' && principal.kind === 'ingest');
-      if (!allowed)
-        throw new ForbiddenError(
-          `This route needs the platform ${required.platform === 'admin' ? 'admin' : 'ingest'} key`,
-        );
-      await limit(request, reply, deps, `platform-${principal.kind}`);
-      return;
-    }
-    if (principal.kind === 'platform-admin' || principal.kind === 'ingest') {
-      throw new ForbiddenError('Platform keys cannot act inside an account; use a user or service key');
-    }
-    if ('anyKey' in required) {
-      await limit(request, reply, deps, `key-${principal.keyId}`);
-      return;
-    }
+/** The async path: every case, reading through the read models (cached or not). */
+async function authorize(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  required: Exclude<RouteAccess, 'public' | { agent: true }>,
+  deps: AuthDeps,
+  platformKeys: PlatformKeys,
+): Promise<void> {
+  const principal = await authenticate(request, deps, platformKeys);
+  request.principal = principal;
+
+  if ('platform' in required && required.orMinRole && (principal.kind === 'user' || principal.kind === 'service')) {
     const access = await resolveAccount(request, principal, deps);
-    if (!roleAtLeast(access.role, required.minRole)) {
-      throw new ForbiddenError(`Your role ${access.role} is too low; this needs ${required.minRole} or above`);
+    if (!roleAtLeast(access.role, required.orMinRole)) {
+      throw new ForbiddenError(`Your role ${access.role} is too low; this needs ${required.orMinRole} or above`);
     }
     request.access = access;
     await limit(request, reply, deps, access.accountId);
-  });
+    return;
+  }
+  if ('platform' in required) {
+    const allowed =
+      principal.kind === 'platform-admin' || (required.platform === 'ingest' && principal.kind === 'ingest');
+    if (!allowed)
+      throw new ForbiddenError(
+        `This route needs the platform ${required.platform === 'admin' ? 'admin' : 'ingest'} key`,
+      );
+    await limit(request, reply, deps, `platform-${principal.kind}`);
+    return;
+  }
+  if (principal.kind === 'platform-admin' || principal.kind === 'ingest') {
+    throw new ForbiddenError('Platform keys cannot act inside an account; use a user or service key');
+  }
+  if ('anyKey' in required) {
+    await limit(request, reply, deps, `key-${principal.keyId}`);
+    return;
+  }
+  const access = await resolveAccount(request, principal, deps);
+  if (!roleAtLeast(access.role, required.minRole)) {
+    throw new ForbiddenError(`Your role ${access.role} is too low; this needs ${required.minRole} or above`);
+  }
+  request.access = access;
+  await limit(request, reply, deps, access.accountId);
 }
 
 /**
@@ -76,10 +120,17 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
  * case): one hash per request and no per-request conversions (the admin hash may appear later,
  * when stored).
  */
+type PlatformKeys = ReturnType<typeof createPlatformKeys>;
+
 function createPlatformKeys(deps: AuthDeps) {
   const ingest = deps.ingestKeyHash?.toLowerCase() ?? null;
-  let admin: { given: string; hex: string } | null = null;
+  let admin: { given: string; hex: string } | null | undefined;
   return {
+    /** Whether the digest is a platform key's as last read; null before the admin hash was first read. */
+    isKnownPlatform(digest: string): boolean | null {
+      if (admin === undefined) return null;
+      return sameDigest(digest, admin?.hex ?? null) || sameDigest(digest, ingest);
+    },
     async kind(digest: string): Promise<'platform-admin' | 'ingest' | null> {
       const adminHex = await deps.adminKeyHash();
       if (adminHex !== admin?.given)
@@ -100,11 +151,7 @@ export function sameDigest(digest: string, known: string | null): boolean {
   return timingSafeEqual(Buffer.from(digest, 'latin1'), Buffer.from(known, 'latin1'));
 }
 
-async function authenticate(
-  request: FastifyRequest,
-  deps: AuthDeps,
-  platformKeys: ReturnType<typeof createPlatformKeys>,
-): Promise<Principal> {
+async function authenticate(request: FastifyRequest, deps: AuthDeps, platformKeys: PlatformKeys): Promise<Principal> {
   const header = request.headers.authorization;
   if (!header) throw new UnauthorizedError('Missing Authorization header; send "Authorization: Bearer <API key>"');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -172,11 +219,14 @@ async function resolveAccount(
   return { principal, account, accountId, role, userId, actor: userId ?? principal.keyId };
 }
 
-async function limit(request: FastifyRequest, reply: FastifyReply, deps: AuthDeps, scope: string): Promise<void> {
+function ruleFor(request: FastifyRequest, deps: AuthDeps): RateLimitRule {
   const bucket = request.routeOptions.config?.rateLimitBucket ?? 'default';
-  const perMinute = deps.bucketLimits[bucket] ?? deps.defaultLimitPerMinute;
+  return { bucket, limit: deps.bucketLimits[bucket] ?? deps.defaultLimitPerMinute, windowSeconds: 60 };
+}
+
+async function limit(request: FastifyRequest, reply: FastifyReply, deps: AuthDeps, scope: string): Promise<void> {
   try {
-    setHeaders(reply, await deps.rateLimiter(scope, { bucket, limit: perMinute, windowSeconds: 60 }));
+    setHeaders(reply, await deps.rateLimiter(scope, ruleFor(request, deps)));
   } catch (error) {
     if (error instanceof RateLimitedError)
       setHeaders(reply, (error as RateLimitedError & { rateLimit: RateLimitResult }).rateLimit);

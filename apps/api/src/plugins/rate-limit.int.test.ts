@@ -88,6 +88,29 @@ describe.each([
     if (open !== redisStore) await store.close();
   });
 
+  it('the synchronous path (a lease in hand) and the async one together count exactly as one INCR per request', async () => {
+    const store = open();
+    let clock = Date.UTC(2026, 0, 1, 0, 0, 5);
+    const now = () => clock;
+    const leased = createRateLimiter(store, now);
+    const reference = perRequestReference(store, now);
+    const rule = { bucket: 'default', limit: 500, windowSeconds: 60 };
+    const scope = `acct-${uniqueSuffix()}`;
+    let synchronous = 0;
+    for (let i = 0; i < 1_300; i++) {
+      if (i === 650) clock += 60_000;
+      clock += 10;
+      const held = leased.now(scope, rule);
+      if (held !== undefined) synchronous++;
+      const fast = held === undefined ? await attempt(leased, scope, rule) : { admitted: true, headers: held };
+      expect(fast, `request ${i}`).toEqual(await reference(scope, rule));
+    }
+    // Most requests are admitted from a lease; reservations, and every refusal, go the async way.
+    expect(synchronous).toBeGreaterThan(600);
+    expect(synchronous).toBeLessThan(1_000);
+    if (open !== redisStore) await store.close();
+  });
+
   it('concurrent requests share one reservation and never admit past the limit', async () => {
     const store = open();
     const consume = createRateLimiter(store);

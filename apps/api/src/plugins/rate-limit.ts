@@ -72,16 +72,7 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
     for (const [mapKey, lease] of leases) if (lease.windowEnd <= windowStart) leases.delete(mapKey);
   }
 
-  return async function consume(scope: string, rule: RateLimitRule): Promise<RateLimitResult> {
-    const windowMs = rule.windowSeconds * 1000;
-    const lease = leaseFor(scope, rule);
-    while (lease.left === 0 && lease.reserved < rule.limit) {
-      if (!lease.pending)
-        lease.pending = reserve(lease, rule, windowMs).finally(() => {
-          lease.pending = null;
-        });
-      await lease.pending;
-    }
+  function admit(lease: Lease, rule: RateLimitRule): RateLimitResult {
     const resetSeconds = Math.max(1, Math.ceil((lease.windowEnd - now()) / 1000));
     if (lease.left === 0) {
       const result = { limit: rule.limit, remaining: 0, resetSeconds };
@@ -94,6 +85,30 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
     lease.left -= 1;
     const remaining = Math.max(0, rule.limit - lease.reserved + lease.left);
     return { limit: rule.limit, remaining, resetSeconds };
+  }
+
+  async function consume(scope: string, rule: RateLimitRule): Promise<RateLimitResult> {
+    const windowMs = rule.windowSeconds * 1000;
+    const lease = leaseFor(scope, rule);
+    while (lease.left === 0 && lease.reserved < rule.limit) {
+      if (!lease.pending)
+        lease.pending = reserve(lease, rule, windowMs).finally(() => {
+          lease.pending = null;
+        });
+      await lease.pending;
+    }
+    return admit(lease, rule);
+  }
+
+  /**
+   * The same count with no promise when this replica's lease still holds a request: the auth
+   * hook's synchronous path. undefined when a reservation (a store write) or a refusal is due;
+   * the caller then awaits consume, which does either exactly as before.
+   */
+  consume.now = (scope: string, rule: RateLimitRule): RateLimitResult | undefined => {
+    const lease = leaseFor(scope, rule);
+    return lease.left > 0 ? admit(lease, rule) : undefined;
   };
+  return consume;
 }
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
