@@ -69,6 +69,32 @@ describe('analytics cache', () => {
     await store.close();
   });
 
+  it('computes once for requests of one key that arrive while it is computing; a failure is not kept', async () => {
+    const store = createSqliteStateStore({ path: ':memory:' });
+    const cache = createAnalyticsCache(store, { ttlMs: 30_000, log });
+    let computed = 0;
+    const slow = async () => {
+      computed++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return answer(`run ${computed}`);
+    };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => cache.answer('k', slow)));
+    expect(computed).toBe(1);
+    expect(answers.map((a) => a.from)).toEqual(Array.from({ length: 10 }, () => 'run 1'));
+    // Another key is not held up by, nor shares, the first one's work.
+    expect((await cache.answer('other', slow)).from).toBe('run 2');
+    const failing = async () => {
+      computed++;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      throw new Error('engine down');
+    };
+    const failed = await Promise.allSettled([cache.answer('bad', failing), cache.answer('bad', failing)]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(computed).toBe(3);
+    expect((await cache.answer('bad', slow)).from).toBe('run 4');
+    await store.close();
+  });
+
   it('can be turned off, and refuses a ttl above 30 s', async () => {
     const store = createSqliteStateStore({ path: ':memory:' });
     const cache = createAnalyticsCache(store, { ttlMs: 0, log });

@@ -31,22 +31,39 @@ export function createAnalyticsCache(
   if (!Number.isInteger(ttlMs) || ttlMs < 0 || ttlMs > MAX_CACHE_TTL_MS) {
     throw new ValidationError(`cacheTtlMs: must be a whole number of ms from 0 (off) to ${MAX_CACHE_TTL_MS}`);
   }
+  /**
+   * Requests for one key while its answer is being looked up or computed share that work
+   * (50 dashboards asking the same checks at once otherwise all miss and all compute). A joiner
+   * gets an answer computed after the first request began, so it is no older than a cached one.
+   */
+  const inFlight = new Map<string, Promise<AnalyticsAnswer>>();
+  async function lookUp(key: string, compute: () => Promise<AnalyticsAnswer>): Promise<AnalyticsAnswer> {
+    const cached = await store.get(key).catch((error: unknown) => {
+      log.warn({ err: error }, 'analytics cache read failed; computing');
+      return null;
+    });
+    if (cached !== null) return JSON.parse(cached) as AnalyticsAnswer;
+    const answer = await compute();
+    const text = JSON.stringify(answer);
+    if (text.length <= MAX_CACHED_BYTES) {
+      await store
+        .set(key, text, { ttlMs })
+        .catch((error: unknown) => log.warn({ err: error }, 'analytics cache write failed'));
+    }
+    return answer;
+  }
   return {
     async answer(key, compute) {
       if (ttlMs === 0) return compute();
-      const cached = await store.get(key).catch((error: unknown) => {
-        log.warn({ err: error }, 'analytics cache read failed; computing');
-        return null;
-      });
-      if (cached !== null) return JSON.parse(cached) as AnalyticsAnswer;
-      const answer = await compute();
-      const text = JSON.stringify(answer);
-      if (text.length <= MAX_CACHED_BYTES) {
-        await store
-          .set(key, text, { ttlMs })
-          .catch((error: unknown) => log.warn({ err: error }, 'analytics cache write failed'));
+      const pending = inFlight.get(key);
+      if (pending !== undefined) return pending;
+      const work = lookUp(key, compute);
+      inFlight.set(key, work);
+      try {
+        return await work;
+      } finally {
+        inFlight.delete(key);
       }
-      return answer;
     },
   };
 }
