@@ -37,6 +37,7 @@ import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts
 import { chdbRun } from './chdb-run.ts';
 import { runGrowth, type GrowthEngine } from './growth.ts';
 import { loadPostgres, postgresSql } from './postgres-baseline.ts';
+import { verdictRows } from './verdict.ts';
 import { readersUnderConcurrency, type ReadersOptions, type ReadersResult } from './readers.ts';
 
 const HOUR = 3_600_000;
@@ -485,6 +486,19 @@ export async function run(argv: string[]): Promise<void> {
       'PG ÷ DuckDB API',
     ],
     rows,
+  );
+  printTable(
+    'issue 26 analytics targets (p50 ms; ClickHouse and DuckDB through the API, chdb through the reader)',
+    ['engine', 'query', 'p50 ms', 'PostgreSQL p50 ms', 'PG ÷ engine', 'target', 'verdict'],
+    verdictRows(
+      ctx.cells,
+      {
+        'ClickHouse 18.16': ch && ((c) => ch.timings[c]?.api),
+        chdb: chdb && ((c) => chdb.timings[c]),
+        DuckDB: duck && ((c) => duck.timings[c]?.api),
+      },
+      pg && ((c) => pg.timings[c]),
+    ),
   );
   const readerRuns = [
     ['ClickHouse', ch?.readers],
