@@ -6,6 +6,7 @@
  * (the SQLite log embedded, Kafka distributed) before its answer; embedded, DuckDB gets it just after.
  *
  *   npm run bench -- ping [--duration 15] [--connections 50] [--checks 200] [--redis | --distributed] [--cpu-prof]
+ *   npm run bench -- ping --open-loop [--rates 1000,2000,...] ... (arrivals at fixed rates; see ping-open-loop.ts)
  *
  * --cpu-prof writes the Vigil process's V8 profile under bench/results/profiles/ (summarise it
  * with `npm run bench -- profile <file>`).
@@ -69,7 +70,26 @@ async function cannon(
   };
 }
 
+/** The ping route alone (no runner, alerter or dispatcher competing for the two cores), on the deployment asked for. */
+export function pingEnv(values: { redis?: boolean; distributed?: boolean }): Record<string, string> {
+  const env: Record<string, string> = { VIGIL_PING_RATE_PER_MINUTE: '1000000', VIGIL_STANDALONE_APPS: 'api,projector' };
+  const suffix = Date.now().toString(36);
+  if (values.redis || values.distributed) {
+    env.REDIS_URL = benchConfig.redisUrl;
+    env.REDIS_KEY_PREFIX = `vigil-bench-ping-${suffix}:`;
+  }
+  // Distributed: a ping is durable once Kafka acknowledges it, as every result is there.
+  if (values.distributed) {
+    env.KAFKA_BROKERS = benchConfig.kafkaBrokers;
+    env.KAFKA_TOPIC_PREFIX = `bench-ping-${suffix}.`;
+    env.CLICKHOUSE_URL = benchConfig.clickhouseUrl;
+    env.CLICKHOUSE_DATABASE = `bench_ping_${suffix}`;
+  }
+  return env;
+}
+
 export async function run(argv: string[]): Promise<void> {
+  if (argv.includes('--open-loop')) return (await import('./ping-open-loop.ts')).run(argv);
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -102,20 +122,7 @@ export async function run(argv: string[]): Promise<void> {
     await bare.stop();
   }
 
-  // The ping route alone: no runner, alerter or dispatcher competing for the two cores.
-  const env: Record<string, string> = { VIGIL_PING_RATE_PER_MINUTE: '1000000', VIGIL_STANDALONE_APPS: 'api,projector' };
-  const suffix = Date.now().toString(36);
-  if (values.redis || values.distributed) {
-    env.REDIS_URL = benchConfig.redisUrl;
-    env.REDIS_KEY_PREFIX = `vigil-bench-ping-${suffix}:`;
-  }
-  // Distributed: a ping is durable once Kafka acknowledges it, as every result is there.
-  if (values.distributed) {
-    env.KAFKA_BROKERS = benchConfig.kafkaBrokers;
-    env.KAFKA_TOPIC_PREFIX = `bench-ping-${suffix}.`;
-    env.CLICKHOUSE_URL = benchConfig.clickhouseUrl;
-    env.CLICKHOUSE_DATABASE = `bench_ping_${suffix}`;
-  }
+  const env = pingEnv(values);
   const profiles = join(repoRoot, 'bench', 'results', 'profiles');
   const vigil = await spawnVigil(env, values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []);
   let pings: Row;

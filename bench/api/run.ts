@@ -191,6 +191,7 @@ export async function run(argv: string[]): Promise<void> {
         store,
       );
   }
+  printTargets(all);
   writeResults('api', {
     options: { duration, connections: counts, stores, compareCache: values['compare-cache'], repeat },
     rows: all.map((r) => {
@@ -243,6 +244,33 @@ function printRun(rows: Row[], title: string): void {
       r.non2xx,
       r.errors,
     ]),
+  );
+}
+
+/** Issue 26, target 4: each Vigil route (read cache on) at 50 connections, ≥ 0.6 of bare fastify and p99 ≤ 10 ms. */
+function printTargets(rows: Measured[]): void {
+  const vigil = rows.filter(
+    (r) => r.connections === 50 && r.target.startsWith('Vigil') && !r.target.includes('cache off'),
+  );
+  if (vigil.length === 0) return;
+  printTable(
+    'api: target ≥ 0.6 of bare fastify at 50 connections, p99 ≤ 10 ms (issue 26, target 4)',
+    ['state store', 'target', 'req/s', 'bare fastify req/s', 'ratio', 'CPU ratio (main thread)', 'p99 ms', 'met'],
+    vigil.map((r) => {
+      const fastify = rows.find((b) => b.store === r.store && b.connections === 50 && isFastify(b))!;
+      const share = r.vsFastify ?? r.reqPerSec / fastify.reqPerSec;
+      const met = share >= 0.6 && r.p99 <= 10 && r.non2xx === 0 && r.errors === 0;
+      return [
+        storeName(r.store),
+        r.target,
+        r.reqPerSec,
+        fastify.reqPerSec,
+        round(share, 2),
+        ratio(fastify.mainUsPerReq, r.mainUsPerReq),
+        r.p99,
+        met ? 'met' : 'missed',
+      ];
+    }),
   );
 }
 
