@@ -26,4 +26,18 @@ describe('fair share across accounts', () => {
     fair.seen('c', t + 3_600_000);
     expect(fair.belowShare('c', t + 3_600_000)).toBe(false);
   });
+
+  it('given one account took every start, then the claim rule lists it alone and spares every other, seen or not', () => {
+    const fair = new FairShare();
+    const t = 3_000_000;
+    for (let i = 0; i < 100; i++) fair.started('big', t + i);
+    fair.seen('small', t + 100);
+    expect(fair.lateRule(t + 100)).toEqual({ groups: ['big'], spareListed: false });
+    // Agrees with belowShare for an account never seen: spared.
+    expect(fair.belowShare('never-seen', t + 100)).toBe(true);
+  });
+
+  it('given no starts yet, then the claim rule spares nobody', () => {
+    expect(new FairShare().lateRule(4_000_000)).toEqual({ groups: [], spareListed: true });
+  });
 });

@@ -3,6 +3,8 @@ const HALF_LIFE_MS = 20_000;
 /** Accounts whose decayed activity fell below this are forgotten (and no longer count as active). */
 const FORGET_BELOW = 0.01;
 const RECOUNT_EVERY_MS = 1_000;
+/** Accounts a claim's sparing rule lists at most (they travel with every claim). */
+const MAX_LISTED = 1_000;
 
 interface Decayed {
   value: number;
@@ -51,6 +53,26 @@ export class FairShare {
     // Well below (under half): accounts near an equal share take turns being a little under it,
     // and sparing them all would let every late run through.
     return mine + 1 <= decay(this.total, nowMs) / Math.max(1, this.active) / 2;
+  }
+
+  /**
+   * The sparing rule for a claim that skips late windows itself: the accounts not below their
+   * share are listed and every other account (those not seen lately too) is spared, as belowShare
+   * would answer. When even an unseen account is not below its share, nobody is spared. At most
+   * MAX_LISTED accounts are listed (the heaviest); an account left off is spared by the claim and
+   * its late runs are skipped by the runner instead, at the cost of a claim each.
+   */
+  lateRule(nowMs: number): { groups: string[]; spareListed: boolean } {
+    this.recount(nowMs);
+    const threshold = decay(this.total, nowMs) / Math.max(1, this.active) / 2;
+    if (1 > threshold) return { groups: [], spareListed: true };
+    const heavy: Array<[string, number]> = [];
+    for (const [accountId, d] of this.accounts) {
+      const mine = decay(d, nowMs);
+      if (mine + 1 > threshold) heavy.push([accountId, mine]);
+    }
+    if (heavy.length > MAX_LISTED) heavy.sort((a, b) => b[1] - a[1]).length = MAX_LISTED;
+    return { groups: heavy.map(([accountId]) => accountId), spareListed: false };
   }
 
   private recount(nowMs: number): void {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { StateStore, WriteOp } from '#statestore';
-import { windowStart, type SkipReason } from './schedule.ts';
+import type { SkipReason } from './schedule.ts';
 
 /**
  * The due-queue of one location, in the state store, shared by every runner replica there:
@@ -12,7 +12,16 @@ import { windowStart, type SkipReason } from './schedule.ts';
  */
 export const slotSchema = z.discriminatedUnion('kind', [
   // due: when this window's entry was first due (hand-backs and takeovers move the score, not this).
-  z.object({ kind: z.literal('run'), window: z.number().int(), due: z.number().optional() }),
+  // every, offset, late (the frequency, the check's offset in its window, the lateness allowed):
+  // with them the claim itself skips a late window (claimDueRuns), without a round trip.
+  z.object({
+    kind: z.literal('run'),
+    window: z.number().int(),
+    due: z.number().optional(),
+    every: z.number().int().positive().optional(),
+    offset: z.number().int().min(0).optional(),
+    late: z.number().int().min(0).optional(),
+  }),
   z.object({ kind: z.literal('heartbeat'), anchor: z.number().int(), reported: z.number().int().min(0) }),
 ]);
 export type Slot = z.output<typeof slotSchema>;
@@ -43,12 +52,18 @@ export const queueKeys = (location: string) => ({
   groups: `runner:groups:${location}`,
   slot: (checkId: string) => `runner:slot:${location}:${checkId}`,
   applied: (eventId: string) => `runner:applied:${location}:${eventId}`,
-  /** One key per skipped window, so replicas never count a window twice; kept a little over an hour. */
-  skipped: (checkId: string, window: number) => `runner:skipped:${location}:${checkId}:${window}`,
+  /**
+   * Windows skipped, per check: one hash per reason and five minutes (field checkId → count),
+   * incremented in the same atomic step as the skip, so replicas never count a window twice.
+   */
+  skips: (reason: SkipReason, bucket: number) => `runner:skips:${location}:${reason}:${bucket}`,
 });
 
 const HOUR_MS = 3_600_000;
-const SKIPPED_TTL_MS = HOUR_MS + 5 * 60_000;
+export const SKIP_BUCKET_MS = 5 * 60_000;
+const BUCKETS_PER_HOUR = HOUR_MS / SKIP_BUCKET_MS;
+export const skipBucket = (atMs: number) => Math.floor(atMs / SKIP_BUCKET_MS);
+const REASONS: SkipReason[] = ['saturated', 'runners-down'];
 
 export interface SkippedLastHour {
   lastHour: number;
@@ -56,24 +71,49 @@ export interface SkippedLastHour {
 }
 
 /**
- * How many windows of a check the runners of a location skipped in the last hour, and the latest
- * reason. Reads one key per window of the hour (60 for a one-minute check).
+ * How many windows of a check the runners of a location skipped in the last hour (in five-minute
+ * buckets: the hour is the current bucket and the twelve before it), and the latest reason.
+ * Reads one hash field per bucket and reason (26).
  */
 export async function skippedLastHour(
   store: StateStore,
   location: string,
   checkId: string,
-  frequencyMs: number,
+  _frequencyMs: number,
   nowMs: number,
 ): Promise<SkippedLastHour> {
   const keys = queueKeys(location);
-  const windows: number[] = [];
-  for (let w = windowStart(nowMs, frequencyMs); w > nowMs - HOUR_MS && windows.length < 720; w -= frequencyMs)
-    windows.push(w);
-  const values = await store.getMany(windows.map((w) => keys.skipped(checkId, w)));
-  const found = values.filter((v): v is string => v !== null);
-  const reason = found[0];
-  return { lastHour: found.length, reason: reason === 'saturated' || reason === 'runners-down' ? reason : null };
+  const now = skipBucket(nowMs);
+  const buckets = Array.from({ length: BUCKETS_PER_HOUR + 1 }, (_, i) => now - i);
+  const counts = await Promise.all(
+    REASONS.map((reason) => Promise.all(buckets.map((b) => store.hget(keys.skips(reason, b), checkId)))),
+  );
+  let lastHour = 0;
+  let reason: SkipReason | null = null;
+  // Newest bucket first: its reason is the latest (saturated when it has both).
+  buckets.forEach((_, i) =>
+    REASONS.forEach((r, j) => {
+      const n = Number(counts[j]![i] ?? 0);
+      if (!(n > 0)) return;
+      lastHour += n;
+      reason ??= r;
+    }),
+  );
+  return { lastHour, reason };
+}
+
+/** The skip buckets that have left the hour (a window of them, swept at every reconcile). */
+export function staleSkipKeys(location: string, nowMs: number): string[] {
+  const keys = queueKeys(location);
+  const oldest = skipBucket(nowMs) - BUCKETS_PER_HOUR - 1;
+  return REASONS.flatMap((reason) => Array.from({ length: 24 }, (_, i) => keys.skips(reason, oldest - i)));
+}
+
+/** What the claim needs to skip late windows itself (LateRule without the keys). */
+export interface LateClaim {
+  since: number;
+  groups: string[];
+  spareListed: boolean;
 }
 
 const APPLIED_TTL_MS = 7 * 86_400_000;
@@ -86,7 +126,7 @@ export class DueQueue {
 
   constructor(
     private readonly store: StateStore,
-    location: string,
+    private readonly location: string,
   ) {
     this.keys = queueKeys(location);
   }
@@ -112,11 +152,47 @@ export class DueQueue {
   }
 
   /**
+   * claim, for the runner: each entry comes with its slot in the same step, and late windows
+   * (slots that carry every, offset and late) are skipped and counted there, without a round trip.
+   */
+  async claimRuns(
+    nowMs: number,
+    leaseMs: number,
+    limit: number,
+    late: LateClaim,
+  ): Promise<{ claimed: Claimed[]; skipped: number }> {
+    const { claimed, skipped } = await this.store.claimDueRuns(
+      this.keys.due,
+      this.keys.groups,
+      nowMs,
+      leaseMs,
+      limit,
+      limit * FAIR_SCAN_FACTOR,
+      {
+        slotPrefix: this.keys.slot(''),
+        skipsKey: this.keys.skips('saturated', skipBucket(nowMs)),
+        since: late.since,
+        groups: late.groups,
+        spareListed: late.spareListed,
+      },
+    );
+    return {
+      skipped,
+      claimed: claimed.map((m) => ({
+        checkId: m.member,
+        due: m.score,
+        leaseEnds: nowMs + leaseMs,
+        slot: parseSlot(m.slot),
+      })),
+    };
+  }
+
+  /**
    * Schedules (or reschedules, ending a lease): each entry's ops all or nothing. Entries go in
    * writes of at most WRITE_OPS ops (a reconcile of 30,000 checks in one Lua call overflowed the
    * client's argument spread); an entry never straddles two writes.
    */
-  async schedule(entries: Scheduled[]): Promise<void> {
+  async schedule(entries: Scheduled[], nowMs = Date.now()): Promise<void> {
     let ops: WriteOp[] = [];
     for (const entry of entries) {
       if (ops.length >= WRITE_OPS) {
@@ -128,12 +204,12 @@ export class DueQueue {
       ops.push({ op: 'zadd', key: this.keys.due, member: entry.checkId, score: entry.due });
       if (entry.group !== undefined)
         ops.push({ op: 'hset', key: this.keys.groups, field: entry.checkId, value: entry.group });
-      for (const window of entry.skipped?.windows ?? [])
+      if (entry.skipped && entry.skipped.windows.length > 0)
         ops.push({
-          op: 'set',
-          key: this.keys.skipped(entry.checkId, window),
-          value: entry.skipped!.reason,
-          ttlMs: SKIPPED_TTL_MS,
+          op: 'hincr',
+          key: this.keys.skips(entry.skipped.reason, skipBucket(nowMs)),
+          field: entry.checkId,
+          by: entry.skipped.windows.length,
         });
     }
     if (ops.length > 0) await this.store.write(ops);
@@ -183,6 +259,11 @@ export class DueQueue {
         })),
       );
     }
+  }
+
+  /** Drops the skip counts that have left the hour (the embedded store's hashes do not expire). */
+  async sweepSkips(nowMs: number): Promise<void> {
+    await this.store.write(staleSkipKeys(this.location, nowMs).map((key): WriteOp => ({ op: 'del', key })));
   }
 
   async score(checkId: string): Promise<number | null> {

@@ -29,6 +29,7 @@ import {
   heartbeatResultId,
   maxLatenessMs,
   nextWindow,
+  offsetMs,
   plannedStart,
   runResultId,
   type SkipReason,
@@ -50,6 +51,8 @@ export interface RunnerSettings {
   leaseMs: number;
   encryptionKey: string | undefined;
   chromiumPath?: string;
+  /** What BROWSER checks drive when installed (see createProber). */
+  headlessShellPath?: string;
   /** How often an idle runner looks for due runs. */
   pollMs?: number;
   /** How long SIGTERM waits for runs in progress before abandoning them to the lease. */
@@ -117,7 +120,13 @@ export function startRunner(deps: RunnerDeps): Runner {
   const sink = deps.sink ?? defaultSink(platform);
   const artifactStore = deps.artifacts ?? platform.artifacts;
   const prober =
-    deps.prober ?? createProber({ chromiumPath: settings.chromiumPath, scripts: deps.scripts, logger: log });
+    deps.prober ??
+    createProber({
+      chromiumPath: settings.chromiumPath,
+      headlessShellPath: settings.headlessShellPath,
+      scripts: deps.scripts,
+      logger: log,
+    });
   const metrics: RunnerMetrics = createRunnerMetrics(deps.metrics);
   const saturation = new SaturationTracker(settings.location, metrics);
   const fair = new FairShare();
@@ -183,6 +192,16 @@ export function startRunner(deps: RunnerDeps): Runner {
     else flushTimer ??= setTimeout(() => void flush(), FLUSH_DELAY_MS);
   };
 
+  const lateMs = (frequencyMs: number) => maxLatenessMs(frequencyMs, settings.maxLateness ?? DEFAULT_MAX_LATENESS);
+  /** A run slot that carries its frequency, offset and lateness, so the claim can skip it when late. */
+  const runSlot = (checkId: string, window: number, frequencyMs: number): Slot => ({
+    kind: 'run',
+    window,
+    every: frequencyMs,
+    offset: offsetMs(checkId, frequencyMs),
+    late: lateMs(frequencyMs),
+  });
+
   const fresh = (checkId: string, placement: Placement, atMs: number): Scheduled => {
     const group = catalogue.get(checkId)?.accountId;
     if (placement.kind === 'heartbeat') {
@@ -197,7 +216,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     return {
       checkId,
       group,
-      slot: { kind: 'run', window },
+      slot: runSlot(checkId, window, placement.frequencyMs),
       due: Math.max(plannedStart(checkId, window, placement.frequencyMs), atMs),
     };
   };
@@ -220,6 +239,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     const gone = [...queued].filter((id) => catalogue.get(id) && !catalogue.placement(id));
     await queue.schedule(missing);
     await queue.remove(gone);
+    await queue.sweepSkips(now);
     // Checks queued before claims were fair across accounts get their account named.
     const named = await queue.groups();
     await queue.setGroups(
@@ -392,7 +412,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     const now = Date.now();
     const frequencyMs = placement.frequencyMs;
     const dueMs = slot.due ?? plannedStart(checkId, slot.window, frequencyMs);
-    const maxLateMs = maxLatenessMs(frequencyMs, settings.maxLateness ?? DEFAULT_MAX_LATENESS);
+    const maxLateMs = lateMs(frequencyMs);
     fair.seen(entry.accountId, now);
     const decision = decideRun({
       checkId,
@@ -413,13 +433,13 @@ export function startRunner(deps: RunnerDeps): Runner {
       // Through the batched writes: under overload skips are many, and each costs one entry in a batch.
       // After windows long past (an outage), the current window runs now: its start was missed by no fault of the load.
       const due = decision.late ? decision.due : Math.max(decision.due, now);
-      return emit([], { checkId, slot: { kind: 'run', window: decision.next }, due, skipped });
+      return emit([], { checkId, slot: runSlot(checkId, decision.next, frequencyMs), due, skipped });
     }
     if (catalogue.paused(entry, now)) {
       // Planned work: this window's run is skipped, not delayed, and the next one is scheduled as usual.
       metrics.maintenance.inc();
       const next = nextWindow(checkId, decision.window, placement.frequencyMs);
-      return queue.schedule([{ checkId, slot: { kind: 'run', window: next.window }, due: next.due }]);
+      return queue.schedule([{ checkId, slot: runSlot(checkId, next.window, frequencyMs), due: next.due }]);
     }
     const busy = perAccount.get(entry.accountId) ?? 0;
     if (busy >= settings.accountConcurrency) {
@@ -439,7 +459,7 @@ export function startRunner(deps: RunnerDeps): Runner {
       const next = nextWindow(checkId, decision.window, placement.frequencyMs);
       await runCheck(claimed, entry, entry.check, decision.window, {
         checkId,
-        slot: { kind: 'run', window: next.window },
+        slot: runSlot(checkId, next.window, frequencyMs),
         due: next.due,
       });
     } finally {
@@ -466,9 +486,17 @@ export function startRunner(deps: RunnerDeps): Runner {
     while (!stopping) {
       const free = settings.concurrency - running.size;
       let claimed: Claimed[] = [];
+      let skipped = 0;
       if (free > 0) {
         try {
-          claimed = await queue.claim(Date.now(), leaseMs, Math.min(free, 500));
+          const now = Date.now();
+          // Late windows are skipped inside the claim (no round trip each); runs first due before
+          // this process started are left to decideRun, which tells an outage from saturation.
+          ({ claimed, skipped } = await queue.claimRuns(now, leaseMs, Math.min(free, 500), {
+            since: startedAtMs,
+            ...fair.lateRule(now),
+          }));
+          if (skipped > 0) saturation.skipped('saturated', skipped, now);
         } catch (error) {
           log.warn({ err: error }, 'claiming due runs failed');
         }
@@ -479,7 +507,8 @@ export function startRunner(deps: RunnerDeps): Runner {
         break;
       }
       for (const c of claimed) track(c);
-      if (claimed.length === 0 || free <= claimed.length) {
+      // A claim that only skipped leaves the slots free: claim again at once.
+      if ((claimed.length === 0 && skipped === 0) || free <= claimed.length) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollMs);
           // Saturated, every finished run would wake a claim of one: waiting for a batch of free
