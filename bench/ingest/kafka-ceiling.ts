@@ -26,7 +26,7 @@ import { cleanUp, clickhouseRows, runSuffix } from '../support/services.ts';
 import { ratio } from '../support/stats.ts';
 import { createAccount, createChecks, ENCRYPTION_KEY, spawnVigil } from '../support/vigil.ts';
 import { moment } from './cost.ts';
-import { drain, holdRate, produceBacklog } from './kafka-load.ts';
+import { drain, holdRate, produceBacklog, recordTexts } from './kafka-load.ts';
 
 export interface CeilingOptions {
   n: number;
@@ -133,6 +133,7 @@ export async function runKafkaCeiling(o: CeilingOptions): Promise<void> {
     await waitForHttp(`http://127.0.0.1:${opsPort}/ready`, ingestor);
     const stored = { ceiling: await rowsIn(ceilingDb), ingestor: await rowsIn(names.database) };
 
+    const texts = recordTexts(records, o.checks);
     const rate = o.holdRate ?? Math.round(vigilDrain.rate / 2);
     let hold;
     if (o.holdMinutes > 0) {
@@ -142,7 +143,7 @@ export async function runKafkaCeiling(o: CeilingOptions): Promise<void> {
           kafka,
           admin,
           { topic, groupId: group, rate, seconds: o.holdMinutes * 60, pid: ingestor.pid },
-          (from, count) => records(o.n + from, count),
+          (from, count, at) => texts(o.n + from, count, at),
         )),
         ...moment(),
       };
@@ -181,7 +182,7 @@ export async function runKafkaCeiling(o: CeilingOptions): Promise<void> {
     if (hold) {
       const p99 = hold.lag.p99;
       lines.push(
-        `hold: ${hold.rate}/s for ${hold.seconds} s (${hold.produced} records, ${hold.lateTicks} late ticks), lag p50 ${Math.round(hold.lag.p50)} ms, p90 ${Math.round(hold.lag.p90)} ms, p99 ${Math.round(p99)} ms, max ${Math.round(hold.lag.max)} ms; ingestor CPU ${hold.cpuUsPerResult} µs/result; load ${hold.load.join(' / ')}`,
+        `hold: ${hold.rate}/s for ${hold.seconds} s (${hold.produced} records, ${hold.lateTicks} late ticks), lag p50 ${Math.round(hold.lag.p50)} ms, p90 ${Math.round(hold.lag.p90)} ms, p99 ${Math.round(p99)} ms, max ${Math.round(hold.lag.max)} ms; ingestor CPU ${hold.cpuUsPerResult} µs/result, producer (this process) ${hold.producerCpuUsPerRecord} µs/record; load ${hold.load.join(' / ')}`,
         `lag p99 ≤ 2 s at half the maximum rate${o.holdMinutes < 3 ? ` (held ${o.holdMinutes} min; the target says 3)` : ''}: ${p99 <= 2000 ? 'met' : 'MISSED'}`,
       );
     }

@@ -95,6 +95,30 @@ export interface Hold {
   /** Ticks whose send started more than one tick late: the producer could not keep the rate. */
   lateTicks: number;
   cpuUsPerResult: number;
+  /** The bench process's own CPU (producing) per record, µs: it shares the cores. */
+  producerCpuUsPerRecord: number;
+}
+
+/**
+ * The values of records from…from+count-1 as JSON, cheaply: one template per check (from
+ * makeResults, so the shape is the same), with the id and startedAt spliced in. The open-loop
+ * producer shares two cores with what it measures, so it must cost as little as it can.
+ */
+export function recordTexts(records: (from: number, count: number) => CheckResult[], checks: number) {
+  const templates = records(0, checks).map((result) => {
+    const parts = JSON.stringify({ ...result, id: '\u0000', startedAt: '\u0001' }).split(/"\\u000[01]"/);
+    return { key: result.checkId, idPrefix: result.id.slice(0, -12), parts };
+  });
+  return (from: number, count: number, startedAt: string) => {
+    const out: { key: string; value: string }[] = new Array(count);
+    for (let k = 0; k < count; k++) {
+      const i = from + k;
+      const t = templates[i % templates.length]!;
+      const id = t.idPrefix + i.toString(16).padStart(12, '0');
+      out[k] = { key: t.key, value: `${t.parts[0]}"${id}"${t.parts[1]}"${startedAt}"${t.parts[2]}` };
+    }
+    return out;
+  };
 }
 
 /**
@@ -107,7 +131,7 @@ export async function holdRate(
   kafka: Kafka,
   admin: Admin,
   o: { topic: string; groupId: string; rate: number; seconds: number; pid: number },
-  records: (from: number, count: number) => CheckResult[],
+  texts: ReturnType<typeof recordTexts>,
 ): Promise<Hold> {
   const perTick = Math.max(1, Math.round(o.rate / 10));
   const ticks = Math.round(o.seconds * 10);
@@ -126,9 +150,11 @@ export async function holdRate(
     producers.push(entry);
     return entry;
   };
-  for (let i = 0; i < 4; i++) await getProducer();
+  for (let i = 0; i < 8; i++) await getProducer();
   const started = performance.now();
+  const startedEpoch = Date.now();
   const cpuBefore = cpuSeconds(o.pid);
+  const ownBefore = process.cpuUsage();
   let sending = true;
   const poller = (async () => {
     while (sending || pending.length > 0) {
@@ -152,7 +178,8 @@ export async function holdRate(
     const wait = at - performance.now();
     if (wait > 0) await sleep(wait);
     else if (wait < -100) late += 1;
-    const messages = toMessages(records(k * perTick, perTick)).map((message) => ({
+    const startedAt = new Date(startedEpoch + k * 100).toISOString();
+    const messages = texts(k * perTick, perTick, startedAt).map((message) => ({
       ...message,
       partition: partitioner({ topic: o.topic, partitionMetadata: metadata, message }),
     }));
@@ -179,6 +206,7 @@ export async function holdRate(
   sending = false;
   await poller;
   const cpu = cpuSeconds(o.pid) - cpuBefore;
+  const own = process.cpuUsage(ownBefore);
   await Promise.all(producers.map(({ producer }) => producer.disconnect()));
   const produced = ticks * perTick;
   if (late > 0) log(`hold: ${late} of ${ticks} ticks were sent more than 100 ms late`);
@@ -189,5 +217,6 @@ export async function holdRate(
     lag: summarise(lags),
     lateTicks: late,
     cpuUsPerResult: Math.round((cpu * 1e6) / produced),
+    producerCpuUsPerRecord: Math.round((own.user + own.system) / produced),
   };
 }

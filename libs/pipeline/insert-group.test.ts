@@ -33,16 +33,19 @@ describe('insert group (group commit of the ingestor)', () => {
     const accountId = crypto.randomUUID();
     const calls = [batch(accountId, 3), batch(accountId, 2), batch(accountId, 4), batch(accountId, 1)];
     const storedAtResolve: number[] = [];
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
     await Promise.all(
-      calls.map((results) =>
-        group(results).then(async () => {
+      calls.map(async (results, i) => {
+        // The first call alone, the others once its insert is in flight.
+        if (i > 0) await turn();
+        await group(results).then(async () => {
           const stored = await store.countResults({ accountId });
           storedAtResolve.push(stored);
           // Every row of this call is in the store when it resolves.
           for (const result of results)
             expect(await store.query(`SELECT id FROM check_results WHERE id = '${result.id}'`)).toHaveLength(1);
-        }),
-      ),
+        });
+      }),
     );
     // The first call goes alone; the three that arrived meanwhile share the next insert.
     expect(inserts).toEqual([3, 7]);
@@ -50,8 +53,17 @@ describe('insert group (group commit of the ingestor)', () => {
     expect(storedAtResolve.every((n) => n >= 3)).toBe(true);
   });
 
+  it('stores calls made in the same turn of the event loop in one insert', async () => {
+    const { store, inserts, insert } = await recordedStore();
+    const group = createInsertGroup(insert);
+    const accountId = crypto.randomUUID();
+    await Promise.all([3, 2, 4].map((n) => group(batch(accountId, n))));
+    expect(inserts).toEqual([9]);
+    expect(await store.countResults({ accountId })).toBe(9);
+  });
+
   it('rejects every call of a failed insert, stores none of it, and goes on with the next calls', async () => {
-    const { store, inserts, insert } = await recordedStore(2);
+    const { store, inserts, insert } = await recordedStore(1);
     const group = createInsertGroup(insert);
     const accountId = crypto.randomUUID();
     const outcomes = await Promise.allSettled([
@@ -60,7 +72,7 @@ describe('insert group (group commit of the ingestor)', () => {
       group(batch(accountId, 4)),
     ]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect(inserts).toEqual([2, 7]);
+    expect(inserts).toEqual([9]);
     expect(await store.countResults({ accountId })).toBe(0);
     // The bus redelivers: the same calls again succeed.
     await group(batch(accountId, 5));
@@ -72,7 +84,7 @@ describe('insert group (group commit of the ingestor)', () => {
     const group = createInsertGroup(insert, { maxResults: 5 });
     const accountId = crypto.randomUUID();
     await Promise.all([1, 3, 2, 6, 2, 2].map((n) => group(batch(accountId, n))));
-    expect(inserts).toEqual([1, 5, 6, 4]);
+    expect(inserts).toEqual([4, 2, 6, 4]);
   });
 
   it('resolves an empty call at once without an insert', async () => {

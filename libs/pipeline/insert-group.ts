@@ -7,6 +7,10 @@ import type { CheckResult } from '#domain';
  * rollup check). A batch per partition holds a few hundred to a few thousand results when
  * producers spread keys over many partitions, far below the 100k rows the ceiling inserts.
  *
+ * The first insert waits for the next turn of the event loop (setImmediate), so the batches of
+ * every partition handled at once that are ready by then share it too, rather than the first one
+ * going alone and the rest waiting behind it.
+ *
  * Each call resolves only once an insert holding all of its results succeeded, and rejects if
  * that insert failed, so a partition's offsets are committed only for durable work and a failed
  * insert is retried by every partition that had results in it (the insert is idempotent by id).
@@ -23,6 +27,15 @@ export function createInsertGroup(
   }
   let queue: Waiter[] = [];
   let inFlight = false;
+  let scheduled = false;
+  function schedule(): void {
+    if (scheduled || inFlight) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      next();
+    });
+  }
 
   function next(): void {
     if (inFlight || queue.length === 0) return;
@@ -54,6 +67,6 @@ export function createInsertGroup(
     new Promise<void>((resolve, reject) => {
       if (results.length === 0) return resolve();
       queue.push({ results, resolve, reject });
-      next();
+      schedule();
     });
 }
