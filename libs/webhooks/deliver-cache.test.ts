@@ -1,4 +1,5 @@
 import http, { createServer, type IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedTarget, deliverWebhook, prepareRequest, type DeliveryOptions, type WebhookRequest } from './deliver.ts';
@@ -60,6 +61,12 @@ describe('deliverWebhook: cached request targets', () => {
     { url: `http://${base}/hook?a=1&b=%20x#frag`, method: 'post', headers: { 'X-Team': 'Zürich' }, body: '{"a":1}' },
     { url: `http://user:p%40ss@${base}/auth`, method: 'PUT', headers: { 'x-a': 'b' }, body: 'plain' },
     { url: `http://${base}`, method: 'GET', headers: {}, body: 'dropped' },
+    { url: `http://${base}/empty`, method: 'POST', headers: {}, body: '' },
+    { url: `http://${base}/empty`, method: 'PATCH', headers: { 'X-Many': 'one, two' }, body: '' },
+    { url: `http://${base}/gone`, method: 'DELETE', headers: {}, body: '' },
+    { url: `http://${base}/head`, method: 'HEAD', headers: {}, body: 'dropped' },
+    // The channel's own Authorization wins over the URL's user and password, as with Node's.
+    { url: `http://u:p@${base}/auth`, method: 'POST', headers: { Authorization: 'Bearer t' }, body: '{}' },
   ];
 
   it('sends the same method, URL, headers and body bytes as the uncached reference, on a miss and a hit', async () => {
@@ -76,6 +83,41 @@ describe('deliverWebhook: cached request targets', () => {
         return { ...rest, headers: sent };
       });
       for (const got of ours) expect(got).toEqual(ref);
+    }
+  });
+
+  it('a DELETE with a body frames it with its Content-Length (a header object sent it unframed)', async () => {
+    seen.length = 0;
+    const result = await deliverWebhook(
+      { url: `http://${base}/x`, method: 'DELETE', headers: {}, body: 'abc' },
+      options,
+    );
+    expect(result.outcome).toBe('delivered');
+    expect(seen[0]).toMatchObject({ method: 'DELETE', headers: { 'content-length': '3' } });
+    expect(seen[0]!.body.toString()).toBe('abc');
+  });
+
+  it('sets the Host header Node sets for the same URL (IPv6 literals, default and other ports, names)', () => {
+    const urls = [
+      'http://[::1]:8080/x',
+      'http://[2001:db8::1]/x',
+      'https://example.com:443/x',
+      'http://example.com:443/x',
+      'https://example.com:8443/x',
+      'http://Example.COM/x',
+      'http://user:pass@example.com:80/x',
+    ];
+    for (const url of urls) {
+      const req = (url.startsWith('https:') ? https : http).request(url, {
+        agent: false,
+        lookup: (_h, _o, callback) => callback(new Error('not sent')),
+      });
+      req.on('error', () => undefined);
+      const expected = { host: req.getHeader('host'), authorization: req.getHeader('authorization') ?? null };
+      req.destroy();
+      const target = cachedTarget(url, true);
+      expect(target.refusal).toBeNull();
+      if (target.refusal === null) expect({ host: target.host, authorization: target.authorization }).toEqual(expected);
     }
   });
 

@@ -149,7 +149,17 @@ const defaultLookups = {
  * method and headers. No address is cached: a new connection still resolves the name through the
  * lookup and the policy, at connect time.
  */
-type Target = { refusal: string } | { refusal: null; https: boolean; options: http.RequestOptions };
+type Target =
+  | { refusal: string }
+  | {
+      refusal: null;
+      https: boolean;
+      options: http.RequestOptions;
+      /** The Host header Node would set for these options. */
+      host: string;
+      /** `Basic …` from the URL's user and password, as Node would set it; null without them. */
+      authorization: string | null;
+    };
 
 function targetOf(rawUrl: string, allowPrivate: boolean): Target {
   let url: URL;
@@ -171,7 +181,22 @@ function targetOf(rawUrl: string, allowPrivate: boolean): Target {
   }
   // What http.request(url, …) itself does with a URL (auth from user:password included).
   const options = urlToHttpOptions(url);
-  return { refusal: null, https: url.protocol === 'https:', options };
+  const secure = url.protocol === 'https:';
+  return {
+    refusal: null,
+    https: secure,
+    options,
+    host: hostHeader(options.hostname ?? 'localhost', options.port, secure ? 443 : 80),
+    authorization: options.auth ? `Basic ${Buffer.from(options.auth).toString('base64')}` : null,
+  };
+}
+
+/** Node's Host header for a request: an IPv6 literal in brackets, the port unless it is the default. */
+function hostHeader(hostname: string, port: http.RequestOptions['port'], defaultPort: number): string {
+  const first = hostname.indexOf(':');
+  const bracketed =
+    first !== -1 && hostname.includes(':', first + 1) && !hostname.startsWith('[') ? `[${hostname}]` : hostname;
+  return port && Number(port) !== defaultPort ? `${bracketed}:${String(port)}` : bracketed;
 }
 
 /** Targets by policy and URL; cleared when full, as rendered URLs with per-alert values never repeat. */
@@ -196,6 +221,33 @@ function describe(error: unknown): string {
   const { code, message } = error as { code?: unknown; message?: unknown };
   const text = typeof message === 'string' && message !== '' ? message : String(error);
   return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}
+
+/** Methods Node sends an empty body for without a Content-Length (no body at all). */
+const NO_EMPTY_LENGTH = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
+
+/**
+ * The request's header lines as one flat list, stored by Node as the request is made: the same
+ * lines Node writes for a header object (the headers, Host, Authorization from the URL unless one
+ * is set, Content-Length), without storing and validating each header twice (setHeader, then
+ * the head). Node still validates every name and value here, so CR/LF can never go out. A
+ * DELETE with a body gets its Content-Length (from a header object Node sends none, and the body
+ * goes out unframed).
+ */
+function headerList(prepared: ReturnType<typeof prepareRequest>, target: Target & { refusal: null }): string[] {
+  const list: string[] = [];
+  let authorization = false;
+  for (const name in prepared.headers) {
+    list.push(name, wireValue(prepared.headers[name]!));
+    if (name.length === 13 && name.toLowerCase() === 'authorization') authorization = true;
+  }
+  // A channel's own Host header is never sent (the service sets it), so this is the only one.
+  list.push('Host', target.host);
+  if (target.authorization !== null && !authorization) list.push('Authorization', target.authorization);
+  const body = BODYLESS.has(prepared.method) ? '' : prepared.body;
+  if (body !== '' || !NO_EMPTY_LENGTH.has(prepared.method))
+    list.push('Content-Length', String(Buffer.byteLength(body)));
+  return list;
 }
 
 /** Sends one attempt. Never throws: every way it can end is a result. Redirects are not followed. */
@@ -231,12 +283,10 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
   try {
     const policy = options.allowPrivate ? 'open' : 'strict';
     const pool = agents[policy];
-    const headers: Record<string, string> = {};
-    for (const name in prepared.headers) headers[name] = wireValue(prepared.headers[name]!);
     req = (target.https ? https : http).request({
       ...target.options,
       method: prepared.method,
-      headers,
+      headers: headerList(prepared, target),
       agent: target.https ? pool.https : pool.http,
       // Every new connection resolves and checks its addresses here (the default resolver's
       // lookup is built once per policy; a custom one per attempt).
