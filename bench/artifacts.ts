@@ -8,28 +8,33 @@
  * Target: failing runs with artifacts at least 0.8 of the rate without.
  *
  *   npm run bench -- artifacts [--runs 16] [--rounds 5] [--concurrency 4] [--store fs|s3]
+ *     [--browser 'label=/path/to/chromium --switch …' …] [--failing-only]
  *
  * --store s3 writes to the loopback s3proxy of scripts/services.sh (a bucket of its own).
+ * --browser (repeatable) compares browsers or switches: each is its own pool, and its modes join
+ * the same alternating rounds, so the ratios of all of them come from one run. Without it, the
+ * configured browser alone (CHROMIUM_HEADLESS_SHELL_PATH when installed, else CHROMIUM_PATH).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { createArtifactStore, createFilesystemArtifactStore, keepArtifacts, type ArtifactStore } from '#artifacts';
 import { createLogger } from '#core';
 import { browserSchema } from '#domain';
-import { createBrowserPool, createProber } from '#probes';
+import { createBrowserPool, createProber, type ManagedBrowserPool } from '#probes';
 import { printMachine, printTable, writeResults } from './support/report.ts';
 import { measureRounds, median, onOffRatios } from './support/rounds.ts';
 import { round } from './support/stats.ts';
 import { benchConfig } from './config.ts';
 
-type Mode = { name: string; path: string; artifacts: 'NEVER' | 'ON_FAILURE' };
-const MODES: Mode[] = [
+type Mode = { name: string; path: string; artifacts: 'NEVER' | 'ON_FAILURE'; variant?: Variant };
+type Variant = { label: string; path: string; args: string[]; pool?: ManagedBrowserPool };
+const BASE_MODES: Mode[] = [
   { name: 'failing, artifacts off', path: '/down', artifacts: 'NEVER' },
   { name: 'failing, artifacts on', path: '/down', artifacts: 'ON_FAILURE' },
   { name: 'passing, artifacts off', path: '/ok', artifacts: 'NEVER' },
@@ -74,12 +79,19 @@ export async function run(argv: string[]): Promise<void> {
       rounds: { type: 'string', default: '5' },
       concurrency: { type: 'string', default: '4' },
       store: { type: 'string', default: 'fs' },
+      browser: { type: 'string', multiple: true },
+      'failing-only': { type: 'boolean', default: false },
     },
   });
   const runs = Number(values.runs);
   const rounds = Number(values.rounds);
   const concurrency = Number(values.concurrency);
-  const chromium = benchConfig.chromiumPath;
+  const variants = parseVariants(values.browser);
+  const base = values['failing-only'] ? BASE_MODES.filter((mode) => mode.path === '/down') : BASE_MODES;
+  const named = variants.length > 1;
+  const MODES: Mode[] = variants.flatMap((variant) =>
+    base.map((mode) => ({ ...mode, name: named ? `${variant.label}: ${mode.name}` : mode.name, variant })),
+  );
 
   const server = createServer((req, res) => {
     const ok = req.url === '/ok';
@@ -88,11 +100,17 @@ export async function run(argv: string[]): Promise<void> {
     res.end(PAGE(ok ? 'All fine' : 'Service unavailable'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const dir = mkdtempSync(join(tmpdir(), 'bench-artifacts-'));
   const store = values.store === 's3' ? await s3Store() : createFilesystemArtifactStore(dir);
   const logger = createLogger({ level: 'warn' });
-  const pool = createBrowserPool({ executablePath: chromium, maxPages: concurrency, logger });
+  for (const variant of variants)
+    variant.pool = createBrowserPool({
+      executablePath: variant.path,
+      extraArgs: variant.args,
+      maxPages: concurrency,
+      logger,
+    });
   const prober = createProber({ logger });
   const accountId = randomUUID();
   const checkId = randomUUID();
@@ -100,7 +118,7 @@ export async function run(argv: string[]): Promise<void> {
   const oneRun = async (mode: Mode) => {
     const definition = {
       checkType: 'BROWSER' as const,
-      browser: browserSchema.parse({ url: base + mode.path, artifacts: mode.artifacts }),
+      browser: browserSchema.parse({ url: origin + mode.path, artifacts: mode.artifacts }),
     };
     const outcome = await prober.runProbe(definition, {
       resultId: randomUUID(),
@@ -114,22 +132,25 @@ export async function run(argv: string[]): Promise<void> {
       secretValues: [],
       allowPrivate: true,
       timeoutMs: 30_000,
-      browser: pool,
+      browser: mode.variant!.pool!,
     });
     if (outcome.artifacts) await keepArtifacts(store, outcome.result, outcome.artifacts);
     return outcome.artifacts?.reduce((sum, artifact) => sum + artifact.body.length, 0) ?? 0;
   };
   printMachine();
   const figures = await measureRounds({ modes: MODES, runs, rounds, concurrency, oneRun });
-  await pool.close();
+  for (const variant of variants) await variant.pool!.close();
   await prober.close();
   await store.close();
   server.close();
   rmSync(dir, { recursive: true, force: true });
 
-  const failing = onOffRatios(figures, 'failing, artifacts on', 'failing, artifacts off');
-  const passing = onOffRatios(figures, 'passing, artifacts on', 'passing, artifacts off');
-  const ratios = (mode: Mode) => (mode.path === '/down' ? failing : passing);
+  const nameOf = (variant: Variant, mode: string) => (named ? `${variant.label}: ${mode}` : mode);
+  const ratiosOf = (variant: Variant, path: string) => {
+    const kind = path === '/down' ? 'failing' : 'passing';
+    return onOffRatios(figures, nameOf(variant, `${kind}, artifacts on`), nameOf(variant, `${kind}, artifacts off`));
+  };
+  const first = variants[0]!;
   printTable(
     `artifacts: BROWSER runs, ${runs} per mode per round, ${rounds} rounds, ${concurrency} at once, store ${values.store} (medians of the rounds)`,
     [
@@ -139,11 +160,13 @@ export async function run(argv: string[]): Promise<void> {
       'CPU ms per run',
       'KiB kept per run',
       'ratio on/off: rates, per round, CPU',
+      ...(named ? [`rate ÷ ${first.label}'s, same mode`] : []),
       'target',
     ],
     MODES.map((mode) => {
       const entry = figures.get(mode.name)!;
-      const r = ratios(mode);
+      const r = ratiosOf(mode.variant!, mode.path);
+      const againstFirst = median(entry.perMinute) / median(figures.get(nameOf(first, modeName(mode)))!.perMinute);
       return [
         mode.name,
         round(median(entry.perMinute)),
@@ -151,28 +174,68 @@ export async function run(argv: string[]): Promise<void> {
         round(median(entry.cpuMsPerRun)),
         round(entry.bytesPerRun / 1024),
         mode.artifacts === 'NEVER' ? '' : [r.rate, r.perRound, r.cpu].map((x) => round(x, 2)).join(', '),
-        mode.path === '/down' && mode.artifacts !== 'NEVER' ? 0.8 : '',
+        ...(named ? [round(againstFirst, 2)] : []),
+        mode.path === '/down' && mode.artifacts !== 'NEVER' ? TARGET : '',
       ];
     }),
   );
+  const failing = Object.fromEntries(
+    variants.map((variant) => {
+      const r = ratiosOf(variant, '/down');
+      return [
+        variant.label,
+        { rateRatio: round(r.rate, 2), perRoundRatio: round(r.perRound, 2), cpuRatio: round(r.cpu, 2) },
+      ];
+    }),
+  );
+  for (const [label, r] of Object.entries(failing))
+    console.log(
+      `target: ${label}: failing runs with artifacts ${r.rateRatio} of the rate without (per round ${r.perRoundRatio}, CPU ${r.cpuRatio}); ≥ ${TARGET}: ${r.rateRatio >= TARGET ? 'met' : 'missed'}`,
+    );
   writeResults('artifacts', {
     runs,
     rounds,
     concurrency,
     store: values.store,
+    browsers: variants.map(({ label, path, args }) => ({ label, path, args })),
     runsPerMinute: Object.fromEntries([...figures].map(([name, f]) => [name, f.perMinute.map((x) => round(x))])),
     cpuMsPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.cpuMsPerRun.map((x) => round(x))])),
     bytesPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.bytesPerRun])),
-    failing: {
-      rateRatio: round(failing.rate, 2),
-      perRoundRatio: round(failing.perRound, 2),
-      cpuRatio: round(failing.cpu, 2),
-    },
-    passing: {
-      rateRatio: round(passing.rate, 2),
-      perRoundRatio: round(passing.perRound, 2),
-      cpuRatio: round(passing.cpu, 2),
-    },
-    target: 0.8,
+    failing,
+    ...(values['failing-only']
+      ? {}
+      : {
+          passing: Object.fromEntries(
+            variants.map((variant) => {
+              const r = ratiosOf(variant, '/ok');
+              return [
+                variant.label,
+                { rateRatio: round(r.rate, 2), perRoundRatio: round(r.perRound, 2), cpuRatio: round(r.cpu, 2) },
+              ];
+            }),
+          ),
+        }),
+    target: TARGET,
+  });
+}
+
+const TARGET = 0.8;
+
+/** The mode's name without its browser's label. */
+const modeName = (mode: Mode) =>
+  `${mode.path === '/down' ? 'failing' : 'passing'}, artifacts ${mode.artifacts === 'NEVER' ? 'off' : 'on'}`;
+
+/** `label=/path/to/chromium --switch …`; without any, the configured browser. */
+function parseVariants(specs: string[] | undefined): Variant[] {
+  if (!specs?.length) {
+    const shell = benchConfig.chromiumHeadlessShellPath;
+    const path = shell && existsSync(shell) ? shell : benchConfig.chromiumPath;
+    return [{ label: basename(path), path, args: [] }];
+  }
+  return specs.map((spec) => {
+    const [head, ...args] = spec.trim().split(/\s+/);
+    const at = head!.indexOf('=');
+    if (at <= 0) throw new Error(`--browser ${JSON.stringify(spec)}: expected label=/path/to/chromium [--switch …]`);
+    return { label: head!.slice(0, at), path: head!.slice(at + 1), args };
   });
 }

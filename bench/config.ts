@@ -11,6 +11,8 @@ export const benchConfig = {
   eventStorePostgresUrl: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:54329/vigil',
   /** Debian's Chromium, as scripts/services.sh checks it. */
   chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  /** The headless shell BROWSER checks prefer (empty: none), as the runner's config reads it. */
+  chromiumHeadlessShellPath: process.env.CHROMIUM_HEADLESS_SHELL_PATH ?? '/usr/lib/chromium/chromium-headless-shell',
   /** The loopback s3proxy of scripts/services.sh (`services.sh env` prints these). */
   s3Endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:9327',
   s3AccessKeyId: process.env.S3_ACCESS_KEY_ID ?? 'vigil',

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Local backing services for Vigil: Redis, ClickHouse, Kafka (KRaft), PostgreSQL, s3proxy and
 # dnsmasq, all on 127.0.0.1, with every data/log/pid file under <repo>/.services/,
-# plus Debian's Chromium (installed, not a server) for browser checks.
+# plus Debian's Chromium and its headless shell (installed, not servers) for browser checks.
 #
 # Usage: scripts/services.sh <command> [service...]
 #   up|start   [service ...]                 install what is missing, start, wait until answering
@@ -36,7 +36,7 @@
 # - Readiness probes: Redis `PING`, ClickHouse `SELECT 1` over HTTP, Kafka a
 #   metadata request with kcat (falls back to org.apache.kafka.tools.TopicCommand),
 #   PostgreSQL `SELECT 1` with psql (then the database `vigil` is created if missing),
-#   dnsmasq a `dig` query over UDP and over TCP, Chromium `chromium --version`,
+#   dnsmasq a `dig` query over UDP and over TCP, Chromium `chromium --version` and its headless shell,
 #   bubblewrap (the script sandbox, libs/sandbox) `bwrap --version`.
 # - PostgreSQL (Debian's postgresql, newest /usr/lib/postgresql/*/bin) trusts
 #   connections from 127.0.0.1; run as root, the server runs as the `postgres` user.

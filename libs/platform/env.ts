@@ -87,6 +87,11 @@ export const runnerEnv = {
   VIGIL_RUNNER_ALLOW_PRIVATE: env.bool(false),
   /** Debian's chromium; browser checks drive it with playwright-core. */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /**
+   * Debian's chromium-headless-shell, which BROWSER checks drive when it is installed (about a
+   * quarter of Chromium's CPU per run); empty, or not installed, they drive CHROMIUM_PATH.
+   */
+  CHROMIUM_HEADLESS_SHELL_PATH: z.string().default('/usr/lib/chromium/chromium-headless-shell'),
   /** Where script runtimes are installed (npm run runtimes:install); unset, <repo>/.runtimes. */
   VIGIL_RUNTIMES_DIR: z.string().min(1).optional(),
 };

@@ -44,7 +44,7 @@ beforeAll(async () => {
     res.end(req.url === '/ok' ? '<p>fine</p>' : FAILING);
   });
   pool = createBrowserPool({
-    executablePath: services().CHROMIUM_PATH,
+    executablePath: services().CHROMIUM_HEADLESS_SHELL_PATH,
     maxPages: 2,
     logger: createLogger({ level: 'silent' }),
   });

@@ -24,7 +24,7 @@ beforeAll(async () => {
     return res.end('<!doctype html><title>local</title><p>a private target, allowed</p>');
   });
   pool = createBrowserPool({
-    executablePath: services().CHROMIUM_PATH,
+    executablePath: services().CHROMIUM_HEADLESS_SHELL_PATH,
     maxPages: 1,
     logger: createLogger({ level: 'silent' }),
   });

@@ -58,7 +58,7 @@ afterEach(async () => {
 
 function newPool(): ManagedBrowserPool {
   pool = createBrowserPool({
-    executablePath: services().CHROMIUM_PATH,
+    executablePath: services().CHROMIUM_HEADLESS_SHELL_PATH,
     maxPages: MAX_PAGES,
     logger: createLogger({ level: 'silent' }),
   });
@@ -74,7 +74,8 @@ function chromiumPids(): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (comm === 'chromium' && ppid === process.pid) pids.push(Number(entry));
+      // 'chromium', or the headless shell's name cut to 15 characters ('chromium-headle').
+      if (comm.startsWith('chromium') && ppid === process.pid) pids.push(Number(entry));
     } catch {
       // The process ended while listed.
     }

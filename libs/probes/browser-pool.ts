@@ -28,6 +28,8 @@ const UNSIGNALLED_RUN_MS = 120_000;
 
 export interface BrowserPoolOptions {
   executablePath: string;
+  /** Switches added to CHROMIUM_ARGS (benchmarks compare raster switches with them). */
+  extraArgs?: readonly string[];
   /** Runs (browser contexts) open at once; more wait for a slot. */
   maxPages: number;
   logger: Logger;
@@ -88,7 +90,7 @@ export function createBrowserPool(options: BrowserPoolOptions): ManagedBrowserPo
     const server = await chromium.launchServer({
       executablePath: options.executablePath,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...(options.extraArgs ?? [])],
       timeout: LAUNCH_MS,
     });
     try {

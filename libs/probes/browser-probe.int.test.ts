@@ -60,7 +60,7 @@ beforeAll(async () => {
     }
   });
   pool = createBrowserPool({
-    executablePath: services().CHROMIUM_PATH,
+    executablePath: services().CHROMIUM_HEADLESS_SHELL_PATH,
     maxPages: 2,
     logger: createLogger({ level: 'silent' }),
   });

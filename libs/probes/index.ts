@@ -10,7 +10,7 @@ export {
 } from './run.ts';
 export { isScriptDefinition } from './script-probe.ts';
 export { runnableOf } from './definition.ts';
-export { createBrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions } from './browser-pool.ts';
+export { createBrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions, type ManagedBrowserPool } from './browser-pool.ts';
 export { evaluateAssertions, describeAssertion, type Observed } from './assertions.ts';
 export { substitute, createScrubber, SCRUBBED } from './secrets.ts';
 export { ALLOW_PRIVATE_HINT, AddressRefused, resolveGuarded } from './address.ts';

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequestSchema, retryStrategySchema } from '#domain';
-import { backoffSeconds, runProbe, runWithRetries } from './run.ts';
+import { backoffSeconds, browserPath, runProbe, runWithRetries } from './run.ts';
 import { httpServer, probeContext, type TestServer } from './test-helpers.ts';
 
 let server: TestServer;
@@ -76,5 +79,28 @@ describe('retries', () => {
     const { result } = await runProbe(definition(), probeContext({ signal: controller.signal }));
     expect(result.hasFailures).toBe(true);
     expect(result.errorMessage).toContain('shutting down');
+  });
+});
+
+describe('the browser BROWSER runs drive', () => {
+  // Real files: an executable one stands in for the installed shell, a plain file for a broken one.
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-browser-path-'));
+  const shell = join(dir, 'chromium-headless-shell');
+  const notExecutable = join(dir, 'not-executable');
+  writeFileSync(shell, '#!/bin/sh\n', { mode: 0o755 });
+  writeFileSync(notExecutable, '', { mode: 0o644 });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is the headless shell when it is installed', () => {
+    expect(browserPath({ chromiumPath: '/usr/bin/chromium', headlessShellPath: shell })).toBe(shell);
+  });
+
+  it('is Chromium when the shell is missing, not executable or not configured', () => {
+    for (const headlessShellPath of [join(dir, 'missing'), notExecutable, '', undefined])
+      expect(browserPath({ chromiumPath: '/usr/bin/chromium', headlessShellPath })).toBe('/usr/bin/chromium');
+  });
+
+  it('is none without Chromium or a shell', () => {
+    expect(browserPath({ headlessShellPath: join(dir, 'missing') })).toBeUndefined();
   });
 });

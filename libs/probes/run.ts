@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { SCRIPT_RESPONSE_TIME_CAP_MS, type RetryStrategy } from '#domain';
 import { sleep as abortableSleep, type Logger } from '#core';
 import { createBrowserPool } from './browser-pool.ts';
@@ -160,17 +161,40 @@ export async function runWithRetries(
 export interface ProberOptions {
   /** Debian's chromium; without it BROWSER runs fail with a clear message. */
   chromiumPath?: string;
+  /**
+   * Debian's chromium-headless-shell (old headless, Playwright's own choice for headless runs): the
+   * browser BROWSER runs drive when it is installed. It lays out and rasters at about a quarter of
+   * Chromium's --headless CPU (a failing run with a full-page screenshot and a trace 286 ms against
+   * 1,040, bench/artifacts.ts), the same engine version from the same source package.
+   */
+  headlessShellPath?: string;
   maxPages?: number;
   /** Runs script checks (MULTI_STEP, PLAYWRIGHT, BROWSER with a script); its owner closes it. */
   scripts?: ScriptRunner;
   logger: Logger;
 }
 
+/** The headless shell when it is installed, else Chromium (a missing shell is no error: it is optional). */
+export function browserPath(options: Pick<ProberOptions, 'chromiumPath' | 'headlessShellPath'>): string | undefined {
+  const shell = options.headlessShellPath;
+  if (shell) {
+    try {
+      accessSync(shell, constants.X_OK);
+      return shell;
+    } catch {
+      // Not installed here: Chromium does the same work at a higher cost.
+    }
+  }
+  return options.chromiumPath;
+}
+
 /** runProbe and runWithRetries with a lazily launched browser pool, closed by close(). */
 export function createProber(options: ProberOptions): Prober {
-  const pool: BrowserPool | undefined = options.chromiumPath
+  const executablePath = browserPath(options);
+  if (executablePath) options.logger.info({ executablePath }, 'BROWSER checks drive this browser');
+  const pool: BrowserPool | undefined = executablePath
     ? createBrowserPool({
-        executablePath: options.chromiumPath,
+        executablePath,
         maxPages: options.maxPages ?? 4,
         logger: options.logger,
       })

@@ -24,6 +24,8 @@ export interface ServiceEnv {
   DNS_HOSTS_DIR: string;
   /** Debian's Chromium, for playwright-core's executablePath. */
   CHROMIUM_PATH: string;
+  /** Debian's chromium-headless-shell, which BROWSER checks drive (libs/probes createProber). */
+  CHROMIUM_HEADLESS_SHELL_PATH: string;
   /** s3proxy (filesystem backend), an S3-compatible server for the artifact store, and its credentials. */
   S3_ENDPOINT: string;
   S3_ACCESS_KEY_ID: string;
@@ -79,7 +81,7 @@ export default async function setup(project: TestProject): Promise<void> {
         .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
     );
     const { REDIS_URL, CLICKHOUSE_URL, KAFKA_BROKERS, POSTGRES_URL, DNS_SERVER, DNS_HOSTS_DIR, CHROMIUM_PATH } = values;
-    const { S3_ENDPOINT, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } = values;
+    const { S3_ENDPOINT, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, CHROMIUM_HEADLESS_SHELL_PATH } = values;
     if (
       !REDIS_URL ||
       !CLICKHOUSE_URL ||
@@ -88,6 +90,7 @@ export default async function setup(project: TestProject): Promise<void> {
       !DNS_SERVER ||
       !DNS_HOSTS_DIR ||
       !CHROMIUM_PATH ||
+      !CHROMIUM_HEADLESS_SHELL_PATH ||
       !S3_ENDPOINT ||
       !S3_ACCESS_KEY_ID ||
       !S3_SECRET_ACCESS_KEY
@@ -102,6 +105,7 @@ export default async function setup(project: TestProject): Promise<void> {
       DNS_SERVER,
       DNS_HOSTS_DIR,
       CHROMIUM_PATH,
+      CHROMIUM_HEADLESS_SHELL_PATH,
       S3_ENDPOINT,
       S3_ACCESS_KEY_ID,
       S3_SECRET_ACCESS_KEY,

@@ -159,6 +159,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     }
     const probes = createProber({
       chromiumPath: config.CHROMIUM_PATH,
+      headlessShellPath: config.CHROMIUM_HEADLESS_SHELL_PATH,
       scripts,
       logger: log.child({ component: 'probes' }),
     });

@@ -25,6 +25,8 @@ export const agentConfigSchema = z.object({
   VIGIL_AGENT_POLL_WAIT_MS: env.int(20_000, 0, 25_000),
   /** Debian's chromium, for browser checks. */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /** The headless shell BROWSER checks prefer when installed; empty: CHROMIUM_PATH. */
+  CHROMIUM_HEADLESS_SHELL_PATH: z.string().default('/usr/lib/chromium/chromium-headless-shell'),
   /** Where script runtimes are installed; unset, <repo>/.runtimes (a cache, rebuilt when missing). */
   VIGIL_RUNTIMES_DIR: z.string().min(1).optional(),
   VIGIL_RUNTIMES_INSTALL: env.bool(true),

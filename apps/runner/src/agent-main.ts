@@ -35,6 +35,7 @@ const agent = startAgent({
     pollWaitMs: config.VIGIL_AGENT_POLL_WAIT_MS,
     version,
     chromiumPath: config.CHROMIUM_PATH,
+    headlessShellPath: config.CHROMIUM_HEADLESS_SHELL_PATH,
   },
 });
 lifecycle.add('agent', () => agent.stop());

@@ -27,6 +27,8 @@ export interface AgentSettings {
   pollWaitMs: number;
   version: string;
   chromiumPath?: string;
+  /** What BROWSER checks drive when installed (see createProber). */
+  headlessShellPath?: string;
   /** How long SIGTERM waits for runs in progress before handing them back. */
   drainMs?: number;
 }
@@ -58,7 +60,13 @@ export function startAgent(deps: {
   const agentId = randomUUID();
   const log = deps.log.child({ component: 'agent', agentId });
   const prober =
-    deps.prober ?? createProber({ chromiumPath: settings.chromiumPath, scripts: deps.scripts, logger: log });
+    deps.prober ??
+    createProber({
+      chromiumPath: settings.chromiumPath,
+      headlessShellPath: settings.headlessShellPath,
+      scripts: deps.scripts,
+      logger: log,
+    });
   const running = new Map<string, { lease: Lease; task: Promise<void> }>();
   const polling = new AbortController();
   const abandon = new AbortController();

@@ -22,6 +22,7 @@ type RunnerAppConfig = Pick<
   | 'VIGIL_RUNNER_MAX_LATENESS'
   | 'VIGIL_ENCRYPTION_KEY'
   | 'CHROMIUM_PATH'
+  | 'CHROMIUM_HEADLESS_SHELL_PATH'
   | 'VIGIL_RUNTIMES_DIR'
   | 'VIGIL_RUNTIMES_INSTALL'
   | 'VIGIL_ARTIFACT_RETENTION_DAYS'
@@ -75,6 +76,7 @@ export function startRunnerApp(context: {
       maxLateness: config.VIGIL_RUNNER_MAX_LATENESS,
       encryptionKey: config.VIGIL_ENCRYPTION_KEY,
       chromiumPath: config.CHROMIUM_PATH,
+      headlessShellPath: config.CHROMIUM_HEADLESS_SHELL_PATH,
     },
   });
   context.lifecycle.add('runner', () => runner.stop());

@@ -59,6 +59,12 @@ export interface RunnerSettings {
   drainMs?: number;
   /** How late a run may start, as a fraction of its frequency (at least 5 s), before it is skipped. */
   maxLateness?: number;
+  /**
+   * While this runner is saturated (it skipped a window in the last 10 s), how late a run may
+   * start at most (default 1 s): under overload it serves the recently due and skips the oldest,
+   * so the runs that do start start near on time rather than all at the edge of the lateness.
+   */
+  saturatedLateMs?: number;
 }
 
 export interface RunnerDeps {
@@ -92,6 +98,8 @@ const FLUSH_SIZE = 200;
 const FLUSH_DELAY_MS = 20;
 const RECONCILE_EVERY_MS = 30_000;
 export const DEFAULT_MAX_LATENESS = 0.08;
+const SATURATED_LATE_MS = 1_000;
+const SATURATED_WITHIN_S = 10;
 
 /** The sink of the deployment: Kafka when distributed, straight into the analytics store when embedded. */
 export function defaultSink(platform: Platform): ResultSink {
@@ -495,6 +503,9 @@ export function startRunner(deps: RunnerDeps): Runner {
           ({ claimed, skipped } = await queue.claimRuns(now, leaseMs, Math.min(free, 500), {
             since: startedAtMs,
             ...fair.lateRule(now),
+            ...(saturation.skippedWithin(SATURATED_WITHIN_S, now)
+              ? { lateCapMs: settings.saturatedLateMs ?? SATURATED_LATE_MS }
+              : {}),
           }));
           if (skipped > 0) saturation.skipped('saturated', skipped, now);
         } catch (error) {
