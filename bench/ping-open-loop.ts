@@ -3,13 +3,13 @@
  * Arrivals come at a fixed rate R spread over many heartbeat checks, whatever is outstanding, as
  * cron traffic does; latency runs from each ping's scheduled arrival. R steps up; a step holds
  * when its p99 is within the bound (default 1 s), every ping got a 2xx (no errors, no non-2xx) and
- * the answered rate kept up with R (≥ 0.95 R). The figure is the highest R that holds.
+ * the generator kept its schedule (sent ≥ 0.95 R). The figure is the highest R that holds.
  * The same steps run first against a bare fastify endpoint (GET /hello), in the same run, so the
  * load generator is shown to reach each rate by itself. A ping is answered once durable, as in
  * production: Kafka acknowledged it (--distributed), or the SQLite journal committed it.
  *
  *   npm run bench -- ping --open-loop [--distributed | --redis] [--rates 1000,2000,3000,4000,5000,6000]
- *                         [--step 10] [--checks 1000] [--sockets 1000] [--p99-bound 1000] [--cpu-prof]
+ *                         [--step 10] [--checks 3000] [--sockets 1000] [--p99-bound 1000] [--cpu-prof]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,7 +78,8 @@ export async function run(argv: string[]): Promise<void> {
       'open-loop': { type: 'boolean', default: true },
       rates: { type: 'string', default: '1000,2000,3000,4000,5000,6000' },
       step: { type: 'string', default: '10' },
-      checks: { type: 'string', default: '1000' },
+      // Each check is pinged every checks/R seconds (round robin); a cron job pings once a period (≥ 1 min).
+      checks: { type: 'string', default: '3000' },
       sockets: { type: 'string', default: '1000' },
       'p99-bound': { type: 'string', default: '1000' },
       redis: { type: 'boolean', default: false },
@@ -100,6 +101,8 @@ export async function run(argv: string[]): Promise<void> {
   const baseline: Step[] = [];
   try {
     await waitForHttp(`http://127.0.0.1:${port}/hello`, bare);
+    // Untimed: the sockets open and the JIT warms, as for Vigil below.
+    await step('warm-up', `http://127.0.0.1:${port}`, 'GET', () => '/hello', rates[0]!, 3, sockets, bare.pid, bound);
     for (const rate of rates)
       baseline.push(
         await step(

@@ -8,7 +8,7 @@ export interface OpenLoopStep {
   sent: number;
   /** Arrivals per second actually sent: below `rate` when this process could not keep up. */
   sentPerSec: number;
-  /** 2xx answers per second, over the time from the first arrival to the last answer. */
+  /** 2xx answers per second of arrivals (answers over the time the arrivals took to send). */
   okPerSec: number;
   ok: number;
   non2xx: number;
@@ -51,7 +51,6 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopStep> 
   let errors = 0;
   let inFlight = 0;
   let maxInFlight = 0;
-  let lastAnswer = 0;
   let sent = 0;
   const start = performance.now();
   let settleAll: () => void = () => undefined;
@@ -60,7 +59,6 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopStep> 
 
   const settle = (scheduled: number, status: number | null) => {
     const now = performance.now();
-    lastAnswer = now;
     inFlight -= 1;
     if (status === null) errors += 1;
     else {
@@ -117,7 +115,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopStep> 
     rate: options.rate,
     sent,
     sentPerSec: Math.round((sent * 1000) / (sentAt - start)),
-    okPerSec: Math.round((ok * 1000) / Math.max(1, lastAnswer - start)),
+    okPerSec: Math.round((ok * 1000) / Math.max(1, sentAt - start)),
     ok,
     non2xx,
     errors: errors + unanswered,

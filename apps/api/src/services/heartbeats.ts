@@ -25,7 +25,11 @@ export interface HeartbeatOptions {
   location: string;
   /** Pings per token per minute, per process. */
   perTokenPerMinute: number;
-  /** Batches being written at once (default 4, as many as the Kafka bus has producers). */
+  /**
+   * Batches being written at once (default 8: two per Kafka producer, so one batch's Redis read
+   * and last-ping write overlap another's send; with 4, open-loop runs showed every slot busy and
+   * pings queued while each producer sat idle through its batch's Redis round trips).
+   */
   concurrentBatches?: number;
   /** Most pings per batch (default 1000). */
   maxBatch?: number;
@@ -117,7 +121,7 @@ export class HeartbeatService {
   }
 
   private launch(): void {
-    const slots = this.options.concurrentBatches ?? 4;
+    const slots = this.options.concurrentBatches ?? 8;
     const maxBatch = this.options.maxBatch ?? 1000;
     while (this.inFlight < slots && this.queue.length > 0) {
       const batch: Waiting[] = [];
