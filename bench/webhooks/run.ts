@@ -17,7 +17,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger, createSecretBox, generateApiKey, parseEncryptionKey } from '#core';
@@ -306,7 +306,26 @@ export async function run(argv: string[]): Promise<void> {
       r.exact === '' ? '' : r.exact ? 'yes' : 'NO',
     ]),
   );
+  // Issue 26's targets, from this run's figures: each ratio is to the mean of the plain runs.
+  const [quiet, failures] = rows.filter((r) => r.run.startsWith('Vigil'));
+  const verdicts = [
+    { name: 'all endpoints answer', row: quiet, target: 0.5 },
+    { name: `${failing} of ${channels} fail their first attempt`, row: failures, target: 0.4 },
+  ].map(({ name, row, target }) => {
+    const achieved = row ? row.perSecond / baseline : 0;
+    const met = achieved >= target && row?.exact === true;
+    console.log(
+      `target (${name}): >= ${target} of plain keep-alive POSTs, exact: ${round(achieved, 2)} (${row?.perSecond ?? 0}/s vs ${baseline}/s, ${row?.cpuUs ?? 0} µs CPU per delivery vs ${baselineCpu}), exact ${row?.exact ? 'yes' : 'NO'}: ${met ? 'MET' : 'MISSED'}`,
+    );
+    return { name, target, ratio: round(achieved, 3), exact: row?.exact === true, met };
+  });
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((l) => round(l, 2))
+      .join(' ')}`,
+  );
   writeResults('webhooks', {
+    targets: verdicts,
     baseline: { perSecond: baseline, cpuUs: baselineCpu },
     options: {
       events,

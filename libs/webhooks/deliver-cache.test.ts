@@ -110,7 +110,7 @@ describe('deliverWebhook: cached request targets', () => {
     for (const url of urls) {
       const req = (url.startsWith('https:') ? https : http).request(url, {
         agent: false,
-        lookup: (_h, _o, callback) => callback(new Error('not sent')),
+        lookup: (_h, _o, callback) => callback(new Error('not sent'), '', 4),
       });
       req.on('error', () => undefined);
       const expected = { host: req.getHeader('host'), authorization: req.getHeader('authorization') ?? null };
