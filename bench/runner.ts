@@ -17,6 +17,7 @@
  *   npm run bench -- runner [--checks 20000] [--minutes 2] [--redis] [--cpu-prof]
  *
  * With --replicas K the runners are their own processes pinned to cores (bench/runner-replicas.ts).
+ * With --overload --checks C: C/2, C and 2.5·C checks in one run, and issue 29's targets (bench/runner-overload.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,8 @@ const MIN = 60_000;
 export async function run(argv: string[]): Promise<void> {
   // Runner replicas as their own processes, pinned to cores: bench/runner-replicas.ts.
   if (argv.includes('--replicas')) return (await import('./runner-replicas.ts')).run(argv);
+  // Half load, ceiling and 2.5x overload in one run, with the targets: bench/runner-overload.ts.
+  if (argv.includes('--overload')) return (await import('./runner-overload.ts')).run(argv);
   const { values } = parseArgs({
     args: argv,
     options: {

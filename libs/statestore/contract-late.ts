@@ -102,6 +102,19 @@ export function lateClaimCases(ctx: ContractContext): void {
       const second = await ctx.store.claimDueRuns(q2, g, now, lease, 1, 100, listed);
       expect(members(second.claimed)).toEqual(['spared']);
       expect(second.skipped).toBe(1);
+      // With a late cap, an entry 2 s late (its own lateness 5 s) is skipped when the cap is 1 s, not when it is 3 s.
+      const q3 = ctx.key('q3');
+      await ctx.store.write([
+        { op: 'zadd', key: q3, member: 'late', score: now - 2_000 },
+        { op: 'set', key: prefix + 'late', value: slot(10 * MIN, now - 2_000, at(18_000)) },
+      ]);
+      const roomy = await ctx.store.claimDueRuns(q3, g, now, lease, 1, 100, { ...rule, lateCapMs: 3_000 });
+      expect(members(roomy.claimed)).toEqual(['late']);
+      await ctx.store.write([{ op: 'zadd', key: q3, member: 'late', score: now - 2_000 }]);
+      const capped = await ctx.store.claimDueRuns(q3, g, now, lease, 1, 100, { ...rule, lateCapMs: 1_000 });
+      expect(capped).toEqual({ claimed: [], skipped: 1 });
+      expect(await ctx.store.zscore(q3, 'late')).toBe(11 * MIN + 18_000);
+      expect(JSON.parse((await ctx.store.get(prefix + 'late'))!)).toMatchObject({ window: 11 * MIN, late: 5_000 });
       await expect(ctx.store.claimDueRuns(q2, g, now, lease, -1, 100, listed)).rejects.toBeInstanceOf(ValidationError);
       expect(await ctx.store.claimDueRuns(q2, g, now, lease, 0, 100, listed)).toEqual({ claimed: [], skipped: 0 });
     });

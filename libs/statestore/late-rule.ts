@@ -45,11 +45,12 @@ export function lateSkip(
   const s = runSlot(raw);
   if (!s) return null;
   const { window: w, every: f } = s;
-  if (s.due < rule.since || score >= s.due + leaseMs || now - s.due <= s.late || now >= w + f + leaseMs) return null;
+  const late = Math.min(s.late, rule.lateCapMs ?? Infinity);
+  if (s.due < rule.since || score >= s.due + leaseMs || now - s.due <= late || now >= w + f + leaseMs) return null;
   const spared = listed.has(group) === rule.spareListed;
   if (spared && now < w + f) return null;
   let next = Math.max(w + f, Math.floor(now / f) * f);
-  while (now - (next + s.offset) > s.late) next += f;
+  while (now - (next + s.offset) > late) next += f;
   const due = next + s.offset;
   const slot = { kind: 'run', window: next, due, every: f, offset: s.offset, late: s.late };
   return { slot: JSON.stringify(slot), due, windows: Math.round((next - w) / f) };

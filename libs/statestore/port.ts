@@ -37,6 +37,8 @@ export interface LateRule {
   since: number;
   groups: string[];
   spareListed: boolean;
+  /** When set, an entry is late past min(L, lateCapMs): a saturated caller serves recent entries, not old ones. */
+  lateCapMs?: number;
 }
 
 export interface ClaimedRun extends ScoredMember {

@@ -96,15 +96,16 @@ return out
 /**
  * The fair claim with the late rule of LateRule (port.ts): KEYS = queue, groups hash, slot key
  * prefix (a KEYS entry so the client's key prefix applies to it), skips hash; ARGV = now, lease
- * end, limit, scan, lease, since, spareListed ('1'/'0'), then the listed groups. Returns
+ * end, limit, scan, lease, since, spareListed ('1'/'0'), late cap (ms, '' for none), then the listed groups. Returns
  * member, score, slot ('' for none) per claimed entry, then the number of windows skipped.
  * Numbers are written with %.0f: Lua's tostring would print 1.8e+12.
  */
 const CLAIM_RUNS_LUA = `
 local now, limit, lease, since = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local spareListed = ARGV[7] == '1'
+local cap = tonumber(ARGV[8])
 local listed = {}
-for i = 8, #ARGV do listed[ARGV[i]] = true end
+for i = 9, #ARGV do listed[ARGV[i]] = true end
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
 local n = #due / 2
 if n == 0 then return {0} end
@@ -125,10 +126,12 @@ for i = 1, n do
     if ok and type(s) == 'table' and s.kind == 'run' and type(s.window) == 'number' and type(s.due) == 'number'
       and type(s.every) == 'number' and s.every > 0 and type(s.offset) == 'number' and type(s.late) == 'number' then
       local w, f, score = s.window, s.every, tonumber(due[2 * i])
-      if s.due >= since and score < s.due + lease and now - s.due > s.late and now < w + f + lease
+      local lateMs = s.late
+      if cap and cap < lateMs then lateMs = cap end
+      if s.due >= since and score < s.due + lease and now - s.due > lateMs and now < w + f + lease
         and not (((listed[g] == true) == spareListed) and now < w + f) then
         local nx = math.max(w + f, math.floor(now / f) * f)
-        while now - (nx + s.offset) > s.late do nx = nx + f end
+        while now - (nx + s.offset) > lateMs do nx = nx + f end
         local nd = nx + s.offset
         redis.call('SET', slotKeys[i], '{"kind":"run","window":' .. num(nx) .. ',"due":' .. num(nd) .. ',"every":' .. num(f)
           .. ',"offset":' .. num(s.offset) .. ',"late":' .. num(s.late) .. '}')
@@ -425,6 +428,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
           ...[key, groupsKey, rule.slotPrefix, rule.skipsKey],
           ...[String(now), leaseEnd, String(limit), String(window), String(leaseMs), String(rule.since)],
           rule.spareListed ? '1' : '0',
+          rule.lateCapMs === undefined ? '' : String(checkScore(rule.lateCapMs, 'lateCapMs')),
           ...rule.groups,
         ),
       );

@@ -114,6 +114,7 @@ export interface LateClaim {
   since: number;
   groups: string[];
   spareListed: boolean;
+  lateCapMs?: number;
 }
 
 const APPLIED_TTL_MS = 7 * 86_400_000;
@@ -174,6 +175,7 @@ export class DueQueue {
         since: late.since,
         groups: late.groups,
         spareListed: late.spareListed,
+        ...(late.lateCapMs === undefined ? {} : { lateCapMs: late.lateCapMs }),
       },
     );
     return {

@@ -37,6 +37,13 @@ export class SaturationTracker {
     this.perSecond[slot]! += windows;
   }
 
+  /** Whether this process skipped a window as late in the last `seconds` seconds. */
+  skippedWithin(seconds: number, nowMs = Date.now()): boolean {
+    const second = Math.floor(nowMs / 1000);
+    for (let i = 0; i < 60; i++) if (this.secondOf[i]! > second - seconds && this.perSecond[i]! > 0) return true;
+    return false;
+  }
+
   details(nowMs = Date.now()): SaturationDetails {
     const second = Math.floor(nowMs / 1000);
     let skippedLastMinute = 0;
