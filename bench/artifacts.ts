@@ -192,6 +192,25 @@ export async function run(argv: string[]): Promise<void> {
     console.log(
       `target: ${label}: failing runs with artifacts ${r.rateRatio} of the rate without (per round ${r.perRoundRatio}, CPU ${r.cpuRatio}); ≥ ${TARGET}: ${r.rateRatio >= TARGET ? 'met' : 'missed'}`,
     );
+  // Beside the issue's own ratio (same browser, on ÷ off): each browser's failing runs with artifacts
+  // against the first browser's without, i.e. what a switch of browser does to the runner's rate.
+  const across = variants.slice(1).map((variant) => {
+    const on = figures.get(nameOf(variant, 'failing, artifacts on'))!;
+    const off = figures.get(nameOf(first, 'failing, artifacts off'))!;
+    const rate = median(on.perMinute) / median(off.perMinute);
+    const perRound = median(on.perMinute.map((x, i) => x / off.perMinute[i]!));
+    const cpu = median(off.cpuMsPerRun) / median(on.cpuMsPerRun);
+    console.log(
+      `across browsers: ${variant.label} failing with artifacts ÷ ${first.label} failing without: rates ${round(rate, 2)}, per round ${round(perRound, 2)}, CPU ${round(cpu, 2)} (not the issue's ratio)`,
+    );
+    return {
+      label: variant.label,
+      against: first.label,
+      rateRatio: round(rate, 2),
+      perRoundRatio: round(perRound, 2),
+      cpuRatio: round(cpu, 2),
+    };
+  });
   writeResults('artifacts', {
     runs,
     rounds,
@@ -202,6 +221,7 @@ export async function run(argv: string[]): Promise<void> {
     cpuMsPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.cpuMsPerRun.map((x) => round(x))])),
     bytesPerRun: Object.fromEntries([...figures].map(([name, f]) => [name, f.bytesPerRun])),
     failing,
+    across,
     ...(values['failing-only']
       ? {}
       : {
