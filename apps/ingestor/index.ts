@@ -1,3 +1,3 @@
-export { startIngestor, INGESTOR_GROUP } from './src/ingestor.ts';
+export { startIngestor, INGESTOR_GROUP, INGESTOR_PARTITIONS_CONCURRENTLY } from './src/ingestor.ts';
 export { ingestorEnv } from './src/config.ts';
 export { ingestorConfigSchema } from './src/config.ts';

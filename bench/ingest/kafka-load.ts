@@ -92,6 +92,10 @@ export interface Hold {
   seconds: number;
   produced: number;
   lag: Summary;
+  /** The same lag from when the tick's send started (leaves out the producer falling behind). */
+  lagFromSend: Summary;
+  /** Kafka's acknowledgement of a tick's send, from its start. */
+  produceAck: Summary;
   /** Ticks whose send started more than one tick late: the producer could not keep the rate. */
   lateTicks: number;
   cpuUsPerResult: number;
@@ -138,8 +142,10 @@ export async function holdRate(
   const partitioner = kafkajs.Partitioners.DefaultPartitioner();
   const metadata = (await admin.fetchTopicMetadata({ topics: [o.topic] })).topics[0]!.partitions;
   const producers: { producer: Producer; busy: boolean }[] = [];
-  const pending: { at: number; last: Map<number, number> | undefined }[] = [];
+  const pending: { at: number; sentAt: number; last: Map<number, number> | undefined }[] = [];
   const lags: number[] = [];
+  const lagsFromSend: number[] = [];
+  const acks: number[] = [];
   let late = 0;
   const sends: Promise<void>[] = [];
   const getProducer = async () => {
@@ -165,6 +171,7 @@ export async function holdRate(
         if (!tick.last) continue;
         if ([...tick.last].every(([partition, lastOffset]) => (offsets.get(partition) ?? 0) > lastOffset)) {
           lags.push(now - tick.at);
+          lagsFromSend.push(now - tick.sentAt);
           pending.splice(i, 1);
         }
       }
@@ -185,14 +192,15 @@ export async function holdRate(
     }));
     const counts = new Map<number, number>();
     for (const message of messages) counts.set(message.partition, (counts.get(message.partition) ?? 0) + 1);
-    const tick: (typeof pending)[number] = { at, last: undefined };
-    pending.push(tick);
     const entry = await getProducer();
     entry.busy = true;
+    const tick: (typeof pending)[number] = { at, sentAt: performance.now(), last: undefined };
+    pending.push(tick);
     sends.push(
       entry.producer
         .send({ topic: o.topic, acks: -1, messages })
         .then((metadata) => {
+          acks.push(performance.now() - tick.sentAt);
           tick.last = new Map(
             metadata.map((m) => [m.partition, Number(m.baseOffset) + (counts.get(m.partition) ?? 1) - 1]),
           );
@@ -215,6 +223,8 @@ export async function holdRate(
     seconds: o.seconds,
     produced,
     lag: summarise(lags),
+    lagFromSend: summarise(lagsFromSend),
+    produceAck: summarise(acks),
     lateTicks: late,
     cpuUsPerResult: Math.round((cpu * 1e6) / produced),
     producerCpuUsPerRecord: Math.round((own.user + own.system) / produced),

@@ -1,7 +1,7 @@
 /**
  * The ceiling of `npm run bench -- ingest --kafka-ceiling`: the least a Kafka → ClickHouse
  * pipeline can do, run as its own process like the ingestor. A kafkajs consumer with the bus's
- * fetch settings and partitions handled at once, which inserts each batch kafkajs hands it (the
+ * fetch settings and the ingestor's partitions handled at once, which inserts each batch kafkajs hands it (the
  * batch sizes it naturally gets) into the very table Vigil writes (same row mapping, JSONEachRow,
  * @clickhouse/client with the adapter's settings), then commits that batch's offsets. No
  * validation, no registry look-up, no dead letters, no group commit, no rollup maintenance.
@@ -48,7 +48,7 @@ await consumer.run({
   autoCommit: true,
   autoCommitThreshold: 1,
   eachBatchAutoResolve: false,
-  partitionsConsumedConcurrently: Number(process.env.CONCURRENCY ?? 6),
+  partitionsConsumedConcurrently: Number(env('CONCURRENCY')),
   async eachBatch({ batch, resolveOffset, commitOffsetsIfNecessary }) {
     if (batch.messages.length === 0) return;
     const rows = batch.messages.map((message) => {

@@ -18,7 +18,7 @@
  *   npm run bench -- ingest [--n 1000000] [--batch 10000] [--clients 4] [--checks 100]
  *                           [--paths ceiling,kafka,direct,embedded] [--partitions 12] [--ingest-batch 5000]
  *                           [--ingestors 1,2] [--live] [--cpu-prof]
- *   npm run bench -- ingest --kafka-ceiling [--n 300000] [--hold-minutes 3] [--hold-rate R]: the
+ *   npm run bench -- ingest --kafka-ceiling [--n 500000] [--hold-minutes 3] [--hold-rate R]: the
  *   ingestor against a minimal kafkajs → ClickHouse pipeline, same run (see kafka-ceiling.ts).
  * --live: results of the current hour (as runners send them) instead of one past hour per batch
  * (a backfill, which re-rolls that hour's rollups on each insert); see batchSlots.
@@ -422,7 +422,7 @@ export async function run(argv: string[]): Promise<void> {
   });
   if (values['kafka-ceiling'])
     return runKafkaCeiling({
-      n: argv.includes('--n') ? Number(values.n) : 300_000,
+      n: argv.includes('--n') ? Number(values.n) : 500_000,
       checks: Number(values.checks),
       partitions: values.partitions,
       holdMinutes: Number(values['hold-minutes']),

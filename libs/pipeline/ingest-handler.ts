@@ -14,6 +14,8 @@ export interface IngestDeps {
   dlqTopic: string;
   log: Logger;
   metrics?: Registry;
+  /** Group commit bounds (insert-group.ts): most results per insert, inserts in flight at once. */
+  insertGroup?: { maxResults?: number; maxInFlight?: number };
 }
 
 /**
@@ -33,7 +35,7 @@ export function createIngestHandler(deps: IngestDeps) {
       })
     : undefined;
   // Partitions consumed at once share inserts (see insert-group.ts).
-  const insert = createInsertGroup((results) => deps.analytics.insert(results));
+  const insert = createInsertGroup((results) => deps.analytics.insert(results), deps.insertGroup);
   return async (batch: ConsumedMessage[]): Promise<void> => {
     const { accepted, rejected } = await classifyResults(
       batch.map((message) => parseJson(message.value)),

@@ -87,6 +87,29 @@ describe('insert group (group commit of the ingestor)', () => {
     expect(inserts).toEqual([4, 2, 6, 4]);
   });
 
+  it('runs up to maxInFlight inserts at once, each call in exactly one of them', async () => {
+    const { store, insert } = await recordedStore();
+    let running = 0;
+    let peak = 0;
+    const sizes: number[] = [];
+    const tracked = async (results: readonly CheckResult[]) => {
+      running += 1;
+      peak = Math.max(peak, running);
+      sizes.push(results.length);
+      try {
+        await insert(results);
+      } finally {
+        running -= 1;
+      }
+    };
+    const group = createInsertGroup(tracked, { maxResults: 5, maxInFlight: 2 });
+    const accountId = crypto.randomUUID();
+    await Promise.all([3, 2, 4, 1, 5, 2].map((n) => group(batch(accountId, n))));
+    expect(peak).toBe(2);
+    expect(sizes).toEqual([5, 5, 5, 2]);
+    expect(await store.countResults({ accountId })).toBe(17);
+  });
+
   it('resolves an empty call at once without an insert', async () => {
     const { inserts, insert } = await recordedStore();
     await createInsertGroup(insert)([]);

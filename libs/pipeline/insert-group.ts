@@ -11,25 +11,29 @@ import type { CheckResult } from '#domain';
  * every partition handled at once that are ready by then share it too, rather than the first one
  * going alone and the rest waiting behind it.
  *
+ * With maxInFlight 2 a second insert may start while the first is in flight: ClickHouse parses
+ * each insert on one thread, so two overlap its parsing with the next insert's encoding here.
+ *
  * Each call resolves only once an insert holding all of its results succeeded, and rejects if
  * that insert failed, so a partition's offsets are committed only for durable work and a failed
  * insert is retried by every partition that had results in it (the insert is idempotent by id).
  */
 export function createInsertGroup(
   insert: (results: readonly CheckResult[]) => Promise<void>,
-  options: { maxResults?: number } = {},
+  options: { maxResults?: number; maxInFlight?: number } = {},
 ): (results: readonly CheckResult[]) => Promise<void> {
   const maxResults = options.maxResults ?? 100_000;
+  const maxInFlight = options.maxInFlight ?? 1;
   interface Waiter {
     results: readonly CheckResult[];
     resolve: () => void;
     reject: (error: unknown) => void;
   }
   let queue: Waiter[] = [];
-  let inFlight = false;
+  let inFlight = 0;
   let scheduled = false;
   function schedule(): void {
-    if (scheduled || inFlight) return;
+    if (scheduled || inFlight >= maxInFlight) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
@@ -38,7 +42,10 @@ export function createInsertGroup(
   }
 
   function next(): void {
-    if (inFlight || queue.length === 0) return;
+    while (inFlight < maxInFlight && queue.length > 0) start();
+  }
+
+  function start(): void {
     // Take whole calls up to maxResults (always at least one), so no call is split across inserts.
     let count = 0;
     let take = 0;
@@ -48,15 +55,15 @@ export function createInsertGroup(
     }
     const group = queue.slice(0, take);
     queue = queue.slice(take);
-    inFlight = true;
+    inFlight += 1;
     insert(group.length === 1 ? group[0]!.results : group.flatMap((waiter) => waiter.results)).then(
       () => {
-        inFlight = false;
+        inFlight -= 1;
         for (const waiter of group) waiter.resolve();
         next();
       },
       (error: unknown) => {
-        inFlight = false;
+        inFlight -= 1;
         for (const waiter of group) waiter.reject(error);
         next();
       },
