@@ -97,14 +97,18 @@ export async function runKafkaCeiling(o: CeilingOptions): Promise<void> {
     await store.migrate(); // the very table Vigil writes
     await store.close();
     const ceilingGroup = `bench-ceiling-${suffix}`;
-    const minimal = spawnTs('bench/ingest/minimal-consumer.ts', {
-      KAFKA_BROKERS: benchConfig.kafkaBrokers,
-      TOPIC: topic,
-      GROUP: ceilingGroup,
-      CLICKHOUSE_URL: benchConfig.clickhouseUrl,
-      CLICKHOUSE_DATABASE: ceilingDb,
-      CONCURRENCY: String(INGESTOR_PARTITIONS_CONCURRENTLY),
-    });
+    const minimal = spawnTs(
+      'bench/ingest/minimal-consumer.ts',
+      {
+        KAFKA_BROKERS: benchConfig.kafkaBrokers,
+        TOPIC: topic,
+        GROUP: ceilingGroup,
+        CLICKHOUSE_URL: benchConfig.clickhouseUrl,
+        CLICKHOUSE_DATABASE: ceilingDb,
+        CONCURRENCY: String(INGESTOR_PARTITIONS_CONCURRENTLY),
+      },
+      nodeArgs,
+    );
     children.push(minimal);
     log(`ceiling: minimal pipeline pid ${minimal.pid}, group ${ceilingGroup}`);
     const ceiling = { ...(await drain(admin, ceilingGroup, topic, o.n, minimal.pid)), ...moment() };
