@@ -74,6 +74,7 @@ export async function drain(admin: Admin, groupId: string, topic: string, total:
     if (done > last.done) last = { at, done };
     if (done >= total && start) {
       const rows = done - start.done;
+      if (rows === 0) throw new Error(`${groupId}: all ${total} committed within one poll; raise --n`);
       const seconds = (at - start.at) / 1000;
       return {
         rows,
