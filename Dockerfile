@@ -24,9 +24,11 @@ RUN npm run runtimes:install
 RUN npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-# Chromium drives BROWSER checks and scripts' pages; bubblewrap is the script sandbox (with the
-# coreutils timeout its launcher uses). Debian's packages, as on the machines Vigil is tested on.
-RUN apt-get update && apt-get install -y --no-install-recommends chromium bubblewrap ca-certificates \
+# Chromium drives scripts' pages and its headless shell BROWSER checks (a quarter of the CPU per
+# run); bubblewrap is the script sandbox (with the coreutils timeout its launcher uses). Debian's
+# packages, as on the machines Vigil is tested on.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends chromium chromium-headless-shell bubblewrap ca-certificates \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app /app
