@@ -66,7 +66,7 @@ describe('auth: the synchronous cached path', () => {
     const user = verdict(`Bearer ${tokens.user}`, undefined, readOnly)!;
     expect(user.scope).toBe('a1');
     expect(user.access).toMatchObject({ accountId: 'a1', role: 'READ_WRITE', userId: 'u1', actor: 'u1' });
-    expect(user.access!.account.id).toBe('a1');
+    expect(user.access!.account.name).toBe('one');
     expect(verdict(`bearer  ${tokens.multi} `, 'a2', readOnly)?.access).toMatchObject({
       accountId: 'a2',
       role: 'READ_ONLY',
