@@ -86,7 +86,7 @@ export async function run(argv: string[]): Promise<void> {
     let runner: ReturnType<typeof startRunner> | null = null;
     for (const phase of phases) {
       log(`${phase.name}: adding ${phase.checks - ids.length} checks (${phase.checks} in all)`);
-      ids.push(...(await appendChecks(platform.eventStore, phase.checks - ids.length, url)));
+      for (const id of await appendChecks(platform.eventStore, phase.checks - ids.length, url)) ids.push(id);
       runner ??= startRunner({
         platform,
         log: quiet,
@@ -115,9 +115,13 @@ export async function run(argv: string[]): Promise<void> {
       const loadEnd = loadavg()[0]!;
       // Late runs of the measured window still finishing.
       await sleep(6_000);
-      rows.push(measure(phase, from, ids, seen, cpu.user + cpu.system, skipped, [load, loadEnd]));
+      const row = measure(phase, from, ids, seen, cpu.user + cpu.system, skipped, [load, loadEnd]);
+      rows.push(row);
+      log(`${phase.name}: ${JSON.stringify(row)}`);
       // Only what later phases need: results of later windows.
-      seen.splice(0, seen.length, ...seen.filter((r) => r.startedAt >= from + MIN - 10_000));
+      const later = seen.filter((r) => r.startedAt >= from + MIN - 10_000);
+      seen.length = 0;
+      for (const r of later) seen.push(r);
     }
     await runner?.stop();
     const [half, full, over] = rows as [Row, Row, Row];

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import { keepArtifacts, type ArtifactStore } from '#artifacts';
 import { ConfigError, createSecretBox, parseEncryptionKey, sleep, type Logger, type SecretBox } from '#core';
-import { isScriptCheck, type Check, type CheckResult } from '#domain';
+import { isScriptCheck, type Check } from '#domain';
 import type { Platform } from '#platform';
 import { createBusSink, createDirectSink, type ResultSink } from '#pipeline';
 import {
@@ -20,13 +20,10 @@ import { DueQueue, type Claimed, type Scheduled, type Slot } from './queue.ts';
 import { RunRuntimeResolver } from './runtime.ts';
 import { FairShare } from './fairness.ts';
 import { SaturationTracker, type SaturationDetails } from './saturation.ts';
-import { noDataSignal } from './no-data.ts';
 import { createStartTimes } from './started.ts';
 import {
   decideRun,
-  evaluateHeartbeat,
   firstWindow,
-  heartbeatResultId,
   maxLatenessMs,
   nextWindow,
   offsetMs,
@@ -35,9 +32,10 @@ import {
   type SkipReason,
 } from './schedule.ts';
 import { RunVariableCache } from './variables.ts';
+import { createResultWriter } from './writer.ts';
+import { createHeartbeatCheck } from './heartbeat.ts';
 
-/** Where the API's ping route keeps the time of a check's last ping (apps/api services/heartbeats.ts). */
-export const lastPingKey = (checkId: string) => `heartbeat:last:${checkId}`;
+export { lastPingKey } from './heartbeat.ts';
 
 export interface RunnerSettings {
   location: string;
@@ -94,8 +92,6 @@ export interface Runner {
 const TIMEOUT_MARGIN_MS = 5_000;
 /** A script run (with retries) may hold its lease this long at most. */
 const MAX_SCRIPT_LEASE_MS = 15 * 60_000;
-const FLUSH_SIZE = 200;
-const FLUSH_DELAY_MS = 20;
 const RECONCILE_EVERY_MS = 30_000;
 export const DEFAULT_MAX_LATENESS = 0.08;
 const SATURATED_LATE_MS = 1_000;
@@ -160,45 +156,7 @@ export function startRunner(deps: RunnerDeps): Runner {
   let scriptsRunning = 0;
   let wakeLoop: () => void = () => {};
 
-  // Results wait a moment to be written together; their checks are rescheduled once they are durable.
-  let pendingResults: CheckResult[] = [];
-  let pendingSchedules: Scheduled[] = [];
-  let flushTimer: NodeJS.Timeout | null = null;
-  let flushing: Promise<void> | null = null;
-
-  // One write at a time; what arrives meanwhile goes out together in the next, so a slow store
-  // makes batches larger instead of queueing many small writes while leases run down.
-  const writeAll = async () => {
-    while (pendingSchedules.length > 0 || pendingResults.length > 0) {
-      const results = pendingResults;
-      const schedules = pendingSchedules;
-      pendingResults = [];
-      pendingSchedules = [];
-      try {
-        if (results.length > 0) await sink.accept(results);
-        await queue.schedule(schedules);
-      } catch (error) {
-        // Left leased: the runs are repeated, with the same result ids, when the leases end.
-        log.error({ err: error, results: results.length }, 'results not written; the runs will be repeated');
-      }
-    }
-  };
-  const flush = (): Promise<void> => {
-    if (flushTimer) clearTimeout(flushTimer);
-    flushTimer = null;
-    flushing ??= writeAll().finally(() => {
-      flushing = null;
-      if (pendingSchedules.length > 0) flushTimer ??= setTimeout(() => void flush(), FLUSH_DELAY_MS);
-    });
-    return flushing;
-  };
-  const emit = (results: CheckResult[], next: Scheduled) => {
-    pendingResults.push(...results);
-    pendingSchedules.push(next);
-    if (flushing) return;
-    if (pendingSchedules.length >= FLUSH_SIZE) void flush();
-    else flushTimer ??= setTimeout(() => void flush(), FLUSH_DELAY_MS);
-  };
+  const { emit, flush } = createResultWriter(sink, queue, log);
 
   const lateMs = (frequencyMs: number) => maxLatenessMs(frequencyMs, settings.maxLateness ?? DEFAULT_MAX_LATENESS);
   /** A run slot that carries its frequency, offset and lateness, so the claim can skip it when late. */
@@ -348,61 +306,15 @@ export function startRunner(deps: RunnerDeps): Runner {
     emit([result], next);
   };
 
-  const checkHeartbeat = async (
-    claimed: Claimed,
-    entry: CatalogueEntry,
-    slot: Extract<Slot, { kind: 'heartbeat' }>,
-    placement: Extract<Placement, { kind: 'heartbeat' }>,
-  ) => {
-    const now = Date.now();
-    metrics.delay.observe({ type: 'HEARTBEAT' }, Math.max(0, now - claimed.due) / 1000);
-    // An external check's "pings" are its results: the status read model holds the newest one's time.
-    const raw =
-      placement.watch === 'results'
-        ? ((await statuses.status(entry.accountId, entry.checkId))?.lastRunAt ?? null)
-        : await platform.stateStore.get(lastPingKey(entry.checkId));
-    const parsed = raw === null ? NaN : Date.parse(raw);
-    const evaluation = evaluateHeartbeat(
-      slot,
-      Number.isFinite(parsed) ? parsed : null,
-      now,
-      placement.periodMs,
-      placement.graceMs,
-      leaseMs,
-    );
-    // A ping missed while a pausing window covers the check is no failure: planned work stops pings too.
-    const missed = evaluation.missed.filter((expected) => !catalogue.paused(entry, expected + placement.graceMs));
-    if (placement.watch === 'results') {
-      // One signal per look, for the latest missed window: the alerter alerts once per silence.
-      const latest = missed.at(-1);
-      const signal =
-        latest === undefined || !entry.check
-          ? []
-          : [noDataSignal(entry.check, entry.accountId, latest, placement.graceMs, settings.location)];
-      if (signal.length > 0) metrics.runs.inc({ type: entry.check!.checkType, outcome: 'no-data' });
-      const next = { checkId: entry.checkId, slot: { kind: 'heartbeat' as const, ...evaluation.state } };
-      return emit(signal, { ...next, due: evaluation.due });
-    }
-    const results = missed.map((expected): CheckResult => {
-      const deadline = expected + placement.graceMs;
-      return {
-        id: heartbeatResultId(entry.checkId, expected),
-        accountId: entry.accountId,
-        checkId: entry.checkId,
-        checkType: 'HEARTBEAT',
-        startedAt: new Date(deadline).toISOString(),
-        runLocation: settings.location,
-        hasFailures: true,
-        isDegraded: false,
-        responseTime: 0,
-        attempts: 1,
-        heartbeat: { status: 'FAILING' },
-        errorMessage: `No ping received by ${new Date(deadline).toISOString()} (period ${placement.periodMs / 1000} s + grace ${placement.graceMs / 1000} s)`,
-      };
-    });
-    for (const _ of results) metrics.runs.inc({ type: 'HEARTBEAT', outcome: 'missed' });
-    emit(results, { checkId: entry.checkId, slot: { kind: 'heartbeat', ...evaluation.state }, due: evaluation.due });
-  };
+  const checkHeartbeat = createHeartbeatCheck({
+    metrics,
+    statuses,
+    stateStore: platform.stateStore,
+    catalogue,
+    location: settings.location,
+    leaseMs,
+    emit,
+  });
 
   const dispatch = async (claimed: Claimed): Promise<void> => {
     const { checkId } = claimed;
