@@ -15,9 +15,9 @@
  * --cpu-prof writes a V8 profile of each dispatcher run under bench/results/profiles/ (summarise
  * it with `npm run bench -- profile <file>`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger, createSecretBox, generateApiKey, parseEncryptionKey } from '#core';
@@ -54,6 +54,10 @@ interface Row {
   perSecond: number;
   /** CPU of this process (user + system) per delivery: less distorted by a busy machine than the rate. */
   cpuUs: number;
+  /** CPU of this process's main thread per delivery: the event loop every attempt goes through. */
+  mainUs: number;
+  /** CPU of the receiver process per HTTP request (it shares the machine's cores with the sender). */
+  receiverUs: number;
   exact: boolean | '';
 }
 
@@ -174,6 +178,8 @@ export async function run(argv: string[]): Promise<void> {
       await profiler?.start();
       const started = performance.now();
       const cpu = process.cpuUsage();
+      const ticks = { main: threadTicks(process.pid), receiver: processTicks(receiver.pid) };
+      const threads = threadsByName();
       for (let i = 0; i < alerts.length; i += 500) await dispatcher.handleAlerts(alerts.slice(i, i + 500));
       let seen = await stats();
       const deadline = Date.now() + 600_000;
@@ -183,6 +189,13 @@ export async function run(argv: string[]): Promise<void> {
       }
       const seconds = (performance.now() - started) / 1000;
       const cpuUs = cpuPer(cpu, expected);
+      const mainUs = ticksPer(threadTicks(process.pid) - ticks.main, expected);
+      const receiverTicks = processTicks(receiver.pid) - ticks.receiver;
+      // Where the CPU off the main thread goes: the state store's write thread, V8's GC helpers, libuv's pool.
+      const others = [...threadsByName(threads)]
+        .filter(([, used]) => used > 0)
+        .map(([name, used]) => `${name} ${ticksPer(used, expected)}`);
+      console.log(`${label}: CPU µs per delivery by thread (name#id): ${others.join(', ')}`);
       if (profiler) log(`profile: ${await profiler.stop(checkId === checkA ? 'all-ok' : 'failures')}`);
       await sleep(retryMs * 3 + 1000); // anything late or doubled would show now
       seen = await stats();
@@ -201,6 +214,8 @@ export async function run(argv: string[]): Promise<void> {
         seconds: round(seconds, 2),
         perSecond: Math.round(expected / seconds),
         cpuUs,
+        mainUs,
+        receiverUs: ticksPer(receiverTicks, seen.received),
         exact,
       };
     };
@@ -212,8 +227,11 @@ export async function run(argv: string[]): Promise<void> {
       const label = `baseline: plain POSTs, keep-alive (as Vigil), ${when}`;
       log(`${label}: ${expected} × ${bodyBytes} bytes, ${concurrency} at once`);
       const cpu = process.cpuUsage();
+      const ticks = { main: threadTicks(process.pid), receiver: processTicks(receiver.pid) };
       const seconds = await plainPosts(`${base}/ok/plain`, expected, concurrency, bodyBytes, true);
       const cpuUs = cpuPer(cpu, expected);
+      const mainUs = ticksPer(threadTicks(process.pid) - ticks.main, expected);
+      const receiverUs = ticksPer(processTicks(receiver.pid) - ticks.receiver, expected);
       const seen = await stats();
       return {
         run: label,
@@ -223,6 +241,8 @@ export async function run(argv: string[]): Promise<void> {
         seconds: round(seconds, 2),
         perSecond: Math.round(expected / seconds),
         cpuUs,
+        mainUs,
+        receiverUs,
         exact: '',
       };
     };
@@ -290,6 +310,8 @@ export async function run(argv: string[]): Promise<void> {
       'deliveries/s',
       'vs plain POSTs (mean)',
       'CPU µs/delivery',
+      'main thread µs',
+      'receiver µs/request',
       'CPU vs plain',
       'exact',
     ],
@@ -302,6 +324,8 @@ export async function run(argv: string[]): Promise<void> {
       r.perSecond,
       ratio(r.perSecond, baseline),
       r.cpuUs,
+      r.mainUs,
+      r.receiverUs,
       ratio(baselineCpu, r.cpuUs),
       r.exact === '' ? '' : r.exact ? 'yes' : 'NO',
     ]),
@@ -317,6 +341,14 @@ export async function run(argv: string[]): Promise<void> {
     console.log(
       `target (${name}): >= ${target} of plain keep-alive POSTs, exact: ${round(achieved, 2)} (${row?.perSecond ?? 0}/s vs ${baseline}/s, ${row?.cpuUs ?? 0} µs CPU per delivery vs ${baselineCpu}), exact ${row?.exact ? 'yes' : 'NO'}: ${met ? 'MET' : 'MISSED'}`,
     );
+    if (row) {
+      // What the two cores allow: the sender's and the receiver's CPU per delivery, and how busy
+      // the main thread (one core at most) was.
+      const perDelivery = row.cpuUs + (row.receiverUs * row.attempts) / row.expected;
+      console.log(
+        `  CPU per delivery, Vigil ${row.cpuUs} µs (main thread ${row.mainUs}) + receiver ${round((row.receiverUs * row.attempts) / row.expected, 1)} µs = ${round(perDelivery, 1)} µs: ${cores()} cores allow at most ${Math.round((cores() * 1e6) / perDelivery)}/s (${round((cores() * 1e6) / perDelivery / baseline, 2)} of plain); main thread busy ${Math.round((row.mainUs * row.perSecond) / 1e4)}% of the run`,
+      );
+    }
     return { name, target, ratio: round(achieved, 3), exact: row?.exact === true, met };
   });
   console.log(
@@ -338,6 +370,50 @@ export async function run(argv: string[]): Promise<void> {
     costs,
     rows,
   });
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICK_US = 10_000;
+
+/** CPU clock ticks (user + system) of one thread or process from a /proc stat file; 0 where there is none. */
+function statTicks(path: string): number {
+  try {
+    const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+const threadTicks = (pid: number) => statTicks(`/proc/${pid}/task/${pid}/stat`);
+const processTicks = (pid: number) => statTicks(`/proc/${pid}/stat`);
+const ticksPer = (ticks: number, count: number) => (count > 0 ? round((ticks * TICK_US) / count, 1) : 0);
+const cores = () => availableParallelism();
+
+/**
+ * CPU ticks of this process's threads by name and id (the main thread as "main"), less `since`
+ * when given (then the busiest eight). Threads that ended in between are missing from both.
+ */
+function threadsByName(since?: Map<string, number>): Map<string, number> {
+  const byName = new Map<string, number>();
+  const byTid = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
+    let name = 'main';
+    if (Number(tid) !== process.pid) {
+      try {
+        name = readFileSync(`/proc/${process.pid}/task/${tid}/comm`, 'utf8').trim();
+      } catch {
+        continue;
+      }
+    }
+    const ticks = statTicks(`/proc/${process.pid}/task/${tid}/stat`);
+    byTid.set(`${name}#${tid}`, ticks);
+  }
+  // Threads share names (the write thread and V8's helpers are all "node"): each is listed, busiest first.
+  const used = [...byTid].map(([key, ticks]) => [key, ticks - (since?.get(key) ?? 0)] as const);
+  for (const [key, ticks] of used.sort((a, b) => b[1] - a[1]).slice(0, 8)) byName.set(key, ticks);
+  // Kept per thread for the next call's subtraction.
+  if (!since) return byTid;
+  return byName;
 }
 
 function cpuPer(since: NodeJS.CpuUsage, count: number): number {
