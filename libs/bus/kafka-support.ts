@@ -86,11 +86,12 @@ export function toConsumedMessage(topic: string, partition: number, message: Kaf
     key: message.key?.toString('utf8') ?? '',
     value: message.value?.toString('utf8') ?? '',
   };
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(message.headers ?? {})) {
-    const text = headerText(value);
-    if (text !== undefined) headers[name] = text;
+  // kafkajs gives every message a headers object, nearly always empty: no arrays per message.
+  let headers: Record<string, string> | undefined;
+  for (const name in message.headers) {
+    const text = headerText(message.headers[name]);
+    if (text !== undefined) (headers ??= {})[name] = text;
   }
-  if (Object.keys(headers).length > 0) consumed.headers = headers;
+  if (headers) consumed.headers = headers;
   return consumed;
 }

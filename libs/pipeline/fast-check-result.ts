@@ -42,7 +42,10 @@ type Raw = Record<string, unknown> & {
 // A lone UTF-16 surrogate is rewritten by zod (to U+FFFD): such a record is not canonical.
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const wellFormed = (value: string) => !loneSurrogate.test(value);
-const lowerCase = (value: string) => value === value.toLowerCase();
+// Ids have passed the schema's UUID pattern (ASCII hex), so no upper-case letter means lower case
+// (zod lower-cases them); a test allocates nothing, unlike toLowerCase.
+const upperCase = /[A-Z]/;
+const lowerCase = (value: string) => !upperCase.test(value);
 const plain = (value: string | undefined, max: number) =>
   value === undefined || (value.length <= max && wellFormed(value));
 
