@@ -237,9 +237,6 @@ export async function appendChecks(
   const ids: string[] = [];
   const at = new Date().toISOString();
   for (let i = 0; i < count; i++) {
-    // The embedded event store appends synchronously: yield now and then, so a runner in this
-    // process keeps reading its replies (a blocked loop times its Redis commands out).
-    if (i % 500 === 499) await new Promise((resolve) => setImmediate(resolve));
     const id = randomUUID();
     ids.push(id);
     const check = {
