@@ -76,24 +76,32 @@ export async function run(argv: string[]): Promise<void> {
     };
     const registry = createMetricsRegistry();
     const url = `http://127.0.0.1:${port}/health`;
-    const ids: string[] = [];
+    const halfChecks = Math.round(ceiling / 2);
     const phases = [
-      { name: 'half', checks: Math.round(ceiling / 2) },
-      { name: 'full', checks: ceiling },
+      { name: 'half', checks: halfChecks },
+      { name: 'full', checks: 2 * halfChecks },
       { name: 'over', checks: Math.round(ceiling * 2.5) },
     ];
+    // Every check is created before any runner starts (seeding beside a live runner is slow), each
+    // phase its own location: the first C/2 checks run in all three, the next C/2 in full and over.
+    log(`creating ${phases[2]!.checks} checks`);
+    const ids: string[] = [];
+    const groups: Array<[number, string[]]> = [
+      [halfChecks, ['half', 'full', 'over']],
+      [halfChecks, ['full', 'over']],
+      [phases[2]!.checks - 2 * halfChecks, ['over']],
+    ];
+    for (const [count, locations] of groups)
+      for (const id of await appendChecks(platform.eventStore, count, url, locations)) ids.push(id);
     const rows: Array<ReturnType<typeof measure>> = [];
-    let runner: ReturnType<typeof startRunner> | null = null;
     for (const phase of phases) {
-      log(`${phase.name}: adding ${phase.checks - ids.length} checks (${phase.checks} in all)`);
-      for (const id of await appendChecks(platform.eventStore, phase.checks - ids.length, url)) ids.push(id);
-      runner ??= startRunner({
+      const runner = startRunner({
         platform,
         log: quiet,
         metrics: registry,
         sink,
         settings: {
-          location: 'local',
+          location: phase.name,
           defaultLocation: 'local',
           allowPrivate: true,
           concurrency: 200,
@@ -105,7 +113,7 @@ export async function run(argv: string[]): Promise<void> {
       await runner.ready;
       // Every check in the queue first: a check the runner places during the measured minute runs
       // its first window at once, however late that is against its planned start.
-      while ((await platform.stateStore.zcard('runner:due:local')) < phase.checks) await sleep(500);
+      while ((await platform.stateStore.zcard(`runner:due:${phase.name}`)) < phase.checks) await sleep(500);
       const from = windowStart(Date.now() + 45_000, MIN) + MIN;
       log(`${phase.name}: warming up until ${new Date(from).toISOString()}, measuring 1 min`);
       await sleep(from - Date.now());
@@ -118,7 +126,11 @@ export async function run(argv: string[]): Promise<void> {
       const loadEnd = loadavg()[0]!;
       // Late runs of the measured window still finishing.
       await sleep(6_000);
-      const row = measure(phase, from, ids, seen, cpu.user + cpu.system, skipped, [load, loadEnd]);
+      await runner.stop();
+      const row = measure(phase, from, ids.slice(0, phase.checks), seen, cpu.user + cpu.system, skipped, [
+        load,
+        loadEnd,
+      ]);
       rows.push(row);
       log(`${phase.name}: ${JSON.stringify(row)}`);
       // Only what later phases need: results of later windows.
@@ -126,7 +138,6 @@ export async function run(argv: string[]): Promise<void> {
       seen.length = 0;
       for (const r of later) seen.push(r);
     }
-    await runner?.stop();
     const [half, full, over] = rows as [Row, Row, Row];
     const ratio = round(over.runsPerMinute / Math.max(1, full.runsPerMinute), 3);
     const cpuRatio = round(over.cpuMsPerRun / Math.max(0.001, half.cpuMsPerRun), 3);
@@ -181,7 +192,7 @@ function measure(
   load: number[],
 ) {
   // The measured window's runs, named by their result id (a late run may start in the next minute).
-  const wanted = new Set(ids.map((id) => runResultId(id, 'local', from)));
+  const wanted = new Set(ids.map((id) => runResultId(id, phase.name, from)));
   const inWindow = seen.filter((r) => wanted.has(r.id));
   const distinct = new Set(inWindow.map((r) => r.id)).size;
   const delays = inWindow.map((r) => r.startedAt - plannedStart(r.checkId, from, MIN)).sort((a, b) => a - b);
