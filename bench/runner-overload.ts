@@ -74,7 +74,6 @@ export async function run(argv: string[]): Promise<void> {
         for (const r of results) seen.push({ id: r.id, checkId: r.checkId, startedAt: Date.parse(r.startedAt) });
       },
     };
-    const registry = createMetricsRegistry();
     const url = `http://127.0.0.1:${port}/health`;
     const halfChecks = Math.round(ceiling / 2);
     const phases = [
@@ -95,6 +94,8 @@ export async function run(argv: string[]): Promise<void> {
       for (const id of await appendChecks(platform.eventStore, count, url, locations)) ids.push(id);
     const rows: Array<ReturnType<typeof measure>> = [];
     for (const phase of phases) {
+      // A registry per runner: each registers the runner metrics afresh.
+      const registry = createMetricsRegistry();
       const runner = startRunner({
         platform,
         log: quiet,
