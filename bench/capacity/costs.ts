@@ -5,31 +5,38 @@ import type { UnitCosts, Workload } from './model.ts';
  * SOURCES, and the page's "Unit costs" table gives the run. Update both when a bench moves one.
  */
 export const COSTS: UnitCosts = {
-  runnerMsPerRun: 0.42,
-  redisMsPerRun: 0.11,
-  ingestorMsPerResult: 0.02,
-  kafkaMsPerResult: 0.02,
-  clickhouseMsPerResult: 0.02,
+  runnerMsPerRun: 0.395,
+  redisMsPerRun: 0.063,
+  ingestorMsPerResult: 0.016,
+  kafkaMsPerResult: 0.0027,
+  clickhouseMsPerResult: 0.0088,
   clickhouseMsPerQuery: 6,
-  apiMsPerCachedRead: 0.1,
+  apiMsPerCachedRead: 0.033,
   apiMsPerComputedRead: 2,
-  dispatcherMsPerDelivery: 0.171,
-  bytesPerResult: 30,
-  redisBytesPerCheck: 600,
+  dispatcherMsPerDelivery: 0.175,
+  bytesPerResult: 29.5,
+  redisBytesPerCheck: 650,
 };
 
 export const SOURCES: Record<keyof UnitCosts, string> = {
-  runnerMsPerRun: 'runner --replicas 2 --redis: a replica process pinned to one core, CPU ÷ runs',
-  redisMsPerRun: 'runner --replicas 2 --redis: Redis INFO cpu over the phase ÷ runs',
-  ingestorMsPerResult: 'ingest: the ingestor process, CPU ÷ results',
-  kafkaMsPerResult: 'capacity --around ingest: broker CPU ÷ results produced and consumed',
-  clickhouseMsPerResult: 'capacity --around ingest: server CPU ÷ results inserted',
-  clickhouseMsPerQuery: 'capacity --around analytics: server CPU ÷ queries',
-  apiMsPerCachedRead: 'analytics --readers: API CPU per cached answer',
-  apiMsPerComputedRead: 'analytics --readers: API CPU per computed answer',
-  dispatcherMsPerDelivery: 'webhooks: dispatcher CPU ÷ deliveries',
-  bytesPerResult: 'ClickHouse system.parts after the analytics bench load: compressed bytes ÷ rows',
-  redisBytesPerCheck: 'Redis INFO memory with N checks scheduled, ÷ N',
+  runnerMsPerRun:
+    'runner --replicas 2 --redis --checks 150000: one replica pinned to one core at its ceiling (98% of the core, nothing skipped), CPU ÷ runs',
+  redisMsPerRun: 'the same phase: Redis INFO cpu ÷ runs (0.083 ms when replicas also skip under overload)',
+  ingestorMsPerResult: 'ingest --kafka-ceiling: the ingestor process draining a 500,000-result backlog, CPU ÷ results',
+  kafkaMsPerResult:
+    'capacity --around ingest --kafka-ceiling: broker CPU ÷ 6.5M results produced (each consumed once or twice)',
+  clickhouseMsPerResult:
+    'capacity --around ingest --kafka-ceiling: server CPU ÷ 7.0M results inserted, merges included',
+  clickhouseMsPerQuery:
+    'ClickHouse 18.16 server time of a one-check, 3-metric query (system.query_log, issue 16 round); an upper bound on its CPU',
+  apiMsPerCachedRead:
+    'api: main-thread CPU of a cached GET /v1/variables/{key} (an analytics answer from the cache has a larger body: a floor)',
+  apiMsPerComputedRead:
+    'analytics api-overhead.ts: HTTP, auth, route, reader and cache write of a cache miss, wall time at load 9 (an upper bound on CPU)',
+  dispatcherMsPerDelivery: 'webhooks: dispatcher CPU (every thread) ÷ deliveries, all endpoints answering',
+  bytesPerResult: 'ClickHouse system.parts of the test suites’ runner results: compressed bytes ÷ rows',
+  redisBytesPerCheck:
+    'Redis MEMORY USAGE of a location’s queue, groups hash, slot and start keys with 175,000 checks, ÷ checks',
 };
 
 const common = {
@@ -37,8 +44,10 @@ const common = {
   locationsPerCheck: 1,
   readers: 1_000,
   checksPerDashboard: 20,
-  pollSeconds: 30,
-  cacheHitRate: 0.5,
+  pollSeconds: 60,
+  // Worst case: no two readers share a check and every poll computes (the readers bench measured
+  // 0.92 when dashboards overlap, 8 to a check).
+  cacheHitRate: 0,
   alertsPerCheckPerDay: 2,
   channelsPerAlert: 2,
   retentionDays: 30,
