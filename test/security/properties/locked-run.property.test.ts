@@ -11,14 +11,16 @@ import { createAccount, startVigil, type ApiClient, type TestVigil } from '#test
 // in a header.
 
 const place = fc.constantFrom('path', 'query', 'header', 'body', 'basicAuth');
-// At least 8 characters, so the value cannot occur in a response by chance.
+// A prefix no response holds by chance: fast-check also draws plain words (a CI run drew
+// "property", which every run's assertion list carries as a key). The random rest still covers
+// what needs encoding in a path, query, header and basic auth.
 const value = fc
   .string({
     unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~!$*+'),
-    minLength: 8,
-    maxLength: 40,
+    minLength: 6,
+    maxLength: 38,
   })
-  .filter((text) => /[a-z]/i.test(text));
+  .map((text) => `Zq${text}`);
 
 let vigil: TestVigil;
 let target: Server;
