@@ -1,9 +1,7 @@
-import type { Registry } from 'prom-client';
 import type { AlertEvent, LocationAlert } from '#alerting';
-import type { Logger, SecretBox } from '#core';
-import type { AlertChannelView, PrivateLocationReads, ReadModels } from '#readmodels';
-import type { RetryPolicy, TemplateVariables } from '#webhooks';
-import { Attempter, type AttemptOutcome } from './attempt.ts';
+import type { AlertChannelView, PrivateLocationReads } from '#readmodels';
+import type { TemplateVariables } from '#webhooks';
+import { Attempter, type AttempterOptions, type AttemptOutcome } from './attempt.ts';
 import { channelOrigin } from './channels/outgoing.ts';
 import { channelWants, channelWantsLocation } from './channels.ts';
 import { DEFAULT_CHANNEL_ENDPOINTS, type ChannelEndpoints } from './config.ts';
@@ -11,23 +9,13 @@ import { deterministicId } from './ids.ts';
 import { eachInLanes, KeySlots } from './lanes.ts';
 import { locationTemplateVariables } from './location-variables.ts';
 import { RetryLoop } from './retry-loop.ts';
-import type { Delivery, DeliveryStore } from './store.ts';
+import type { Delivery } from './store.ts';
 import { checkContext, templateVariablesFor, type CheckContext } from './variables.ts';
 
 export type { AttemptOutcome } from './attempt.ts';
 
-export interface DispatcherOptions {
-  readModels: ReadModels;
-  store: DeliveryStore;
-  box: SecretBox;
-  log: Logger;
-  metrics?: Registry;
-  timeoutMs: number;
-  retry: RetryPolicy;
-  allowPrivate: boolean;
-  userAgent: string;
-  publicUrl: string;
-  region: string;
+/** What the attempter takes, less what the dispatcher works out itself (endpoints, the wake-up). */
+export interface DispatcherOptions extends Omit<AttempterOptions, 'endpoints' | 'onScheduled' | 'locations'> {
   /** Deliveries attempted at once (fresh and retries each). */
   concurrency?: number;
   /** Of those, at most this many to one receiver origin (scheme, host, port); all of them by default. */
