@@ -51,20 +51,11 @@ return due
 `;
 
 /**
- * Leases due members fairly across groups: ARGV = now, lease end, limit, scan; KEYS = queue, groups
- * hash. Round robin over the groups of the first scan due members, earliest first in each.
+ * The round robin both fair claims share: entries enlisted per group in scan order, then taken one
+ * per group in turn (earliest first in each) until the limit, each handed to take(i).
  */
-const CLAIM_FAIR_LUA = `
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
-local n = #due / 2
-if n == 0 then return {} end
-local names = {}
-for i = 1, n do names[i] = due[2 * i - 1] end
-local groups = redis.call('HMGET', KEYS[2], unpack(names))
-local order, lists = {}, {}
-for i = 1, n do
-  local g = groups[i]
-  if not g then g = '' end
+const ROUND_ROBIN_LUA = `
+local function enlist(lists, order, g, i)
   local list = lists[g]
   if list == nil then
     list = {}
@@ -73,23 +64,44 @@ for i = 1, n do
   end
   list[#list + 1] = i
 end
-local limit, out, taken, round = tonumber(ARGV[3]), {}, 0, 1
-while taken < limit do
-  local any = false
-  for _, g in ipairs(order) do
-    local i = lists[g][round]
-    if i ~= nil then
-      any = true
-      redis.call('ZADD', KEYS[1], ARGV[2], due[2 * i - 1])
-      out[#out + 1] = due[2 * i - 1]
-      out[#out + 1] = due[2 * i]
-      taken = taken + 1
-      if taken >= limit then break end
+local function roundRobin(order, lists, limit, take)
+  local taken, round = 0, 1
+  while taken < limit do
+    local any = false
+    for _, g in ipairs(order) do
+      local i = lists[g][round]
+      if i ~= nil then
+        any = true
+        take(i)
+        taken = taken + 1
+        if taken >= limit then break end
+      end
     end
+    if not any then break end
+    round = round + 1
   end
-  if not any then break end
-  round = round + 1
 end
+`;
+
+/**
+ * Leases due members fairly across groups: ARGV = now, lease end, limit, scan; KEYS = queue, groups
+ * hash. Round robin over the groups of the first scan due members, earliest first in each.
+ */
+const CLAIM_FAIR_LUA = `${ROUND_ROBIN_LUA}
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
+local n = #due / 2
+if n == 0 then return {} end
+local names = {}
+for i = 1, n do names[i] = due[2 * i - 1] end
+local groups = redis.call('HMGET', KEYS[2], unpack(names))
+local order, lists = {}, {}
+for i = 1, n do enlist(lists, order, groups[i] or '', i) end
+local out = {}
+roundRobin(order, lists, tonumber(ARGV[3]), function(i)
+  redis.call('ZADD', KEYS[1], ARGV[2], due[2 * i - 1])
+  out[#out + 1] = due[2 * i - 1]
+  out[#out + 1] = due[2 * i]
+end)
 return out
 `;
 
@@ -100,7 +112,7 @@ return out
  * member, score, slot ('' for none) per claimed entry, then the number of windows skipped.
  * Numbers are written with %.0f: Lua's tostring would print 1.8e+12.
  */
-const CLAIM_RUNS_LUA = `
+const CLAIM_RUNS_LUA = `${ROUND_ROBIN_LUA}
 local now, limit, lease, since = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local spareListed = ARGV[7] == '1'
 local cap = tonumber(ARGV[8])
@@ -143,34 +155,15 @@ for i = 1, n do
       end
     end
   end
-  if not late then
-    local list = lists[g]
-    if list == nil then
-      list = {}
-      lists[g] = list
-      order[#order + 1] = g
-    end
-    list[#list + 1] = i
-  end
+  if not late then enlist(lists, order, g, i) end
 end
-local out, taken, round = {}, 0, 1
-while taken < limit do
-  local any = false
-  for _, g in ipairs(order) do
-    local i = lists[g][round]
-    if i ~= nil then
-      any = true
-      redis.call('ZADD', KEYS[1], ARGV[2], names[i])
-      out[#out + 1] = names[i]
-      out[#out + 1] = due[2 * i]
-      out[#out + 1] = slots[i] or ''
-      taken = taken + 1
-      if taken >= limit then break end
-    end
-  end
-  if not any then break end
-  round = round + 1
-end
+local out = {}
+roundRobin(order, lists, limit, function(i)
+  redis.call('ZADD', KEYS[1], ARGV[2], names[i])
+  out[#out + 1] = names[i]
+  out[#out + 1] = due[2 * i]
+  out[#out + 1] = slots[i] or ''
+end)
 out[#out + 1] = skipped
 return out
 `;
