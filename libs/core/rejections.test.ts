@@ -31,6 +31,22 @@ describe('unhandled rejections', () => {
     expect(isClosedTargetRejection(undefined)).toBe(false);
   });
 
+  it("recognises the rejection of a call pending when Playwright's connection closed, and only that", () => {
+    const onClose = (message: string, frame: string) => {
+      const error = new Error(message);
+      error.stack = `Error: ${message}\n    at ${frame}\n    at onTransportClosed (/app/node_modules/playwright-core/lib/coreBundle.js:64954:16)`;
+      return error;
+    };
+    const bundle = '/app/node_modules/playwright-core/lib/coreBundle.js:66076:29';
+    expect(isClosedTargetRejection(onClose('Browser closed', `Connection.close (${bundle})`))).toBe(true);
+    expect(isClosedTargetRejection(onClose('socket hang up', `Connection.close (${bundle})`))).toBe(true);
+    // Another frame first, or our own code's Connection, is not Playwright's connection closing.
+    expect(isClosedTargetRejection(onClose('Browser closed', `Page.goto (${bundle})`))).toBe(false);
+    expect(isClosedTargetRejection(onClose('Browser closed', 'Connection.close (/app/libs/db/pool.ts:3:1)'))).toBe(
+      false,
+    );
+  });
+
   it('a process survives that one, and still ends on any other unhandled rejection', () => {
     const playwright = `const e = new Error('Target page, context or browser has been closed');
       e.stack = 'Error: x\\n    at d (/x/node_modules/playwright-core/lib/coreBundle.js:1:1)'; void Promise.reject(e);`;
