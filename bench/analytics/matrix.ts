@@ -195,7 +195,11 @@ async function readerSql(
   const recorder = {
     dialect: store.dialect,
     source: store.source,
-    rollups: { source: store.rollups.source, watermarks: () => store.rollups.watermarks() },
+    rollups: {
+      source: store.rollups.source,
+      daily: store.rollups.daily,
+      watermarks: () => store.rollups.watermarks(),
+    },
     query: async (sql: string) => {
       sqls.push(sql);
       return [];

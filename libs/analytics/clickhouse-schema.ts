@@ -1,4 +1,5 @@
 import type { Migration } from './migrations.ts';
+import { dailySelectSql } from './rollup/daily.ts';
 
 /**
  * ClickHouse schema. Every statement runs on ClickHouse 18.16 and on current releases, so:
@@ -119,6 +120,34 @@ export const clickHouseMigrations: readonly Migration[] = [
     version: 4,
     name: 'add check_results.script',
     statements: [`ALTER TABLE check_results ADD COLUMN script Nullable(String)`],
+  },
+  {
+    // Daily rollups without location (see rollup/daily.ts), sorted by check, kept like the hourly
+    // ones (the row with the most runs is the newer roll). Filled from the hourly rollups already
+    // there; a second process doing the same inserts identical rows, which collapse.
+    version: 5,
+    name: 'create check_rollups_daily',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS check_rollups_daily (
+        account_id UUID,
+        check_id UUID,
+        metric String,
+        day DateTime('UTC'),
+        has_failures UInt8,
+        runs UInt64,
+        retries UInt64,
+        total Float64,
+        minimum Float64,
+        maximum Float64,
+        squares Float64,
+        sketch_keys Array(Int32),
+        sketch_counts Array(UInt64)
+      )
+      ENGINE = ReplacingMergeTree(runs)
+      PARTITION BY toYYYYMM(day)
+      ORDER BY (account_id, check_id, metric, day, has_failures)`,
+      `INSERT INTO check_rollups_daily ${dailySelectSql('clickhouse', 'check_rollups FINAL', '1')}`,
+    ],
   },
 ];
 

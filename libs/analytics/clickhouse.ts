@@ -4,6 +4,7 @@ import type { CheckResult } from '#domain';
 import { CLICKHOUSE_MIGRATIONS_TABLE, clickHouseMigrations } from './clickhouse-schema.ts';
 import { runMigrations, type Migration } from './migrations.ts';
 import { createRollupMaintainer, type RollupExecutor } from './rollup/maintain.ts';
+import { DAILY_TABLE } from './rollup/daily.ts';
 import { ROLLUP_TABLE } from './rollup/sql.ts';
 import type { AnalyticsStore, ResultFilter } from './port.ts';
 import { resultFilterSql } from './filter.ts';
@@ -161,6 +162,7 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
 
     rollups: {
       source: `${ROLLUP_TABLE} FINAL`,
+      daily: `${DAILY_TABLE} FINAL`,
       watermarks: () => maintainer.watermarks(rollups),
       advance: () => maintainer.advance(rollups),
       rebuild: () => maintainer.rebuild(rollups),

@@ -1,4 +1,5 @@
 import type { Migration } from './migrations.ts';
+import { dailySelectSql } from './rollup/daily.ts';
 
 /**
  * DuckDB schema: the same logical columns as ClickHouse (see clickhouse-schema.ts), so a query
@@ -93,6 +94,32 @@ export const duckDbMigrations: readonly Migration[] = [
     version: 4,
     name: 'add check_results.script',
     statements: [`ALTER TABLE check_results ADD COLUMN IF NOT EXISTS script VARCHAR`],
+  },
+  {
+    // Daily rollups without location (see rollup/daily.ts): a busy check's month is ~30 rows per
+    // metric and pass/fail instead of ~720 × locations. Filled from the hourly rollups already
+    // there, so a store rolled before this version answers from both at once.
+    version: 5,
+    name: 'create check_rollups_daily',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS check_rollups_daily (
+        account_id UUID NOT NULL,
+        check_id UUID NOT NULL,
+        metric VARCHAR NOT NULL,
+        day TIMESTAMP NOT NULL,
+        has_failures UTINYINT NOT NULL,
+        runs UBIGINT NOT NULL,
+        retries UBIGINT NOT NULL,
+        total DOUBLE NOT NULL,
+        minimum DOUBLE NOT NULL,
+        maximum DOUBLE NOT NULL,
+        squares DOUBLE NOT NULL,
+        sketch_keys INTEGER[] NOT NULL,
+        sketch_counts UBIGINT[] NOT NULL
+      )`,
+      `DELETE FROM check_rollups_daily`,
+      `INSERT INTO check_rollups_daily ${dailySelectSql('duckdb', 'check_rollups', 'true')}`,
+    ],
   },
 ];
 

@@ -9,6 +9,7 @@ import { DUCKDB_MIGRATIONS_TABLE, duckDbMigrations } from './duckdb-schema.ts';
 import { resultFilterSql } from './filter.ts';
 import { runMigrations, type Migration } from './migrations.ts';
 import { createRollupMaintainer, type RollupExecutor } from './rollup/maintain.ts';
+import { DAILY_TABLE } from './rollup/daily.ts';
 import { ROLLUP_TABLE } from './rollup/sql.ts';
 import type { AnalyticsStore, ResultFilter } from './port.ts';
 import { RESULTS_TABLE, assertStorable, toResultRow, uniqueById } from './row.ts';
@@ -155,6 +156,7 @@ export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): Ana
 
     rollups: {
       source: ROLLUP_TABLE,
+      daily: DAILY_TABLE,
       watermarks: () => serial('rollup', (connection) => maintainer.watermarks(rollupsOn(connection))),
       advance: () => serial('rollup', (connection) => maintainer.advance(rollupsOn(connection))),
       rebuild: () => serial('rollup', (connection) => maintainer.rebuild(rollupsOn(connection))),

@@ -31,6 +31,8 @@ export interface AnalyticsStore {
   readonly rollups: {
     /** FROM clause under which each rollup key appears once (`check_rollups FINAL` on ClickHouse). */
     readonly source: string;
+    /** FROM clause of the daily rollups without location (rollup/daily.ts), one row per key. */
+    readonly daily: string;
     watermarks(): Promise<Watermarks>;
     /** Rolls every hour that closed since the last roll; safe to repeat. */
     advance(): Promise<Watermarks>;

@@ -11,7 +11,7 @@ import {
 import { metricMetadata, type BaseMetric, type MetricMetadata, type RequestedMetric } from './metrics.ts';
 import type { AnalyticsQuery } from './params.ts';
 import { HOUR_MS } from '../rollup/sql.ts';
-import { readFromRollups, rollupEligible } from './rollup-read.ts';
+import { dailyEligible, readFromRollups, rollupEligible } from './rollup-read.ts';
 import { bucketStarts } from './window.ts';
 
 export type MetricValue = number | null;
@@ -47,11 +47,15 @@ interface Planned {
  */
 export interface AnalyticsReaderOptions {
   /**
-   * Read run aggregates from the hourly rollups where they apply. Default false: on the bench's
-   * layout (bench/analytics, 2026-11-23) they were slower than the raw rows on both engines (see
-   * README, "Rollups"), so the exact path stays the default until they are reorganised.
+   * Read run aggregates from the rollups where they apply: true always (hourly rows, and daily
+   * rows when not grouped by location), false never. Default: only for queries without location
+   * (daily rows for whole days, hourly rows at the edges, raw rows for unrolled hours) on checks
+   * busy enough that the rollups win; queries by location keep the exact path, and so do small
+   * checks, where the raw rows are as fast (bench/analytics/busy-rollups.ts, see BUSY_RUNS).
    */
   rollups?: boolean;
+  /** By default, rollups serve checks expected to have at least this many runs in the window (default BUSY_RUNS). */
+  busyRuns?: number;
   /** Cells with more samples than this take percentiles from the rollup sketch (default SKETCH_ABOVE). */
   sketchAbove?: number;
 }
@@ -60,6 +64,15 @@ export interface AnalyticsReaderOptions {
 const WATERMARK_TTL_MS = 10_000;
 /** Fewer rolled hours than this in a window: the exact path is as fast, and exact. */
 const MIN_ROLLED_HOURS = 6;
+/**
+ * By default the rollups serve a query expected to cover at least this many runs (from the last
+ * answer for the check). Below it the exact path answers as fast, exactly: measured with
+ * bench/analytics/busy-rollups.ts (--rows 50000: exact and rollups within a millisecond on
+ * DuckDB), so small checks keep the raw rows.
+ */
+export const BUSY_RUNS = 50_000;
+/** Checks whose run rate a reader remembers; past this it forgets them all and learns again. */
+const MAX_RATES = 10_000;
 
 export function createAnalyticsReader(store: AnalyticsStore, options: AnalyticsReaderOptions = {}): AnalyticsReader {
   let seen: { completed: number; at: number } | undefined;
@@ -73,7 +86,19 @@ export function createAnalyticsReader(store: AnalyticsStore, options: AnalyticsR
     const rolledEnd = Math.min(seen.completed, Math.floor(query.window.to.getTime() / HOUR_MS) * HOUR_MS);
     return rolledEnd - firstHour >= MIN_ROLLED_HOURS * HOUR_MS;
   };
-  const readerOptions = { ...options, worthRolling };
+  // Runs per millisecond of window, per check, from the last aggregated answer: picks the path only.
+  const rates = new Map<string, number>();
+  const busy = (query: AnalyticsQuery): boolean => {
+    const rate = rates.get(`${query.accountId}/${query.checkId}`);
+    const span = query.window.to.getTime() - query.window.from.getTime();
+    return rate !== undefined && rate * span >= (options.busyRuns ?? BUSY_RUNS);
+  };
+  const learn = (query: AnalyticsQuery, runs: number): void => {
+    if (rates.size >= MAX_RATES) rates.clear();
+    const span = Math.max(1, query.window.to.getTime() - query.window.from.getTime());
+    rates.set(`${query.accountId}/${query.checkId}`, runs / span);
+  };
+  const readerOptions = { ...options, worthRolling, busy, learn };
   return {
     async read(query) {
       const metadata = Object.fromEntries(query.metrics.map((metric) => [metric.name, metricMetadata(metric)]));
@@ -122,7 +147,11 @@ async function readRaw(store: AnalyticsStore, query: AnalyticsQuery): Promise<Se
 async function readAggregated(
   store: AnalyticsStore,
   query: AnalyticsQuery,
-  options: AnalyticsReaderOptions & { worthRolling: (query: AnalyticsQuery) => Promise<boolean> },
+  options: AnalyticsReaderOptions & {
+    worthRolling: (query: AnalyticsQuery) => Promise<boolean>;
+    busy: (query: AnalyticsQuery) => boolean;
+    learn: (query: AnalyticsQuery, runs: number) => void;
+  },
 ): Promise<SeriesEntry[]> {
   const bases = new Map<string, { base: BaseMetric; stats: Set<StatColumn> }>();
   for (const metric of query.metrics) {
@@ -146,8 +175,9 @@ async function readAggregated(
   if (query.groupBy !== 'pageIndex' && pageValues.length > 0) plans.push(planned('page', pageValues));
 
   const only = plans.length === 1 ? plans[0]!.plan : undefined;
+  const wanted = options.rollups ?? (dailyEligible(query) && options.busy(query));
   const rolled =
-    options.rollups === true && only !== undefined && rollupEligible(query, only) && (await options.worthRolling(query))
+    wanted && only !== undefined && rollupEligible(query, only) && (await options.worthRolling(query))
       ? await readFromRollups(store, query, only, options.sketchAbove)
       : undefined;
   const results =
@@ -157,6 +187,12 @@ async function readAggregated(
           plans.map(({ plan }) => store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan))),
         );
   const counts = results[0] ?? [];
+  // A status filter counts only some runs: learn the check's size from unfiltered answers.
+  if (query.statuses.length === 0)
+    options.learn(
+      query,
+      counts.reduce((sum, row) => sum + Number(row.n), 0),
+    );
   const rowsByPlan = results.map((rows) => new Map(rows.map((row) => [cell(row.g, row.b), row])));
 
   const groups = groupKeys(query, results.flat());

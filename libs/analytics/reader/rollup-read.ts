@@ -1,4 +1,5 @@
 import type { AnalyticsStore } from '../port.ts';
+import { DAY_MS } from '../rollup/daily.ts';
 import { addToSketch, sketchQuantile, type Sketch } from '../rollup/sketch.ts';
 import { HOUR_MS, ROLLED_METRICS, RUNS_METRIC, completedSql, hourMsSql, rollSelectSql } from '../rollup/sql.ts';
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
@@ -31,6 +32,11 @@ export function rollupEligible(query: AnalyticsQuery, plan: AggregatePlan): bool
   );
 }
 
+/** Whether daily rows (no location, whole UTC days) can serve the query's cells. */
+export function dailyEligible(query: AnalyticsQuery): boolean {
+  return query.groupBy === null && (query.intervalMinutes === null || query.intervalMinutes % 1440 === 0);
+}
+
 interface Merged {
   n: number;
   failures: number;
@@ -61,6 +67,7 @@ export async function readFromRollups(
     store.rollups.source,
     plan.values.map((value) => value.base.name),
     sketched,
+    dailyEligible(query) ? store.rollups.daily : undefined,
   );
   const rows = await store.query<Record<string, unknown>>(sql);
   const cells = new Map<string, { g: unknown; b: unknown; metrics: Map<string, Merged> }>();
@@ -126,9 +133,14 @@ function statValue(stat: StatColumn, m: Merged, level: number | undefined): numb
 }
 
 /**
- * One statement: stored rollups for the rolled whole hours of the window, the raw rows of the
- * rest rolled on the fly, merged per group (g), bucket (b) and metric. The watermark is read in
- * the same statement, so the two parts never overlap or leave a gap.
+ * One statement in three parts, merged per group (g), bucket (b) and metric:
+ * - daily rows (when `dailySource` is given) for the whole UTC days of the window that end at or
+ *   before the `completed` watermark;
+ * - hourly rows for the other rolled whole hours (the part-days at the window's edges, and all
+ *   of it when there are no daily rows);
+ * - the raw rows of the rest (the partial hours at the edges and the hours not rolled yet),
+ *   rolled on the fly by the same SQL.
+ * The watermark is read in the same statement, so the parts never overlap or leave a gap.
  */
 export function rollupReadSql(
   query: AnalyticsQuery,
@@ -137,6 +149,7 @@ export function rollupReadSql(
   rollupSource: string,
   metricNames: readonly string[],
   sketched: ReadonlySet<string>,
+  dailySource?: string,
 ): string {
   const from = query.window.from.getTime();
   const to = query.window.to.getTime();
@@ -153,9 +166,27 @@ export function rollupReadSql(
     'metric, hour, run_location, has_failures, runs, retries, total, minimum, maximum, squares, sketch_keys, sketch_counts';
   const rolledEnd =
     dialect === 'clickhouse' ? `hour < toDateTime(intDiv(${completed}, 1000))` : `epoch_ms(hour) < ${completed}`;
-  const rolled =
+  let rolled =
     `SELECT ${columns} FROM ${rollupSource} WHERE ${ids} AND metric IN (${metricList}) ` +
     `AND hour >= ${sqlDateTime(new Date(firstHour))} AND hour < ${sqlDateTime(new Date(endHour))} AND ${rolledEnd}${status}`;
+  let daily = '';
+  if (dailySource !== undefined) {
+    const firstDay = Math.ceil(from / DAY_MS) * DAY_MS;
+    const endDay = Math.max(firstDay, Math.floor(to / DAY_MS) * DAY_MS);
+    // Whole days of the window that end at or before the watermark: [firstDay, dailyEnd).
+    const dailyEndMs = `greatest(${sqlNumber(firstDay)}, least(${sqlNumber(endDay)}, ${dialect === 'clickhouse' ? `intDiv(${completed}, ${sqlNumber(DAY_MS)})` : `(${completed} // ${sqlNumber(DAY_MS)})`} * ${sqlNumber(DAY_MS)}))`;
+    // ClickHouse compares the DateTime columns (its sorting keys prune); DuckDB the epoch ms, as above.
+    const before = (column: string) =>
+      dialect === 'clickhouse'
+        ? `${column} < toDateTime(intDiv(${dailyEndMs}, 1000))`
+        : `epoch_ms(${column}) < ${dailyEndMs}`;
+    const first = sqlDateTime(new Date(firstDay));
+    const dayColumns = columns.replace('hour, run_location', `day AS hour, '' AS run_location`);
+    daily =
+      `SELECT ${dayColumns} FROM ${dailySource} WHERE ${ids} AND metric IN (${metricList}) ` +
+      `AND day >= ${first} AND ${before('day')}${status} UNION ALL `;
+    rolled += ` AND (hour < ${first} OR NOT (${before('hour')}))`;
+  }
   // The raw rows outside [firstHour, min(endHour, completed)): the window's edges and the unrolled tail.
   const tailStart = `greatest(${sqlNumber(firstHour)}, least(${sqlNumber(endHour)}, ${completed}))`;
   let edges = `(started_ms < ${sqlNumber(firstHour)} OR started_ms >= ${tailStart})`;
@@ -176,7 +207,7 @@ export function rollupReadSql(
     'sum(runs) AS n, sum(has_failures * runs) AS failure_sum, sum(retries) AS retry_sum, sum(total) AS s_total, ' +
     'min(minimum) AS s_min, max(maximum) AS s_max, sum(squares) AS s_squares';
   const sketchList = [...sketched].map((name) => sqlString(name, dialect)).join(', ');
-  const parts = `SELECT ${group} AS g, ${bucket} AS b, ${columns} FROM (${rolled} UNION ALL ${raw}) AS parts`;
+  const parts = `SELECT ${group} AS g, ${bucket} AS b, ${columns} FROM (${daily}${rolled} UNION ALL ${raw}) AS parts`;
 
   if (dialect === 'clickhouse') {
     const sketch =

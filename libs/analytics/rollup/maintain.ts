@@ -1,4 +1,5 @@
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
+import { DAILY_TABLE, rollDays } from './daily.ts';
 import { HOUR_MS, ROLLUP_TABLE, WATERMARK_TABLE, rollSelectSql } from './sql.ts';
 
 /** What the maintainer needs from an adapter: its dialect, the deduplicated raw source and two ways to run SQL. */
@@ -87,6 +88,7 @@ export function createRollupMaintainer(
         `DELETE FROM ${ROLLUP_TABLE} WHERE epoch_ms(hour) >= ${sqlNumber(from)} AND epoch_ms(hour) < ${sqlNumber(to)}`,
       );
     await x.run(`INSERT INTO ${ROLLUP_TABLE} ${rollSelectSql(x.dialect, x.source, where)}`);
+    await rollDays(x, ROLLUP_TABLE, from, to);
   }
 
   /**
@@ -132,6 +134,7 @@ export function createRollupMaintainer(
             `DELETE FROM ${ROLLUP_TABLE} WHERE ${ids} AND epoch_ms(hour) >= ${sqlNumber(span.from)} AND epoch_ms(hour) < ${sqlNumber(span.to)}`,
           );
         await x.run(`INSERT INTO ${ROLLUP_TABLE} ${rollSelectSql(x.dialect, x.source, raw)}`);
+        await rollDays(x, ROLLUP_TABLE, span.from, span.to, span);
       });
     }
   }
@@ -204,14 +207,16 @@ export function createRollupMaintainer(
       await mark(x, 'completed', 0);
       await mark(x, 'announced', closed);
       await x.atomic(async () => {
-        if (x.dialect === 'duckdb') await x.run(`DELETE FROM ${ROLLUP_TABLE}`);
-        else {
-          const parts = await x.rows<{ partition: string }>(
-            `SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = '${ROLLUP_TABLE}' AND active`,
-          );
-          for (const { partition } of parts) {
-            if (!/^\d+$/.test(partition)) throw new Error(`unexpected rollup partition ${partition}`);
-            await x.run(`ALTER TABLE ${ROLLUP_TABLE} DROP PARTITION ${partition}`);
+        for (const table of [ROLLUP_TABLE, DAILY_TABLE]) {
+          if (x.dialect === 'duckdb') await x.run(`DELETE FROM ${table}`);
+          else {
+            const parts = await x.rows<{ partition: string }>(
+              `SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = '${table}' AND active`,
+            );
+            for (const { partition } of parts) {
+              if (!/^\d+$/.test(partition)) throw new Error(`unexpected rollup partition ${partition}`);
+              await x.run(`ALTER TABLE ${table} DROP PARTITION ${partition}`);
+            }
           }
         }
         await rollRange(x, 0, closed);
