@@ -1,7 +1,7 @@
 import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preParsingHookHandler } from 'fastify';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '#core';
 
 /** The codings a request body may be sent in; x-gzip is gzip's old name (RFC 9110, 8.4.1.3). */
@@ -20,7 +20,7 @@ export const SUPPORTED_ENCODINGS = 'gzip, deflate or br';
  * past the limit (and inflating stops there); an encoding not listed above is a 415.
  */
 export function installContentDecoding(app: FastifyInstance): void {
-  app.addHook('preParsing', (request, _reply, payload, done) => {
+  const decodeBody: preParsingHookHandler = (request, _reply, payload, done) => {
     const header = request.headers['content-encoding'];
     if (header === undefined || !hasBody(request.headers)) return done(null, payload);
     const codings = header
@@ -37,8 +37,17 @@ export function installContentDecoding(app: FastifyInstance): void {
       );
     }
     done(null, decode(payload, codings, request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? Infinity));
+  };
+  // A route hook, only on routes with a method whose body fastify reads: GET, HEAD and TRACE bodies
+  // are never parsed, and a hook on every request costs a turn of fastify's hook runner.
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().some((method) => !BODYLESS.has(method))) return;
+    route.preParsing = [...[route.preParsing ?? []].flat(), decodeBody] as typeof route.preParsing;
   });
 }
+
+/** The methods fastify never parses a body for. */
+const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
 
 function hasBody(headers: IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0';

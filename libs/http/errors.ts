@@ -103,7 +103,12 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
   );
 }
 
-export function installErrorHandlers(app: FastifyInstance): void {
+/**
+ * Installs the error and not-found handlers. Returns what the server's one onRequest hook calls for
+ * a request that matched no route: it answers it (true) or lets it go on (false). A hook of its own
+ * (async) cost a promise and a hook-runner turn on every request, matched or not.
+ */
+export function installErrorHandlers(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply) => boolean {
   const paths = routeMatcher(app);
   const notAllowed = (request: FastifyRequest, reply: FastifyReply): boolean => {
     const allowed = paths.methodsFor(request.url.split('?')[0] ?? '');
@@ -119,14 +124,6 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (notAllowed(request, reply)) return;
     void reply.code(404).send(errorBody(404, `No route for ${request.method} at this path`));
   };
-  // Route first, then parse: fastify reads the body of a request that matched no route too (for the
-  // not-found handler), so a body that does not parse made an unknown path a 400. Answered here,
-  // before parsing, an unknown route is a 404 (or a 405 with Allow) whatever its body.
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.is404) return;
-    notFound(request, reply);
-    return reply;
-  });
   // Routes that pass a request on (reply.callNotFound(), as the console does for API paths).
   app.setNotFoundHandler(notFound);
 
@@ -155,6 +152,14 @@ export function installErrorHandlers(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(errorBody(500, publicServerMessage(500)));
   });
+  // Route first, then parse: fastify reads the body of a request that matched no route too (for the
+  // not-found handler), so a body that does not parse made an unknown path a 400. Answered in
+  // onRequest, before parsing, an unknown route is a 404 (or a 405 with Allow) whatever its body.
+  return (request, reply) => {
+    if (!request.is404) return false;
+    notFound(request, reply);
+    return true;
+  };
 }
 
 function publicServerMessage(status: number): string {

@@ -75,8 +75,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   installRequestLogger(app);
   const metrics = createRequestMetrics(options.metrics);
 
-  // These two hooks take a callback rather than being async: nothing in them waits, and an async
-  // hook costs a promise and a microtask turn on every request.
+  const unknownRoute = installErrorHandlers(app);
+  // One onRequest hook for every request, and these two hooks take a callback rather than being
+  // async: nothing in them waits, and each async hook costs a promise and a microtask turn.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     // No response of ours is meant to be sniffed into another type (a JSON error read as HTML, say).
@@ -84,10 +85,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     // Answered here: fastify must not be told to go on (no done()).
     if (request.url.length > MAX_URL_LENGTH)
       return void reply.code(414).send(errorBody(414, `The URL is longer than ${MAX_URL_LENGTH} characters`));
+    // After the headers above: an unknown route answered here still carries its request id and nosniff.
+    if (unknownRoute(request, reply)) return;
     done();
   });
-  // After the hook above: an unknown route answered in onRequest still carries its request id and nosniff.
-  installErrorHandlers(app);
   // Request logs at info only when something went wrong; at 10k req/s a line per request costs more than the request.
   // One hook for the metrics and the log line: a hook per concern costs a turn of fastify's hook runner each.
   app.addHook('onResponse', (request, reply, done) => {
