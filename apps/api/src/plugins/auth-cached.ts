@@ -61,15 +61,11 @@ export function cachedVerdict(
   } else {
     const user = cache.peekUser(principal.userId);
     if (user === undefined) return undefined;
-    const memberships = Object.entries(user.memberships);
-    const found =
-      named === undefined
-        ? memberships.length === 1
-          ? memberships[0]
-          : undefined
-        : memberships.find(([id]) => id === named);
+    // The membership the async path finds in Object.entries(user.memberships), read without building the list.
+    const found = named === undefined ? onlyMembership(user.memberships) : ownMembership(user.memberships, named);
     if (found === undefined) return undefined;
-    [accountId, role] = found as [string, Role];
+    accountId = found;
+    role = user.memberships[found] as Role;
     userId = principal.userId;
   }
   if (!roleAtLeast(role, required.minRole)) return undefined;
@@ -80,4 +76,23 @@ export function cachedVerdict(
     access: { principal, account, accountId, role, userId, actor: userId ?? principal.keyId },
     scope: accountId,
   };
+}
+
+type Memberships = Record<string, unknown>;
+
+/** The account of a user's only membership; undefined with none or several (the async path decides). */
+function onlyMembership(memberships: Memberships): string | undefined {
+  let only: string | undefined;
+  let count = 0;
+  for (const id in memberships) {
+    if (!Object.prototype.propertyIsEnumerable.call(memberships, id)) continue;
+    if (++count > 1) return undefined;
+    only = id;
+  }
+  return only;
+}
+
+/** The named account when the user is a member of it (an own, enumerable entry, as Object.entries lists). */
+function ownMembership(memberships: Memberships, named: string): string | undefined {
+  return Object.prototype.propertyIsEnumerable.call(memberships, named) ? named : undefined;
 }

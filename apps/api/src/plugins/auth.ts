@@ -123,32 +123,43 @@ async function authorize(
 type PlatformKeys = ReturnType<typeof createPlatformKeys>;
 
 function createPlatformKeys(deps: AuthDeps) {
-  const ingest = deps.ingestKeyHash?.toLowerCase() ?? null;
-  let admin: { given: string; hex: string } | null | undefined;
+  // The known digests as bytes, made once: a request's digest is converted once and compared with both.
+  const ingest = digestBytes(deps.ingestKeyHash?.toLowerCase() ?? null);
+  let admin: { given: string; bytes: Buffer | null } | null | undefined;
   return {
     /** Whether the digest is a platform key's as last read; null before the admin hash was first read. */
     isKnownPlatform(digest: string): boolean | null {
       if (admin === undefined) return null;
-      return sameDigest(digest, admin?.hex ?? null) || sameDigest(digest, ingest);
+      const given = Buffer.from(digest, 'latin1');
+      // Both compared, not short-circuited, as the async path compares both for a user key.
+      const isAdmin = sameBytes(given, admin?.bytes ?? null);
+      return sameBytes(given, ingest) || isAdmin;
     },
     async kind(digest: string): Promise<'platform-admin' | 'ingest' | null> {
       const adminHex = await deps.adminKeyHash();
       if (adminHex !== admin?.given)
-        admin = adminHex === null ? null : { given: adminHex, hex: adminHex.toLowerCase() };
-      if (sameDigest(digest, admin?.hex ?? null)) return 'platform-admin';
-      if (sameDigest(digest, ingest)) return 'ingest';
+        admin = adminHex === null ? null : { given: adminHex, bytes: digestBytes(adminHex.toLowerCase()) };
+      const given = Buffer.from(digest, 'latin1');
+      if (sameBytes(given, admin?.bytes ?? null)) return 'platform-admin';
+      if (sameBytes(given, ingest)) return 'ingest';
       return null;
     },
   };
 }
 
+const digestBytes = (hex: string | null): Buffer | null => (hex === null ? null : Buffer.from(hex, 'latin1'));
+
+/** Equal bytes, compared by crypto.timingSafeEqual (the vetted constant-time primitive). */
+function sameBytes(given: Buffer, known: Buffer | null): boolean {
+  return known !== null && known.length === given.length && timingSafeEqual(given, known);
+}
+
 /**
  * Two hex digests equal, compared by crypto.timingSafeEqual (the vetted constant-time primitive)
- * rather than a hand-written loop; a 64-character digest costs one small Buffer per request.
+ * rather than a hand-written loop.
  */
 export function sameDigest(digest: string, known: string | null): boolean {
-  if (known === null || known.length !== digest.length) return false;
-  return timingSafeEqual(Buffer.from(digest, 'latin1'), Buffer.from(known, 'latin1'));
+  return sameBytes(Buffer.from(digest, 'latin1'), digestBytes(known));
 }
 
 async function authenticate(request: FastifyRequest, deps: AuthDeps, platformKeys: PlatformKeys): Promise<Principal> {

@@ -24,6 +24,7 @@ export const LEASE_DIVISOR = 32;
 
 interface Lease {
   key: string;
+  windowStart: number;
   windowEnd: number;
   /** Requests this replica may still admit without a write. */
   left: number;
@@ -42,7 +43,8 @@ interface Lease {
  * still holds: exact with one replica, and low by at most the other replicas' unused leases.
  */
 export function createRateLimiter(stateStore: StateStore, now: () => number = Date.now) {
-  const leases = new Map<string, Lease>();
+  // Bucket, then scope: found by two look-ups, with no key string built per request.
+  const leases = new Map<string, Map<string, Lease>>();
 
   async function reserve(lease: Lease, rule: RateLimitRule, windowMs: number): Promise<void> {
     const unknownLeft = rule.limit - lease.reserved;
@@ -56,12 +58,14 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
   function leaseFor(scope: string, rule: RateLimitRule): Lease {
     const windowMs = rule.windowSeconds * 1000;
     const windowStart = Math.floor(now() / windowMs) * windowMs;
-    const key = `ratelimit:${rule.bucket}:${scope}:${windowStart}`;
-    const mapKey = `${rule.bucket}:${scope}`;
-    let lease = leases.get(mapKey);
-    if (lease?.key !== key) {
-      lease = { key, windowEnd: windowStart + windowMs, left: 0, reserved: 0, pending: null };
-      leases.set(mapKey, lease);
+    let scopes = leases.get(rule.bucket);
+    if (!scopes) leases.set(rule.bucket, (scopes = new Map()));
+    let lease = scopes.get(scope);
+    // A lease is for one window (its key names the window's start).
+    if (lease?.windowStart !== windowStart) {
+      const key = `ratelimit:${rule.bucket}:${scope}:${windowStart}`;
+      lease = { key, windowStart, windowEnd: windowStart + windowMs, left: 0, reserved: 0, pending: null };
+      scopes.set(scope, lease);
       sweep(windowStart);
     }
     return lease;
@@ -69,7 +73,8 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
 
   // Past windows' leases are dropped when a new window opens, so the map holds live scopes only.
   function sweep(windowStart: number): void {
-    for (const [mapKey, lease] of leases) if (lease.windowEnd <= windowStart) leases.delete(mapKey);
+    for (const scopes of leases.values())
+      for (const [scope, lease] of scopes) if (lease.windowEnd <= windowStart) scopes.delete(scope);
   }
 
   function admit(lease: Lease, rule: RateLimitRule): RateLimitResult {
