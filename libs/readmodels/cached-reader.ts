@@ -88,6 +88,11 @@ export class CachedReadModels extends ReadModels {
     return this.peek(`account\n${id}`);
   }
 
+  /** The variable read without a promise, for GET /v1/variables/{key} (the same entries as `variable`). */
+  peekVariable(accountId: string, key: string): VariableView | undefined {
+    return this.peek(`variable\n${accountId}\n${key}`);
+  }
+
   private peek<T>(key: string): T | undefined {
     if (!this.invalidation.live()) return undefined;
     const hit = this.entries.get(key);

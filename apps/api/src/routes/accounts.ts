@@ -71,7 +71,8 @@ export function accountRoutes(app: FastifyInstance, services: ApiServices): void
       summary: 'The account named by X-Service-Account, or by the service key',
       response: { 200: accountJsonSchema, ...errorResponses(400, 401, 403, 429) },
     },
-    handler: async (request) => accountJson(request.access!.account),
+    // Not async: the auth hook has read the account, so there is nothing to wait for (and no promise to make).
+    handler: (request) => accountJson(request.access!.account),
   });
 
   routes.patch('/v1/accounts/me', {

@@ -54,7 +54,10 @@ export function variableRoutes(app: FastifyInstance, services: ApiServices): voi
       params: keyParams,
       response: { 200: variableJsonSchema, ...errorResponses(400, 401, 403, 404, 429) },
     },
-    handler: async (request) => services.variables.get(request.access!, request.params.key),
+    // Not async: a variable the read cache holds is sent with no promise; any other read awaits get.
+    handler: (request) =>
+      services.variables.held(request.access!, request.params.key) ??
+      services.variables.get(request.access!, request.params.key),
   });
 
   routes.put('/v1/variables/:key', {

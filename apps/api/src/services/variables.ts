@@ -11,7 +11,7 @@ import {
   type VariableCommand,
   type VariableState,
 } from '#domain';
-import type { ReadModels, VariableView } from '#readmodels';
+import { CachedReadModels, type ReadModels, type VariableView } from '#readmodels';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
 
@@ -111,6 +111,16 @@ export class VariableService {
     const variable = await this.readModels.variable(access.accountId, key);
     if (!variable) throw new NotFoundError(`Variable ${key} not found`);
     return this.present(variable, access);
+  }
+
+  /**
+   * What `get` answers, when the read cache holds the variable now (the same entry, TTL and
+   * invalidation), with no promise; undefined otherwise, and the route then awaits `get`.
+   */
+  held(access: Access, key: string): VariableJson | undefined {
+    if (!(this.readModels instanceof CachedReadModels)) return undefined;
+    const variable = this.readModels.peekVariable(access.accountId, key);
+    return variable === undefined ? undefined : this.present(variable, access);
   }
 
   async list(access: Access, page: { limit: number; page: number }): Promise<{ items: VariableJson[]; total: number }> {
