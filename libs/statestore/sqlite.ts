@@ -17,6 +17,11 @@ export interface SqliteStateStoreOptions {
    * the default to.
    */
   typeCache?: boolean;
+  /**
+   * WAL pages after which this connection's commits checkpoint (SQLite's default 1000). A page
+   * changed by many commits between two checkpoints is copied into the file once.
+   */
+  walAutocheckpointPages?: number;
 }
 
 // A key holds one kind of value, as in Redis: a live string in kv, or rows in hashes or zsets.
@@ -61,6 +66,8 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
     db.pragma('busy_timeout = 5000');
     // WAL + NORMAL survives a process crash; only an OS crash may lose the last commits.
     db.pragma('synchronous = NORMAL');
+    if (options.walAutocheckpointPages !== undefined)
+      db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.trunc(options.walAutocheckpointPages))}`);
     db.exec(SCHEMA);
   } catch (error) {
     throw translate(error, 'open');
