@@ -76,15 +76,19 @@ const MAX_RATES = 10_000;
 
 export function createAnalyticsReader(store: AnalyticsStore, options: AnalyticsReaderOptions = {}): AnalyticsReader {
   let seen: { completed: number; at: number } | undefined;
-  /** Whether rollups cover enough of the window to be worth reading (after a backfill they may not). */
-  const worthRolling = async (query: AnalyticsQuery): Promise<boolean> => {
-    if (seen === undefined || Date.now() - seen.at > WATERMARK_TTL_MS) {
+  /**
+   * The watermark to read rollups up to, when they cover enough of the window to be worth reading
+   * (after a backfill they may not); `fresh` reads it again. A watermark that moved on since
+   * only leaves more to the raw rows; one that went back is caught by readFromRollups.
+   */
+  const worthRolling = async (query: AnalyticsQuery, fresh = false): Promise<number | undefined> => {
+    if (fresh || seen === undefined || Date.now() - seen.at > WATERMARK_TTL_MS) {
       const marks = await store.rollups.watermarks();
       seen = { completed: marks.completed, at: Date.now() };
     }
     const firstHour = Math.ceil(query.window.from.getTime() / HOUR_MS) * HOUR_MS;
     const rolledEnd = Math.min(seen.completed, Math.floor(query.window.to.getTime() / HOUR_MS) * HOUR_MS);
-    return rolledEnd - firstHour >= MIN_ROLLED_HOURS * HOUR_MS;
+    return rolledEnd - firstHour >= MIN_ROLLED_HOURS * HOUR_MS ? seen.completed : undefined;
   };
   // Runs per millisecond of window, per check, from the last aggregated answer: picks the path only.
   const rates = new Map<string, number>();
@@ -148,7 +152,7 @@ async function readAggregated(
   store: AnalyticsStore,
   query: AnalyticsQuery,
   options: AnalyticsReaderOptions & {
-    worthRolling: (query: AnalyticsQuery) => Promise<boolean>;
+    worthRolling: (query: AnalyticsQuery, fresh?: boolean) => Promise<number | undefined>;
     busy: (query: AnalyticsQuery) => boolean;
     learn: (query: AnalyticsQuery, runs: number) => void;
   },
@@ -176,10 +180,19 @@ async function readAggregated(
 
   const only = plans.length === 1 ? plans[0]!.plan : undefined;
   const wanted = options.rollups ?? (dailyEligible(query) && options.busy(query));
-  const rolled =
-    wanted && only !== undefined && rollupEligible(query, only) && (await options.worthRolling(query))
-      ? await readFromRollups(store, query, only, options.sketchAbove)
-      : undefined;
+  let rolled: AggregateRow[] | undefined;
+  if (wanted && only !== undefined && rollupEligible(query, only)) {
+    // Twice at most: once more after a rewind made the cached watermark stale, then the exact path.
+    for (const fresh of [false, true]) {
+      const completed = await options.worthRolling(query, fresh);
+      const answer =
+        completed === undefined ? undefined : await readFromRollups(store, query, only, completed, options.sketchAbove);
+      if (answer !== 'stale') {
+        rolled = answer;
+        break;
+      }
+    }
+  }
   const results =
     rolled !== undefined
       ? [rolled]

@@ -48,13 +48,18 @@ interface Merged {
   sketch: Sketch;
 }
 
-/** The plan's aggregate rows from rollups, or undefined when a percentile must come from the exact path. */
+/**
+ * The plan's aggregate rows from rollups rolled up to `completed` (the watermark as the reader
+ * last read it); undefined when a percentile must come from the exact path, 'stale' when the
+ * watermark has gone back below `completed` since.
+ */
 export async function readFromRollups(
   store: AnalyticsStore,
   query: AnalyticsQuery,
   plan: AggregatePlan,
+  completed: number,
   sketchAbove = SKETCH_ABOVE,
-): Promise<AggregateRow[] | undefined> {
+): Promise<AggregateRow[] | 'stale' | undefined> {
   const sketched = new Set(
     plan.values
       .filter((value) => [...value.stats].some((stat) => PERCENTILE_LEVELS[stat] !== undefined))
@@ -67,9 +72,14 @@ export async function readFromRollups(
     store.rollups.source,
     plan.values.map((value) => value.base.name),
     sketched,
+    completed,
     dailyEligible(query) ? store.rollups.daily : undefined,
   );
   const rows = await store.query<Record<string, unknown>>(sql);
+  // Rolled up to less than the reader assumed (a rewind since it read the watermark): ask again.
+  if (rows.some((row) => Number(row.live) < completed)) return 'stale';
+  // No row says which watermark the statement saw: the exact path answers (cheaply, nothing is there).
+  if (rows.length === 0) return undefined;
   const cells = new Map<string, { g: unknown; b: unknown; metrics: Map<string, Merged> }>();
   for (const row of rows) {
     const key = JSON.stringify([row.g, Number(row.b)]);
@@ -133,14 +143,16 @@ function statValue(stat: StatColumn, m: Merged, level: number | undefined): numb
 }
 
 /**
- * One statement in three parts, merged per group (g), bucket (b) and metric:
- * - daily rows (when `dailySource` is given) for the whole UTC days of the window that end at or
- *   before the `completed` watermark;
+ * One statement in three parts, merged per group (g), bucket (b) and metric, cut at `completed`
+ * (the watermark the reader last read, a constant so every part prunes by time):
+ * - daily rows (when `dailySource` is given) for the window's whole UTC days ending by `completed`;
  * - hourly rows for the other rolled whole hours (the part-days at the window's edges, and all
  *   of it when there are no daily rows);
- * - the raw rows of the rest (the partial hours at the edges and the hours not rolled yet),
+ * - the raw rows of the rest (the partial hours at the edges and the hours from `completed` on),
  *   rolled on the fly by the same SQL.
- * The watermark is read in the same statement, so the parts never overlap or leave a gap.
+ * The parts never overlap or leave a gap. Every row also carries `live`, the watermark as the
+ * statement saw it: below `completed` (a rewind since the reader read it), rollups of the hours
+ * between may be stale, so the reader asks again (readFromRollups).
  */
 export function rollupReadSql(
   query: AnalyticsQuery,
@@ -149,50 +161,54 @@ export function rollupReadSql(
   rollupSource: string,
   metricNames: readonly string[],
   sketched: ReadonlySet<string>,
+  completed: number,
   dailySource?: string,
 ): string {
   const from = query.window.from.getTime();
   const to = query.window.to.getTime();
   const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
   const endHour = Math.max(firstHour, Math.floor(to / HOUR_MS) * HOUR_MS);
-  const completed = completedSql(dialect);
+  // Rolled whole hours: [firstHour, hourEnd); of them, whole days [firstDay, dayEnd) from daily rows.
+  const hourEnd = Math.max(firstHour, Math.min(endHour, Math.floor(completed / HOUR_MS) * HOUR_MS));
+  const firstDay = Math.min(hourEnd, Math.ceil(from / DAY_MS) * DAY_MS);
+  const dayEnd =
+    dailySource === undefined ? firstDay : Math.max(firstDay, Math.floor(Math.min(hourEnd, to) / DAY_MS) * DAY_MS);
   const metrics = [RUNS_METRIC, ...new Set(metricNames)];
   const metricList = metrics.map((name) => sqlString(name, dialect)).join(', ');
   const ids = `account_id = ${sqlString(query.accountId, dialect)} AND check_id = ${sqlString(query.checkId, dialect)}`;
   const runStatuses = query.statuses.filter((status) => status === 'success' || status === 'failure');
   const status = runStatuses.length === 1 ? ` AND has_failures = ${runStatuses[0] === 'failure' ? 1 : 0}` : '';
+  const time = (ms: number) => sqlDateTime(new Date(ms));
 
   const columns =
     'metric, hour, run_location, has_failures, runs, retries, total, minimum, maximum, squares, sketch_keys, sketch_counts';
-  const rolledEnd =
-    dialect === 'clickhouse' ? `hour < toDateTime(intDiv(${completed}, 1000))` : `epoch_ms(hour) < ${completed}`;
-  let rolled =
-    `SELECT ${columns} FROM ${rollupSource} WHERE ${ids} AND metric IN (${metricList}) ` +
-    `AND hour >= ${sqlDateTime(new Date(firstHour))} AND hour < ${sqlDateTime(new Date(endHour))} AND ${rolledEnd}${status}`;
-  let daily = '';
-  if (dailySource !== undefined) {
-    const firstDay = Math.ceil(from / DAY_MS) * DAY_MS;
-    const endDay = Math.max(firstDay, Math.floor(to / DAY_MS) * DAY_MS);
-    // Whole days of the window that end at or before the watermark: [firstDay, dailyEnd).
-    const dailyEndMs = `greatest(${sqlNumber(firstDay)}, least(${sqlNumber(endDay)}, ${dialect === 'clickhouse' ? `intDiv(${completed}, ${sqlNumber(DAY_MS)})` : `(${completed} // ${sqlNumber(DAY_MS)})`} * ${sqlNumber(DAY_MS)}))`;
-    // ClickHouse compares the DateTime columns (its sorting keys prune); DuckDB the epoch ms, as above.
-    const before = (column: string) =>
-      dialect === 'clickhouse'
-        ? `${column} < toDateTime(intDiv(${dailyEndMs}, 1000))`
-        : `epoch_ms(${column}) < ${dailyEndMs}`;
-    const first = sqlDateTime(new Date(firstDay));
-    const dayColumns = columns.replace('hour, run_location', `day AS hour, '' AS run_location`);
-    daily =
-      `SELECT ${dayColumns} FROM ${dailySource} WHERE ${ids} AND metric IN (${metricList}) ` +
-      `AND day >= ${first} AND ${before('day')}${status} UNION ALL `;
-    rolled += ` AND (hour < ${first} OR NOT (${before('hour')}))`;
-  }
-  // The raw rows outside [firstHour, min(endHour, completed)): the window's edges and the unrolled tail.
-  const tailStart = `greatest(${sqlNumber(firstHour)}, least(${sqlNumber(endHour)}, ${completed}))`;
-  let edges = `(started_ms < ${sqlNumber(firstHour)} OR started_ms >= ${tailStart})`;
-  if (dialect === 'clickhouse')
-    edges += ` AND (started_at < ${sqlDateTime(new Date(firstHour))} OR started_at >= toDateTime(intDiv(${tailStart}, 1000)))`;
-  const raw = `SELECT ${columns} FROM (${rollSelectSql(dialect, rawSource, `${whereSql(query, dialect)} AND ${edges}`, metrics)}) AS edge`;
+  const stored = (source: string, column: string, start: number, end: number, select = columns) =>
+    `SELECT ${select} FROM ${source} WHERE ${ids} AND metric IN (${metricList}) ` +
+    `AND ${column} >= ${time(start)} AND ${column} < ${time(end)}${status}`;
+  const parts: string[] = [];
+  if (dayEnd > firstDay && dailySource !== undefined)
+    parts.push(
+      stored(
+        dailySource,
+        'day',
+        firstDay,
+        dayEnd,
+        columns.replace('hour, run_location', `day AS hour, '' AS run_location`),
+      ),
+    );
+  if (firstDay > firstHour) parts.push(stored(rollupSource, 'hour', firstHour, firstDay));
+  if (hourEnd > dayEnd) parts.push(stored(rollupSource, 'hour', dayEnd, hourEnd));
+  // The raw rows before firstHour and from hourEnd on: the window's edges and the unrolled tail.
+  const raw = (start: number, end: number) => {
+    // started_at (whole seconds, in the sorting key) prunes; started_ms makes the bounds exact.
+    const range =
+      `started_at >= ${time(Math.floor(start / 1000) * 1000)} AND started_at <= ${time(Math.ceil(end / 1000) * 1000)} ` +
+      `AND started_ms >= ${sqlNumber(start)} AND started_ms < ${sqlNumber(end)}`;
+    const where = `${whereSql(query, dialect)} AND ${range}`;
+    return `SELECT ${columns} FROM (${rollSelectSql(dialect, rawSource, where, metrics)}) AS edge`;
+  };
+  if (from < firstHour) parts.push(raw(from, firstHour));
+  if (to > hourEnd || parts.length === 0) parts.push(raw(hourEnd, Math.max(hourEnd, to)));
 
   const group = query.groupBy === 'runLocation' ? 'run_location' : '0';
   const hourMs = hourMsSql(dialect);
@@ -207,23 +223,25 @@ export function rollupReadSql(
     'sum(runs) AS n, sum(has_failures * runs) AS failure_sum, sum(retries) AS retry_sum, sum(total) AS s_total, ' +
     'min(minimum) AS s_min, max(maximum) AS s_max, sum(squares) AS s_squares';
   const sketchList = [...sketched].map((name) => sqlString(name, dialect)).join(', ');
-  const parts = `SELECT ${group} AS g, ${bucket} AS b, ${columns} FROM (${daily}${rolled} UNION ALL ${raw}) AS parts`;
+  const union = parts.join(' UNION ALL ');
+  const cells = `SELECT ${group} AS g, ${bucket} AS b, ${columns} FROM (${union}) AS parts`;
+  const live = completedSql(dialect);
 
   if (dialect === 'clickhouse') {
     const sketch =
       sketched.size === 0
         ? ''
         : `, sumMap(if(metric IN (${sketchList}), sketch_keys, emptyArrayInt32()), if(metric IN (${sketchList}), sketch_counts, emptyArrayUInt64())) AS sk`;
-    return `SELECT g, b, metric, ${sums}${sketch} FROM (${parts}) GROUP BY g, b, metric`;
+    return `SELECT *, ${live} AS live FROM (SELECT g, b, metric, ${sums}${sketch} FROM (${cells}) GROUP BY g, b, metric)`;
   }
   const stats = `SELECT g, b, metric, ${sums} FROM cells GROUP BY g, b, metric`;
-  if (sketched.size === 0) return `WITH cells AS (${parts}) ${stats}`;
+  if (sketched.size === 0) return `WITH cells AS (${cells}) SELECT *, ${live} AS live FROM (${stats}) AS stats`;
   const keyed =
     `SELECT g, b, metric, k, sum(c) AS c FROM (SELECT g, b, metric, unnest(sketch_keys) AS k, unnest(sketch_counts) AS c ` +
     `FROM cells WHERE metric IN (${sketchList})) AS flat GROUP BY g, b, metric, k`;
   const lists = `SELECT g, b, metric, list({'k': k, 'c': c}) AS sk FROM keyed GROUP BY g, b, metric`;
   return (
-    `WITH cells AS (${parts}), stats AS (${stats}), keyed AS (${keyed}), lists AS (${lists}) ` +
-    `SELECT stats.*, lists.sk FROM stats LEFT JOIN lists ON stats.g = lists.g AND stats.b = lists.b AND stats.metric = lists.metric`
+    `WITH cells AS (${cells}), stats AS (${stats}), keyed AS (${keyed}), lists AS (${lists}) ` +
+    `SELECT stats.*, lists.sk, ${live} AS live FROM stats LEFT JOIN lists ON stats.g = lists.g AND stats.b = lists.b AND stats.metric = lists.metric`
   );
 }

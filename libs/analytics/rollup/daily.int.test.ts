@@ -208,8 +208,20 @@ describe.each(engines)('daily rollups on $name', ({ open }) => {
 
   it('after a rewind, answers from hours and raw rows, then rolls the days again', async () => {
     const checks = Array.from({ length: 10 }, () => randomUUID());
-    const backfill = checks.flatMap((check) => results(accountId, check, 240, START, 10 * DAY_MS));
+    // This check too, so its stored rollups are stale until the roll, and a reader that read the
+    // watermark before the rewind must notice (its cached watermark is now too far on).
+    const shared = createAnalyticsReader(store, { rollups: true, sketchAbove: 0 });
+    const request = {
+      ...parseAnalyticsParams({ metrics: METRICS, ...windows[1] }, { checkType: 'API', now: new Date(NOW) }),
+      accountId,
+      checkId,
+      checkType: 'API' as const,
+    };
+    await shared.read(request);
+    const backfill = [...checks, checkId].flatMap((check) => results(accountId, check, 240, START, 10 * DAY_MS));
     await store.insert(backfill);
+    const afterRewind = await ask(windows[1]!, { rollups: false });
+    expect(differences(await shared.read(request), afterRewind)).toEqual([]);
     // More late (check, hour) cells than an insert re-rolls: the watermark goes back to START.
     expect((await store.rollups.watermarks()).completed).toBe(Math.floor(START / HOUR_MS) * HOUR_MS);
     for (const params of windows.slice(0, 3)) {

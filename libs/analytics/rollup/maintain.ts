@@ -35,6 +35,8 @@ const SKEW_MS = 60_000;
 const MAX_GAP_HOURS = 6;
 /** Most (check, hour) cells an insert re-rolls itself; beyond, it rewinds the watermark. */
 const MAX_LATE_CELLS = 2_000;
+/** An advance rolls this much at a time (and marks it completed). */
+const ROLL_STEP_MS = 24 * HOUR_MS;
 /** After a failed roll, inserts wait this long before trying again. */
 const ADVANCE_RETRY_MS = 5 * 60_000;
 
@@ -148,11 +150,32 @@ export function createRollupMaintainer(
     }
     // Announce before reading raw rows: an insert that lands after this re-rolls its own hour.
     if (state.announced < closed) await mark(x, 'announced', closed);
-    await x.atomic(async () => {
-      await rollRange(x, state.completed, closed);
-      await mark(x, 'completed', closed);
-    });
-    knownCompleted = closed;
+    // A day at a time from the first raw row on: after a backfill one statement over a month took
+    // longer than the client waits on ClickHouse 18.16, and each day rolled is usable at once.
+    let from = state.completed;
+    if (closed - from > ROLL_STEP_MS) {
+      const first = await x.rows<{ m: number | null }>(
+        `SELECT min(started_ms) AS m FROM ${x.source.replace(/\s+FINAL$/, '')} WHERE started_at >= ${sqlDateTime(new Date(from))}`,
+      );
+      const earliest = first[0]?.m === null || first[0]?.m === undefined ? closed : Number(first[0].m);
+      from = Math.max(from, Math.min(closed, Math.floor(earliest / ROLL_STEP_MS) * ROLL_STEP_MS));
+    }
+    let marked = state.completed;
+    for (let start = from; ; start += ROLL_STEP_MS) {
+      const end = Math.min(closed, start + ROLL_STEP_MS);
+      const stop = await x.atomic(async () => {
+        // Someone rewound the watermark since this advance set it: leave their hours to the next roll.
+        if (start !== from && (await watermarks(x)).completed !== marked) return true;
+        // The first step also covers [completed, from): nothing raw is there, and it clears stale rollups.
+        await rollRange(x, start === from ? state.completed : start, end);
+        await mark(x, 'completed', end);
+        return false;
+      });
+      if (stop) return watermarks(x);
+      marked = end;
+      knownCompleted = end;
+      if (end >= closed) break;
+    }
     return { announced: Math.max(state.announced, closed), completed: closed };
   }
 
