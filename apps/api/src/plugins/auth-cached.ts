@@ -30,6 +30,7 @@ export function cachedVerdict(
   required: Exclude<RouteAccess, 'public' | { agent: true }>,
   cache: CachedReadModels,
   platformKeys: { isKnownPlatform(digest: string): boolean | null },
+  accountHeader: string = ACCOUNT_HEADER,
 ): CachedVerdict | undefined {
   if ('platform' in required) return undefined;
   const header = request.headers.authorization;
@@ -49,7 +50,7 @@ export function cachedVerdict(
       : { kind: 'user', keyId: key.keyId, userId: String(key.userId) };
   if ('anyKey' in required) return { principal, access: null, scope: `key-${principal.keyId}` };
 
-  const raw = request.headers[request.routeOptions.config?.accountHeader ?? ACCOUNT_HEADER];
+  const raw = request.headers[accountHeader];
   const named = Array.isArray(raw) ? raw[0] : raw;
   let accountId: string;
   let role: Role;

@@ -37,25 +37,29 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   const cache = deps.readModels instanceof CachedReadModels ? deps.readModels : null;
 
-  const hook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
-    // Only added to routes that need it (onRoute below).
-    const required = request.routeOptions.config?.access as Exclude<RouteAccess, 'public' | { agent: true }>;
-    const verdict = cache ? cachedVerdict(request, required, cache, platformKeys) : undefined;
+  const hook = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: (error?: Error) => void,
+    route: RouteAuth,
+  ): void => {
+    const verdict = cache
+      ? cachedVerdict(request, route.required, cache, platformKeys, route.accountHeader)
+      : undefined;
     if (verdict === undefined) {
-      authorize(request, reply, required, deps, platformKeys).then(() => done(), done);
+      authorize(request, reply, route, deps, platformKeys).then(() => done(), done);
       return;
     }
     request.principal = verdict.principal;
     request.access = verdict.access;
-    const rule = ruleFor(request, deps);
     let counted: RateLimitResult | undefined;
     try {
-      counted = deps.rateLimiter.now(verdict.scope, rule);
+      counted = deps.rateLimiter.now(verdict.scope, route.rule);
     } catch (error) {
       return done(error as Error);
     }
     if (counted === undefined) {
-      limit(request, reply, deps, verdict.scope).then(() => done(), done);
+      limit(reply, deps, verdict.scope, route.rule).then(() => done(), done);
       return;
     }
     setHeaders(reply, counted);
@@ -66,28 +70,53 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     const required: RouteAccess | undefined = route.config?.access;
     // Agent routes take only private-location keys, which they authenticate and rate-limit themselves.
     if (required === undefined || required === 'public' || 'agent' in required) return;
-    route.onRequest = [...[route.onRequest ?? []].flat(), hook] as typeof route.onRequest;
+    // What the route asks is read from its config at its first request, then kept: a later onRoute
+    // hook (the Checkly scope's account header) may still change the config after this one ran, and
+    // request.routeOptions builds a new object on every read.
+    let auth: RouteAuth | undefined;
+    const routeHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void =>
+      hook(request, reply, done, (auth ??= routeAuth(request, deps)));
+    route.onRequest = [...[route.onRequest ?? []].flat(), routeHook] as typeof route.onRequest;
   });
+}
+
+/** A route's access rule, the header that names its account, and its rate-limit rule. */
+interface RouteAuth {
+  required: Exclude<RouteAccess, 'public' | { agent: true }>;
+  accountHeader: string;
+  rule: RateLimitRule;
+}
+
+function routeAuth(request: FastifyRequest, deps: AuthDeps): RouteAuth {
+  const config = request.routeOptions.config;
+  const bucket = config?.rateLimitBucket ?? 'default';
+  return {
+    // Only added to routes that need it (onRoute above).
+    required: config?.access as RouteAuth['required'],
+    accountHeader: config?.accountHeader ?? ACCOUNT_HEADER,
+    rule: { bucket, limit: deps.bucketLimits[bucket] ?? deps.defaultLimitPerMinute, windowSeconds: 60 },
+  };
 }
 
 /** The async path: every case, reading through the read models (cached or not). */
 async function authorize(
   request: FastifyRequest,
   reply: FastifyReply,
-  required: Exclude<RouteAccess, 'public' | { agent: true }>,
+  route: RouteAuth,
   deps: AuthDeps,
   platformKeys: PlatformKeys,
 ): Promise<void> {
+  const { required, rule } = route;
   const principal = await authenticate(request, deps, platformKeys);
   request.principal = principal;
 
   if ('platform' in required && required.orMinRole && (principal.kind === 'user' || principal.kind === 'service')) {
-    const access = await resolveAccount(request, principal, deps);
+    const access = await resolveAccount(request, principal, deps, route.accountHeader);
     if (!roleAtLeast(access.role, required.orMinRole)) {
       throw new ForbiddenError(`Your role ${access.role} is too low; this needs ${required.orMinRole} or above`);
     }
     request.access = access;
-    await limit(request, reply, deps, access.accountId);
+    await limit(reply, deps, access.accountId, rule);
     return;
   }
   if ('platform' in required) {
@@ -97,22 +126,22 @@ async function authorize(
       throw new ForbiddenError(
         `This route needs the platform ${required.platform === 'admin' ? 'admin' : 'ingest'} key`,
       );
-    await limit(request, reply, deps, `platform-${principal.kind}`);
+    await limit(reply, deps, `platform-${principal.kind}`, rule);
     return;
   }
   if (principal.kind === 'platform-admin' || principal.kind === 'ingest') {
     throw new ForbiddenError('Platform keys cannot act inside an account; use a user or service key');
   }
   if ('anyKey' in required) {
-    await limit(request, reply, deps, `key-${principal.keyId}`);
+    await limit(reply, deps, `key-${principal.keyId}`, rule);
     return;
   }
-  const access = await resolveAccount(request, principal, deps);
+  const access = await resolveAccount(request, principal, deps, route.accountHeader);
   if (!roleAtLeast(access.role, required.minRole)) {
     throw new ForbiddenError(`Your role ${access.role} is too low; this needs ${required.minRole} or above`);
   }
   request.access = access;
-  await limit(request, reply, deps, access.accountId);
+  await limit(reply, deps, access.accountId, rule);
 }
 
 /**
@@ -186,8 +215,9 @@ async function resolveAccount(
   request: FastifyRequest,
   principal: Extract<Principal, { kind: 'user' | 'service' }>,
   deps: AuthDeps,
+  accountHeader: string,
 ): Promise<Access> {
-  const raw = request.headers[request.routeOptions.config?.accountHeader ?? ACCOUNT_HEADER];
+  const raw = request.headers[accountHeader];
   const named = Array.isArray(raw) ? raw[0] : raw;
   let accountId: string;
   let role: Role;
@@ -230,14 +260,9 @@ async function resolveAccount(
   return { principal, account, accountId, role, userId, actor: userId ?? principal.keyId };
 }
 
-function ruleFor(request: FastifyRequest, deps: AuthDeps): RateLimitRule {
-  const bucket = request.routeOptions.config?.rateLimitBucket ?? 'default';
-  return { bucket, limit: deps.bucketLimits[bucket] ?? deps.defaultLimitPerMinute, windowSeconds: 60 };
-}
-
-async function limit(request: FastifyRequest, reply: FastifyReply, deps: AuthDeps, scope: string): Promise<void> {
+async function limit(reply: FastifyReply, deps: AuthDeps, scope: string, rule: RateLimitRule): Promise<void> {
   try {
-    setHeaders(reply, await deps.rateLimiter(scope, ruleFor(request, deps)));
+    setHeaders(reply, await deps.rateLimiter(scope, rule));
   } catch (error) {
     if (error instanceof RateLimitedError)
       setHeaders(reply, (error as RateLimitedError & { rateLimit: RateLimitResult }).rateLimit);
