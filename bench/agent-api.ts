@@ -16,7 +16,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { windowStart } from '../apps/runner/src/schedule.ts';
+import { windowStart } from '#scheduling';
 import { benchConfig } from './config.ts';
 import { freePort, spawnTs, waitForHttp } from './support/processes.ts';
 import { log, printMachine, printTable, writeResults } from './support/report.ts';

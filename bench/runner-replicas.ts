@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { createLogger } from '#core';
 import { createSqliteEventStore } from '#eventstore';
-import { windowStart } from '../apps/runner/src/schedule.ts';
+import { windowStart } from '#scheduling';
 import { benchConfig } from './config.ts';
 import { appendChecks } from './runner.ts';
 import { freePort, spawnTs, waitForHttp, type Child } from './support/processes.ts';

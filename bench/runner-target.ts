@@ -3,7 +3,7 @@
 // GET /__stats?from=&to= gives the runs of the one-minute windows in [from, to): distinct runs,
 // repeated runs (a window hit twice, whichever replica ran it) and the delay after planned start.
 import { createServer } from 'node:http';
-import { offsetMs, windowStart } from '../apps/runner/src/schedule.ts';
+import { offsetMs, windowStart } from '#scheduling';
 
 const MIN = 60_000;
 const port = Number(process.argv[2] ?? 0);

@@ -4,7 +4,7 @@ import { AGENT_LOCATIONS_KEY, DeliveryStore, Dispatcher, LocationWatch } from '#
 import { PrivateLocationReads, ReadModels } from '#readmodels';
 import { eventually } from '#test-processes';
 import { createAccount, startVigil, type ApiClient, type TestVigil } from '#test-vigil';
-import { startAgent, type Agent } from '../../apps/runner/src/agent.ts';
+import { startAgent, type Agent } from '../../apps/runner/index.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.ts';
 

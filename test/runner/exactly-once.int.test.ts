@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runResultId, windowStart } from '#scheduling';
 import { startDistributed, type DistributedFixture } from '#test-distributed';
 import { eventually, spawnApp, type AppProcess } from '#test-processes';
-import { runResultId, windowStart } from '../../apps/runner/src/schedule.ts';
 
 const MIN = 60_000;
 const LOCATION = 'eu-west-1';

@@ -2,11 +2,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '#core';
+import { runResultId } from '#scheduling';
 import { eventually } from '#test-processes';
 import { createAccount, startVigil, type ApiClient, type TestVigil } from '#test-vigil';
-import { startAgent, type Agent } from '../../apps/runner/src/agent.ts';
-import { createRunnerScripts, type RunnerScripts } from '../../apps/runner/src/scripts.ts';
-import { runResultId } from '../../apps/runner/src/schedule.ts';
+import { createRunnerScripts, startAgent, type Agent, type RunnerScripts } from '../../apps/runner/index.ts';
 
 /**
  * Agents of private locations against the whole standalone process: they lease over HTTP, run the

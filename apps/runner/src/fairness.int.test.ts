@@ -10,12 +10,11 @@ import { createLogger } from '#core';
 import { applyCheckDefaults, type CheckInput, type CheckResult } from '#domain';
 import { createSqliteEventStore, type EventStore } from '#eventstore';
 import type { Platform } from '#platform';
+import { offsetMs, runResultId, skippedLastHour, windowStart } from '#scheduling';
 import { createRedisStateStore, createSqliteStateStore, type StateStore } from '#statestore';
 import { services, uniqueSuffix } from '#test-support';
 import { eventually } from '#test-processes';
-import { skippedLastHour } from './queue.ts';
 import { startRunner, type Runner } from './runner.ts';
-import { offsetMs, runResultId, windowStart } from './schedule.ts';
 
 const MIN = 60_000;
 const LOCATION = 'fair-1';

@@ -1,11 +1,18 @@
 import type { CheckResult } from '#domain';
 import type { StateStore } from '#statestore';
 import type { CheckStatusReads } from '#readmodels';
-import type { Catalogue, CatalogueEntry, Placement } from './catalogue.ts';
+import {
+  evaluateHeartbeat,
+  heartbeatResultId,
+  noDataSignal,
+  type Catalogue,
+  type CatalogueEntry,
+  type Claimed,
+  type Placement,
+  type Scheduled,
+  type Slot,
+} from '#scheduling';
 import type { RunnerMetrics } from './metrics.ts';
-import { noDataSignal } from './no-data.ts';
-import type { Claimed, Scheduled, Slot } from './queue.ts';
-import { evaluateHeartbeat, heartbeatResultId } from './schedule.ts';
 
 /** Where the API's ping route keeps the time of a check's last ping (apps/api services/heartbeats.ts). */
 export const lastPingKey = (checkId: string) => `heartbeat:last:${checkId}`;

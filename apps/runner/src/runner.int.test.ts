@@ -10,13 +10,12 @@ import { createLogger } from '#core';
 import { applyCheckDefaults, type CheckInput, type CheckResult } from '#domain';
 import { createSqliteEventStore, type EventStore } from '#eventstore';
 import type { Platform } from '#platform';
+import { DueQueue, offsetMs, runResultId, windowStart } from '#scheduling';
 import { createRedisStateStore, createSqliteStateStore, type StateStore } from '#statestore';
 import { services, uniqueSuffix } from '#test-support';
 import { eventually } from '#test-processes';
 import { createStartTimes } from './started.ts';
-import { DueQueue } from './queue.ts';
 import { startRunner, type Runner } from './runner.ts';
-import { offsetMs, runResultId, windowStart } from './schedule.ts';
 
 const MIN = 60_000;
 const LOCATION = 'eu-west-1';

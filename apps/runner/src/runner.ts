@@ -14,24 +14,30 @@ import {
 } from '#probes';
 import { CheckStatusReads, ReadModels } from '#readmodels';
 import type { RuntimeCatalogue } from '#runtimes';
-import { Catalogue, type CatalogueEntry, type Placement, type ScheduleChange } from './catalogue.ts';
-import { createRunnerMetrics, type RunnerMetrics } from './metrics.ts';
-import { DueQueue, type Claimed, type Scheduled, type Slot } from './queue.ts';
-import { RunRuntimeResolver } from './runtime.ts';
-import { FairShare } from './fairness.ts';
-import { SaturationTracker, type SaturationDetails } from './saturation.ts';
-import { createStartTimes } from './started.ts';
 import {
+  Catalogue,
   decideRun,
+  DueQueue,
   firstWindow,
   maxLatenessMs,
   nextWindow,
   offsetMs,
   plannedStart,
   runResultId,
+  RunRuntimeResolver,
+  RunVariableCache,
+  type CatalogueEntry,
+  type Claimed,
+  type Placement,
+  type Scheduled,
+  type ScheduleChange,
   type SkipReason,
-} from './schedule.ts';
-import { RunVariableCache } from './variables.ts';
+  type Slot,
+} from '#scheduling';
+import { createRunnerMetrics, type RunnerMetrics } from './metrics.ts';
+import { FairShare } from './fairness.ts';
+import { SaturationTracker, type SaturationDetails } from './saturation.ts';
+import { createStartTimes } from './started.ts';
 import { createResultWriter } from './writer.ts';
 import { createHeartbeatCheck } from './heartbeat.ts';
 

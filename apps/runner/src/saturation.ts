@@ -1,5 +1,5 @@
+import type { SkipReason } from '#scheduling';
 import type { RunnerMetrics } from './metrics.ts';
-import type { SkipReason } from './schedule.ts';
 
 /** A location counts as saturated while its runner skipped a window for lateness this recently. */
 const SATURATED_FOR_S = 60;

@@ -1,7 +1,7 @@
 import type { Logger } from '#core';
 import type { CheckResult } from '#domain';
 import type { ResultSink } from '#pipeline';
-import type { DueQueue, Scheduled } from './queue.ts';
+import type { DueQueue, Scheduled } from '#scheduling';
 
 const FLUSH_SIZE = 200;
 const FLUSH_DELAY_MS = 20;

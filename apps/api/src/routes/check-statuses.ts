@@ -6,8 +6,8 @@ import { alertEventSchema } from '#alerting';
 import { isNoData } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import { CheckStatusReads, type CheckStatus, type CheckView, type ReadModels } from '#readmodels';
+import { skippedLastHour } from '#scheduling';
 import type { StateStore } from '#statestore';
-import { skippedLastHour } from '../../../runner/src/queue.ts';
 import { readSummaries, type CheckSummary } from '../console/summary-query.ts';
 import { pageQuerySchema } from './schemas.ts';
 

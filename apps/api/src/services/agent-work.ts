@@ -6,11 +6,19 @@ import { isScriptCheck } from '#domain';
 import { loadCatalogue, RuntimeCatalogue } from '#runtimes';
 import type { StateStore } from '#statestore';
 // The same leased due-queue and schedule the cluster's runners use, keyed by the private location.
-import { placementOf } from '../../../runner/src/catalogue.ts';
-import { DueQueue, queueKeys, slotSchema, type Scheduled } from '../../../runner/src/queue.ts';
-import { decideClaim, firstWindow, nextWindow, runResultId } from '../../../runner/src/schedule.ts';
-import { RunRuntimeResolver } from '../../../runner/src/runtime.ts';
-import { RunVariableCache } from '../../../runner/src/variables.ts';
+import {
+  decideClaim,
+  DueQueue,
+  firstWindow,
+  nextWindow,
+  placementOf,
+  queueKeys,
+  runResultId,
+  RunRuntimeResolver,
+  RunVariableCache,
+  slotSchema,
+  type Scheduled,
+} from '#scheduling';
 
 /** One leased run as an agent receives it: the check, its variables (secrets decrypted) and the window. */
 export interface AgentLease {

@@ -9,11 +9,11 @@ import {
   type PrivateLocationKey,
 } from '#domain';
 import { PrivateLocationReads, type PrivateLocationView, type ReadModels } from '#readmodels';
+import { queueKeys } from '#scheduling';
 import type { StateStore } from '#statestore';
 import type { Access } from '../access.ts';
 import type { CommandRunner } from '../commands.ts';
 import { newId } from '../request-context.ts';
-import { queueKeys } from '../../../runner/src/queue.ts';
 import type { AgentPresence, AgentSeen } from './agent-presence.ts';
 import { privateQueueName } from './agent-work.ts';
 
