@@ -250,10 +250,20 @@ function headerList(prepared: ReturnType<typeof prepareRequest>, target: Target 
   return list;
 }
 
+/** The outcome already says `refused`; the error says why, without repeating it. */
+function refused(error: string, prepared: ReturnType<typeof prepareRequest>, started: number): DeliveryResult {
+  return {
+    outcome: 'refused',
+    error,
+    durationMs: Math.round(performance.now() - started),
+    responseBody: '',
+    requestHeaders: prepared.headers,
+  };
+}
+
 /** Sends one attempt. Never throws: every way it can end is a result. Redirects are not followed. */
 export async function deliverWebhook(request: WebhookRequest, options: DeliveryOptions): Promise<DeliveryResult> {
   const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
   let prepared: ReturnType<typeof prepareRequest>;
   try {
     prepared = prepareRequest(request, options);
@@ -263,22 +273,13 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
     return {
       outcome: 'refused',
       error: `refused: ${message}`,
-      durationMs: elapsed(),
+      durationMs: Math.round(performance.now() - started),
       responseBody: '',
       requestHeaders: {},
     };
   }
-  // The outcome already says `refused`; the error says why, without repeating it.
-  const refuse = (error: string): DeliveryResult => ({
-    outcome: 'refused',
-    error,
-    durationMs: elapsed(),
-    responseBody: '',
-    requestHeaders: prepared.headers,
-  });
-
   const target = cachedTarget(request.url, options.allowPrivate);
-  if (target.refusal !== null) return refuse(target.refusal);
+  if (target.refusal !== null) return refused(target.refusal, prepared, started);
   let req: http.ClientRequest;
   try {
     const policy = options.allowPrivate ? 'open' : 'strict';
@@ -296,64 +297,120 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
     });
   } catch (error) {
     // Node refuses a header name or value it cannot send; no retry changes that.
-    return refuse(`refused: ${describe(error)}`);
+    return refused(`refused: ${describe(error)}`, prepared, started);
   }
-  return send(req, prepared, options, elapsed);
+  return send(req, prepared, options, started);
+}
+
+/**
+ * One request in flight: what its listeners need. The listeners are module-level functions that
+ * find it on the request (or the response's request), so an attempt creates no closures of its
+ * own, only this object (the event loop runs thousands of attempts a second).
+ */
+interface InFlight {
+  req: http.ClientRequest;
+  prepared: ReturnType<typeof prepareRequest>;
+  options: DeliveryOptions;
+  /** performance.now() when the attempt began. */
+  started: number;
+  done: (result: DeliveryResult) => void;
+  settled: boolean;
+  statusCode: number | undefined;
+  chunks: Buffer[];
+  received: number;
+  timer: NodeJS.Timeout | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+const IN_FLIGHT = Symbol('vigil.webhookInFlight');
+type Tagged = (http.ClientRequest | http.IncomingMessage) & { [IN_FLIGHT]?: InFlight };
+
+function finish(state: InFlight, error?: unknown, complete = false): void {
+  if (state.settled) return;
+  state.settled = true;
+  clearTimeout(state.timer);
+  if (state.onAbort) state.options.signal?.removeEventListener('abort', state.onAbort);
+  if (!complete) state.req.destroy();
+  const { chunks, statusCode } = state;
+  const responseBody =
+    chunks.length === 0 ? '' : new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
+  const base = {
+    durationMs: Math.round(performance.now() - state.started),
+    responseBody,
+    requestHeaders: state.prepared.headers,
+  };
+  if (statusCode !== undefined) {
+    if (statusCode <= 399) return state.done({ outcome: 'delivered', statusCode, ...base });
+    return state.done({ outcome: 'failed', statusCode, error: `receiver answered ${statusCode}`, ...base });
+  }
+  if (error instanceof AddressRefused) return state.done({ outcome: 'refused', error: error.message, ...base });
+  state.done({ outcome: 'failed', error: describe(error), ...base });
+}
+
+const stateOf = (emitter: http.ClientRequest | http.IncomingMessage): InFlight => (emitter as Tagged)[IN_FLIGHT]!;
+
+function onTimeout(state: InFlight): void {
+  state.req.destroy(new AttemptTimedOut(`timed out after ${state.options.timeoutMs} ms`));
+}
+function onRequestError(this: http.ClientRequest, error: Error): void {
+  finish(stateOf(this), error);
+}
+function onResponseData(this: http.IncomingMessage, chunk: Buffer): void {
+  const state = stateOf(this);
+  if (state.received < RESPONSE_BODY_LIMIT) state.chunks.push(chunk);
+  state.received += chunk.length;
+  if (state.received >= RESPONSE_BODY_LIMIT) finish(state);
+}
+function onResponseEnd(this: http.IncomingMessage): void {
+  const state = stateOf(this);
+  finish(state, undefined, state.received < RESPONSE_BODY_LIMIT);
+}
+function onResponseError(this: http.IncomingMessage, error: Error): void {
+  finish(stateOf(this), error);
+}
+function onResponseClose(this: http.IncomingMessage): void {
+  finish(stateOf(this));
+}
+function onResponse(this: http.ClientRequest, res: http.IncomingMessage): void {
+  const state = stateOf(this);
+  state.statusCode = res.statusCode;
+  (res as Tagged)[IN_FLIGHT] = state;
+  res.on('data', onResponseData);
+  res.on('end', onResponseEnd);
+  res.on('error', onResponseError);
+  res.on('close', onResponseClose);
 }
 
 function send(
   req: http.ClientRequest,
   prepared: ReturnType<typeof prepareRequest>,
   options: DeliveryOptions,
-  elapsed: () => number,
+  started: number,
 ): Promise<DeliveryResult> {
   return new Promise<DeliveryResult>((done) => {
-    let settled = false;
-    let statusCode: number | undefined;
-    const chunks: Buffer[] = [];
-    let received = 0;
-
-    // complete: the response was read to its end, so the socket can go back to the pool.
-    const finish = (error?: unknown, complete = false) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      if (!complete) req.destroy();
-      const responseBody =
-        chunks.length === 0
-          ? ''
-          : new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
-      const base = { durationMs: elapsed(), responseBody, requestHeaders: prepared.headers };
-      if (statusCode !== undefined) {
-        // The receiver answered: its status decides, even if the body was cut short.
-        if (statusCode <= 399) return done({ outcome: 'delivered', statusCode, ...base });
-        return done({ outcome: 'failed', statusCode, error: `receiver answered ${statusCode}`, ...base });
-      }
-      if (error instanceof AddressRefused) return done({ outcome: 'refused', error: error.message, ...base });
-      done({ outcome: 'failed', error: describe(error), ...base });
+    const state: InFlight = {
+      req,
+      prepared,
+      options,
+      started,
+      done,
+      settled: false,
+      statusCode: undefined,
+      chunks: [],
+      received: 0,
+      timer: undefined,
+      onAbort: undefined,
     };
-
-    const timer = setTimeout(
-      () => req.destroy(new AttemptTimedOut(`timed out after ${options.timeoutMs} ms`)),
-      options.timeoutMs,
-    );
-    const onAbort = () => req.destroy(new AttemptAborted('aborted'));
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-
-    req.on('error', finish);
-    req.on('response', (res) => {
-      statusCode = res.statusCode;
-      res.on('data', (chunk: Buffer) => {
-        if (received < RESPONSE_BODY_LIMIT) chunks.push(chunk);
-        received += chunk.length;
-        if (received >= RESPONSE_BODY_LIMIT) finish();
-      });
-      res.on('end', () => finish(undefined, received < RESPONSE_BODY_LIMIT));
-      res.on('error', finish);
-      res.on('close', () => finish());
-    });
+    (req as Tagged)[IN_FLIGHT] = state;
+    state.timer = setTimeout(onTimeout, options.timeoutMs, state);
+    if (options.signal) {
+      const onAbort = () => req.destroy(new AttemptAborted('aborted'));
+      state.onAbort = onAbort;
+      if (options.signal.aborted) onAbort();
+      else options.signal.addEventListener('abort', onAbort, { once: true });
+    }
+    req.on('error', onRequestError);
+    req.on('response', onResponse);
     req.end(BODYLESS.has(prepared.method) ? undefined : prepared.body);
   });
 }
