@@ -1,9 +1,11 @@
 /**
- * What the hourly rollups give a busy check today: one check with --rows results over 30 days,
- * rolled (store.rollups.advance), then the matrix's busy cells (3 and 12 metrics, one value)
- * through the reader on the exact path (the endpoint's default) and with `rollups: true`, on
- * each engine, in turns. Prints p50s, their ratio and the largest relative difference between
- * the two answers (percentiles come from the sketch: within 1%, rollup/sketch.ts).
+ * What the rollups give a busy check: one check with --rows results over 30 days, rolled
+ * (store.rollups.advance), then the matrix's busy cells (3 and 12 metrics, one value) through the
+ * reader on the exact path (`rollups: false`) and with `rollups: true` (daily rows, hourly edges,
+ * raw unrolled hours: the endpoint's default for busy checks without location), on each engine,
+ * in turns. Prints p50s, their ratio and the largest relative difference between the two answers
+ * (percentiles come from the sketch: within 1%, rollup/sketch.ts). With a small --rows (50000)
+ * it shows where the exact path stops losing (reader.ts, BUSY_RUNS).
  *
  *   npx tsx bench/analytics/busy-rollups.ts [--rows 1000000] [--iterations 10] [--engines clickhouse,duckdb,chdb]
  */
@@ -114,7 +116,7 @@ async function main() {
       started = performance.now();
       await store.rollups.advance();
       log(`${engine}: rolled in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      const exact = createAnalyticsReader(store);
+      const exact = createAnalyticsReader(store, { rollups: false });
       const rolled = createAnalyticsReader(store, { rollups: true });
       for (const [count, metrics] of Object.entries(METRICS)) {
         const query = (i: number) => ({
@@ -150,7 +152,7 @@ async function main() {
     }
   }
   printTable(
-    `busy check (${ROWS} results in 30 days, one value) through the reader: exact path vs hourly rollups; p50 ms over ${ITERATIONS}`,
+    `busy check (${ROWS} results in 30 days, one value) through the reader: exact path vs rollups (daily, hourly edges, raw tail); p50 ms over ${ITERATIONS}`,
     ['engine', 'metrics', 'exact p50', 'rollups p50', 'exact ÷ rollups', 'largest relative difference'],
     rows,
   );

@@ -182,33 +182,45 @@ export function rollupReadSql(
 
   const columns =
     'metric, hour, run_location, has_failures, runs, retries, total, minimum, maximum, squares, sketch_keys, sketch_counts';
-  const stored = (source: string, column: string, start: number, end: number, select = columns) =>
-    `SELECT ${select} FROM ${source} WHERE ${ids} AND metric IN (${metricList}) ` +
-    `AND ${column} >= ${time(start)} AND ${column} < ${time(end)}${status}`;
+  // Each part is one statement over its ranges (OR-ed; the engines prune by each): on ClickHouse
+  // every FINAL part costs a merge of its own, so the edges on both sides share one.
+  type Range = [number, number];
+  const within = (column: string, ranges: Range[]) =>
+    `(${ranges.map(([start, end]) => `(${column} >= ${time(start)} AND ${column} < ${time(end)})`).join(' OR ')})`;
+  const stored = (source: string, column: string, ranges: Range[], select = columns) =>
+    `SELECT ${select} FROM ${source} WHERE ${ids} AND metric IN (${metricList}) AND ${within(column, ranges)}${status}`;
   const parts: string[] = [];
   if (dayEnd > firstDay && dailySource !== undefined)
     parts.push(
       stored(
         dailySource,
         'day',
-        firstDay,
-        dayEnd,
+        [[firstDay, dayEnd]],
         columns.replace('hour, run_location', `day AS hour, '' AS run_location`),
       ),
     );
-  if (firstDay > firstHour) parts.push(stored(rollupSource, 'hour', firstHour, firstDay));
-  if (hourEnd > dayEnd) parts.push(stored(rollupSource, 'hour', dayEnd, hourEnd));
+  const hours: Range[] = [
+    [firstHour, firstDay],
+    [dayEnd, hourEnd],
+  ].filter(([start, end]) => end! > start!) as Range[];
+  if (hours.length > 0) parts.push(stored(rollupSource, 'hour', hours));
   // The raw rows before firstHour and from hourEnd on: the window's edges and the unrolled tail.
-  const raw = (start: number, end: number) => {
+  const edges: Range[] = [
+    [from, firstHour],
+    [hourEnd, to],
+  ].filter(([start, end]) => end! > start!) as Range[];
+  if (edges.length > 0 || parts.length === 0) {
     // started_at (whole seconds, in the sorting key) prunes; started_ms makes the bounds exact.
-    const range =
-      `started_at >= ${time(Math.floor(start / 1000) * 1000)} AND started_at <= ${time(Math.ceil(end / 1000) * 1000)} ` +
-      `AND started_ms >= ${sqlNumber(start)} AND started_ms < ${sqlNumber(end)}`;
-    const where = `${whereSql(query, dialect)} AND ${range}`;
-    return `SELECT ${columns} FROM (${rollSelectSql(dialect, rawSource, where, metrics)}) AS edge`;
-  };
-  if (from < firstHour) parts.push(raw(from, firstHour));
-  if (to > hourEnd || parts.length === 0) parts.push(raw(hourEnd, Math.max(hourEnd, to)));
+    const ranges = (edges.length > 0 ? edges : [[from, from] as Range]).map(
+      ([start, end]) =>
+        `(started_at >= ${time(Math.floor(start / 1000) * 1000)} AND started_at <= ${time(Math.ceil(end / 1000) * 1000)} ` +
+        `AND started_ms >= ${sqlNumber(start)} AND started_ms < ${sqlNumber(end)})`,
+    );
+    const where = `${whereSql(query, dialect)} AND (${ranges.join(' OR ')})`;
+    // As the exact path: on ClickHouse, only this check's rows reach FINAL's merge (build.ts).
+    const prewhere = /\sFINAL$/.test(rawSource) ? `${ids}` : undefined;
+    parts.push(`SELECT ${columns} FROM (${rollSelectSql(dialect, rawSource, where, metrics, prewhere)}) AS edge`);
+  }
 
   const group = query.groupBy === 'runLocation' ? 'run_location' : '0';
   const hourMs = hourMsSql(dialect);

@@ -31,6 +31,8 @@ export function rollSelectSql(
   source: string,
   where: string,
   metrics: readonly string[] = [...ROLLED_METRICS.keys()],
+  /** ClickHouse only: a PREWHERE on sorting-key columns, so FINAL merges only the rows it keeps. */
+  prewhere?: string,
 ): string {
   const pairs = [RUNS_METRIC, ...metrics.filter((name) => name !== RUNS_METRIC)].map((name) => {
     const expr = name === RUNS_METRIC ? '0' : ROLLED_METRICS.get(name);
@@ -43,7 +45,8 @@ export function rollSelectSql(
     const samples =
       `SELECT account_id, check_id, tupleElement(mv, 1) AS metric, toStartOfHour(started_at) AS hour, run_location, ` +
       `has_failures, attempts, assumeNotNull(tupleElement(mv, 2)) AS x FROM ${source} ` +
-      `ARRAY JOIN arrayFilter(t -> isNotNull(tupleElement(t, 2)), [${tuples.join(', ')}]) AS mv WHERE ${where}`;
+      `ARRAY JOIN arrayFilter(t -> isNotNull(tupleElement(t, 2)), [${tuples.join(', ')}]) AS mv` +
+      `${prewhere === undefined ? '' : ` PREWHERE ${prewhere}`} WHERE ${where}`;
     const grouped =
       `SELECT ${keys}, count() AS runs, toUInt64(sum(attempts) - count()) AS retries, sum(x) AS total, min(x) AS minimum, ` +
       `max(x) AS maximum, sum(x * x) AS squares, sumMap([${sketchKeySql('x', dialect)}], [toUInt64(1)]) AS sk ` +
