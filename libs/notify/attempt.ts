@@ -46,6 +46,8 @@ export interface AttempterOptions {
   onScheduled: (nextAttemptAt: number) => void;
 }
 
+const ignore = (): void => undefined;
+
 const refused = (error: string): DeliveryResult => ({
   outcome: 'refused',
   error,
@@ -59,6 +61,8 @@ export class Attempter {
   private readonly attemptsCounter: Counter | undefined;
   /** Decrypted channel secrets by sealed value: decryption costs about as much as signing. */
   private readonly secrets = new Map<string, string>();
+  /** Opens a sealed channel secret (made once: every attempt passes it on). */
+  private readonly open = (sealed: string): string => this.secret(sealed);
 
   constructor(private readonly options: AttempterOptions) {
     this.attemptsCounter = options.metrics
@@ -101,12 +105,13 @@ export class Attempter {
     }
     const finished = Date.now();
     const { next, attempt } = attemptRecord(delivery, result, started, finished, this.options.retry);
-    const recorded = this.options.store.recordAttempt(next, attempt, finished, queued, !records).then(() => {
-      if (next.status === 'pending' && next.nextAttemptAt !== null) this.options.onScheduled(next.nextAttemptAt);
-    });
+    const written = this.options.store.recordAttempt(next, attempt, finished, queued, !records);
+    // Only a record that schedules a retry wakes the retry loop (most attempts are delivered).
+    const retryAt = next.status === 'pending' ? next.nextAttemptAt : null;
+    const recorded = retryAt === null ? written : written.then(() => this.options.onScheduled(retryAt));
     if (records) {
       // Handled here so a failed write is not an unhandled rejection before the caller awaits it.
-      recorded.catch(() => undefined);
+      recorded.catch(ignore);
       records.push(recorded);
     } else await recorded;
     this.attemptsCounter?.inc({ outcome: result.outcome });
@@ -145,7 +150,7 @@ export class Attempter {
       publicUrl: this.options.publicUrl,
       region: this.options.region,
       now: started,
-      open: (sealed) => this.secret(sealed),
+      open: this.open,
     });
     if (outgoing.kind === 'email') {
       const { message } = outgoing;

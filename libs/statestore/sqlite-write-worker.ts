@@ -1,17 +1,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WriteOp } from './port.ts';
+import { WRITER_CHECKPOINT_PAGES } from './sqlite-offthread.ts';
 import { createSqliteStateStore } from './sqlite.ts';
 
 // The SQLite state store's write thread (see sqlite-offthread.ts): a connection of its own on
 // the same file, applying each batch through the store's own write(), so the semantics are the
 // store's. The main connection purges expired keys; this one never does.
 const { path } = workerData as { path: string };
-// Group commits of a few hundred delivery records touch a page or two each at random (their ids
-// are hashes): checkpointing every 4,000 pages instead of SQLite's 1,000 copies a page changed by
-// several commits once, which took a tenth off this thread's CPU per delivery (webhooks bench).
-// The main connection keeps the default; a checkpoint it runs after a commit of its own may now
-// copy up to 4,000 pages (16 MB) instead of about 1,000.
-const store = createSqliteStateStore({ path, purgeIntervalMs: 2 ** 31 - 1, walAutocheckpointPages: 4000 });
+const store = createSqliteStateStore({
+  path,
+  purgeIntervalMs: 2 ** 31 - 1,
+  walAutocheckpointPages: WRITER_CHECKPOINT_PAGES,
+});
 
 type Job =
   | { id: number; op: 'write'; ops: WriteOp[] }

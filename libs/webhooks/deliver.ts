@@ -304,7 +304,7 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
 
 /**
  * One request in flight: what its listeners need. The listeners are module-level functions that
- * find it on the request (or the response's request), so an attempt creates no closures of its
+ * find it on the request (or its response), so an attempt creates no closures of its
  * own, only this object (the event loop runs thousands of attempts a second).
  */
 interface InFlight {
