@@ -132,24 +132,15 @@ export class DueQueue {
     this.keys = queueKeys(location);
   }
 
+  /**
+   * Leases up to limit due entries, then reads their slots: for callers that skip nothing, such as
+   * the agents' leases.
+   */
   async claim(nowMs: number, leaseMs: number, limit: number): Promise<Claimed[]> {
-    // Round robin across accounts among the earliest due: a tenant's backlog cannot keep another's runs waiting.
-    const members = await this.store.claimDueFair(
-      this.keys.due,
-      this.keys.groups,
-      nowMs,
-      leaseMs,
-      limit,
-      limit * FAIR_SCAN_FACTOR,
-    );
+    const members = await this.store.claimDueFair(...this.fairClaim(nowMs, leaseMs, limit));
     if (members.length === 0) return [];
     const slots = await this.store.getMany(members.map((m) => this.keys.slot(m.member)));
-    return members.map((m, i) => ({
-      checkId: m.member,
-      due: m.score,
-      leaseEnds: nowMs + leaseMs,
-      slot: parseSlot(slots[i] ?? null),
-    }));
+    return members.map((m, i) => claimed(m.member, m.score, slots[i] ?? null, nowMs + leaseMs));
   }
 
   /**
@@ -162,31 +153,26 @@ export class DueQueue {
     limit: number,
     late: LateClaim,
   ): Promise<{ claimed: Claimed[]; skipped: number }> {
-    const { claimed, skipped } = await this.store.claimDueRuns(
-      this.keys.due,
-      this.keys.groups,
-      nowMs,
-      leaseMs,
-      limit,
-      limit * FAIR_SCAN_FACTOR,
-      {
-        slotPrefix: this.keys.slot(''),
-        skipsKey: this.keys.skips('saturated', skipBucket(nowMs)),
-        since: late.since,
-        groups: late.groups,
-        spareListed: late.spareListed,
-        ...(late.lateCapMs === undefined ? {} : { lateCapMs: late.lateCapMs }),
-      },
-    );
+    const result = await this.store.claimDueRuns(...this.fairClaim(nowMs, leaseMs, limit), {
+      slotPrefix: this.keys.slot(''),
+      skipsKey: this.keys.skips('saturated', skipBucket(nowMs)),
+      since: late.since,
+      groups: late.groups,
+      spareListed: late.spareListed,
+      ...(late.lateCapMs === undefined ? {} : { lateCapMs: late.lateCapMs }),
+    });
     return {
-      skipped,
-      claimed: claimed.map((m) => ({
-        checkId: m.member,
-        due: m.score,
-        leaseEnds: nowMs + leaseMs,
-        slot: parseSlot(m.slot),
-      })),
+      skipped: result.skipped,
+      claimed: result.claimed.map((m) => claimed(m.member, m.score, m.slot, nowMs + leaseMs)),
     };
+  }
+
+  /**
+   * The arguments both claims share. Round robin across accounts among the earliest due: a
+   * tenant's backlog cannot keep another's runs waiting.
+   */
+  private fairClaim(nowMs: number, leaseMs: number, limit: number) {
+    return [this.keys.due, this.keys.groups, nowMs, leaseMs, limit, limit * FAIR_SCAN_FACTOR] as const;
   }
 
   /**
@@ -276,6 +262,10 @@ export class DueQueue {
   async firstToApply(eventId: string): Promise<boolean> {
     return this.store.setIfAbsent(this.keys.applied(eventId), '1', { ttlMs: APPLIED_TTL_MS });
   }
+}
+
+function claimed(checkId: string, due: number, rawSlot: string | null, leaseEnds: number): Claimed {
+  return { checkId, due, leaseEnds, slot: parseSlot(rawSlot) };
 }
 
 function parseSlot(raw: string | null): Slot | null {
