@@ -10,6 +10,8 @@ export interface ReadCacheOptions {
   now?: () => number;
 }
 
+type Kind = 'key' | 'user' | 'account' | 'variable';
+
 interface Entry {
   value: unknown;
   expiresAt: number;
@@ -22,7 +24,13 @@ interface Entry {
  * Writes decide from the event store, never from here, so a stale entry cannot corrupt one.
  */
 export class CachedReadModels extends ReadModels {
-  private readonly entries = new Map<string, Entry>();
+  /** One map per kind: a look-up by the id as given builds no combined key string per request. */
+  private readonly entries: Record<Kind, Map<string, Entry>> = {
+    key: new Map(),
+    user: new Map(),
+    account: new Map(),
+    variable: new Map(),
+  };
   /** Bumped by every drop, so a read that was in flight across a change does not store what it saw. */
   private generation = 0;
   private readonly ttlMs: number;
@@ -44,30 +52,35 @@ export class CachedReadModels extends ReadModels {
   }
 
   drop(): void {
-    this.entries.clear();
+    this.clear();
     this.generation++;
     this.counts.drops++;
   }
 
   /** Entries held now (for tests and metrics). */
   get size(): number {
-    return this.entries.size;
+    const { key, user, account, variable } = this.entries;
+    return key.size + user.size + account.size + variable.size;
+  }
+
+  private clear(): void {
+    for (const map of Object.values(this.entries)) map.clear();
   }
 
   override apiKeyByHash(hash: string): Promise<Extract<ApiKeyView, { status: 'active' }> | null> {
-    return this.cached(`key\n${hash}`, () => super.apiKeyByHash(hash));
+    return this.cached('key', hash, () => super.apiKeyByHash(hash));
   }
 
   override user(id: string): Promise<UserView | null> {
-    return this.cached(`user\n${id}`, () => super.user(id));
+    return this.cached('user', id, () => super.user(id));
   }
 
   override account(id: string): Promise<AccountView | null> {
-    return this.cached(`account\n${id}`, () => super.account(id));
+    return this.cached('account', id, () => super.account(id));
   }
 
   override variable(accountId: string, key: string): Promise<VariableView | null> {
-    return this.cached(`variable\n${accountId}\n${key}`, () => super.variable(accountId, key));
+    return this.cached('variable', `${accountId}\n${key}`, () => super.variable(accountId, key));
   }
 
   /**
@@ -77,35 +90,35 @@ export class CachedReadModels extends ReadModels {
    * the caller then takes the async path, which reads the store and fills the cache as before.
    */
   peekApiKeyByHash(hash: string): Extract<ApiKeyView, { status: 'active' }> | undefined {
-    return this.peek(`key\n${hash}`);
+    return this.peek('key', hash);
   }
 
   peekUser(id: string): UserView | undefined {
-    return this.peek(`user\n${id}`);
+    return this.peek('user', id);
   }
 
   peekAccount(id: string): AccountView | undefined {
-    return this.peek(`account\n${id}`);
+    return this.peek('account', id);
   }
 
   /** The variable read without a promise, for GET /v1/variables/{key} (the same entries as `variable`). */
   peekVariable(accountId: string, key: string): VariableView | undefined {
-    return this.peek(`variable\n${accountId}\n${key}`);
+    return this.peek('variable', `${accountId}\n${key}`);
   }
 
-  private peek<T>(key: string): T | undefined {
+  private peek<T>(kind: Kind, key: string): T | undefined {
     if (!this.invalidation.live()) return undefined;
-    const hit = this.entries.get(key);
+    const hit = this.entries[kind].get(key);
     if (hit === undefined || hit.expiresAt <= this.now()) return undefined;
     this.counts.hits++;
     return hit.value as T;
   }
 
-  private async cached<T>(key: string, load: () => Promise<T | null>): Promise<T | null> {
+  private async cached<T>(kind: Kind, key: string, load: () => Promise<T | null>): Promise<T | null> {
     const live = this.invalidation.live();
     const now = this.now();
     if (live) {
-      const hit = this.entries.get(key);
+      const hit = this.entries[kind].get(key);
       if (hit !== undefined && hit.expiresAt > now) {
         this.counts.hits++;
         return hit.value as T;
@@ -117,8 +130,8 @@ export class CachedReadModels extends ReadModels {
     const value = await load();
     // A change announced while the read was in flight may have landed after it: keep nothing then.
     if (value !== null && generation === this.generation && this.invalidation.live()) {
-      if (this.entries.size >= this.maxEntries) this.entries.clear();
-      this.entries.set(key, { value, expiresAt: now + this.ttlMs });
+      if (this.size >= this.maxEntries) this.clear();
+      this.entries[kind].set(key, { value, expiresAt: now + this.ttlMs });
     }
     return value;
   }
