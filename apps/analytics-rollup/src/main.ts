@@ -6,7 +6,7 @@ import { loadRollupConfig } from './config.ts';
 // `npm run analytics:rollup [-- --rebuild]`: rolls the analytics rollups up to the last closed hour.
 const program = new Command('analytics:rollup')
   .description(
-    'Roll every closed hour of check results into the hourly rollups the analytics endpoints read. ' +
+    'Roll every closed hour of check results into the hourly and daily rollups the analytics endpoints read. ' +
       'Inserts keep them current on their own; --rebuild recomputes every rollup from the raw results (idempotent).',
   )
   .option('--rebuild', 'drop every rollup and roll all closed hours again from the raw results')
