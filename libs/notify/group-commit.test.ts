@@ -72,13 +72,19 @@ describe('DeliveryStore group commits', () => {
     stores = [];
   });
 
-  it('gathers the few records that came in during a write with the ones that follow', async () => {
+  /** A store whose first write (of record 0) is made and held at the gate. */
+  async function firstWriteHeld() {
     const s = gatedStore();
     stores.push(s);
     const deliveries = new DeliveryStore(s.gated);
     s.close();
     const written = [deliveries.recordAttempt(...record(0), false)];
     while (s.sizes.length === 0) await turn(); // the first window ended: one write, held at the gate
+    return { s, deliveries, written };
+  }
+
+  it('gathers the few records that came in during a write with the ones that follow', async () => {
+    const { s, deliveries, written } = await firstWriteHeld();
     for (let i = 1; i <= 10; i++) written.push(deliveries.recordAttempt(...record(i), false));
     s.open();
     await written[0];
@@ -92,12 +98,7 @@ describe('DeliveryStore group commits', () => {
   });
 
   it('writes at once what is pending when the caller flushes or a record is urgent', async () => {
-    const s = gatedStore();
-    stores.push(s);
-    const deliveries = new DeliveryStore(s.gated);
-    s.close();
-    const written = [deliveries.recordAttempt(...record(0), false)];
-    while (s.sizes.length === 0) await turn();
+    const { s, deliveries, written } = await firstWriteHeld();
     for (let i = 1; i <= 5; i++) written.push(deliveries.recordAttempt(...record(i), false));
     deliveries.flushPending(); // the batch's attempts are all made: no second window
     s.open();
@@ -115,12 +116,7 @@ describe('DeliveryStore group commits', () => {
   });
 
   it('writes at once when a full group came in during the write', async () => {
-    const s = gatedStore();
-    stores.push(s);
-    const deliveries = new DeliveryStore(s.gated);
-    s.close();
-    const written = [deliveries.recordAttempt(...record(0), false)];
-    while (s.sizes.length === 0) await turn();
+    const { s, deliveries, written } = await firstWriteHeld();
     for (let i = 1; i <= 300; i++) written.push(deliveries.recordAttempt(...record(i), false));
     s.open();
     await written[0];

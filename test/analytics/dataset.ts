@@ -6,6 +6,7 @@ import {
   type CheckResultInput,
   type ResultCheckType,
 } from '#domain';
+import { seeded } from '#test-support';
 
 /**
  * A generated, deterministic dataset for the analytics contract suite: one check of every type in
@@ -35,20 +36,8 @@ const EDGES = [
 ];
 const STEP_MS = 97 * 60_000;
 
-/** mulberry32: a small seeded generator, so every run of the suite sees the same data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function generateDataset(seed = 42): Dataset {
-  const rand = random(seed);
+  const rand = seeded(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
   const maybe = <T>(value: T, probability = 0.9): T | undefined => (rand() < probability ? value : undefined);
   // Whole and tenths values both occur, so percentiles meet ties and interpolation.

@@ -5,14 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '#core';
 import { services, uniqueSuffix } from '#test-support';
-import { createChdbAnalyticsStore } from '../chdb-engine.ts';
-import { createClickHouseAnalyticsStore } from '../clickhouse.ts';
-import { createDuckDbAnalyticsStore } from '../duckdb.ts';
 import type { AnalyticsStore } from '../port.ts';
 import { createAnalyticsReader, type AnalyticsReaderOptions } from '../reader/reader.ts';
 import { parseAnalyticsParams } from '../reader/params.ts';
 import { DAILY_TABLE, DAY_MS } from './daily.ts';
-import { differences, results } from './rollup-fixtures.ts';
+import { differences, results, ROLLUP_METRICS, rollupEngines } from './rollup-fixtures.ts';
 import { HOUR_MS } from './sql.ts';
 
 /**
@@ -33,14 +30,7 @@ const MINUTE = 60_000;
 let now = NOW - 36 * HOUR_MS + 20 * MINUTE;
 const clock = () => now;
 
-const engines = [
-  { name: 'duckdb', open: () => createDuckDbAnalyticsStore({ path: join(dir, 'daily.duckdb'), log, clock }) },
-  {
-    name: 'clickhouse 18.16',
-    open: () => createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database, log, clock }),
-  },
-  { name: 'clickhouse 26 (chdb)', open: () => createChdbAnalyticsStore({ database, log, clock }) },
-];
+const engines = rollupEngines({ dir, file: 'daily.duckdb', database, log, clock });
 
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
@@ -49,23 +39,7 @@ afterAll(async () => {
   );
 });
 
-const METRICS = [
-  'responseTime_avg',
-  'responseTime_min',
-  'responseTime_max',
-  'responseTime_sum',
-  'responseTime_stddev',
-  'responseTime_median',
-  'responseTime_p90',
-  'responseTime_p95',
-  'responseTime_p99',
-  'dns_avg',
-  'dns_p95',
-  'firstByte_max',
-  'availability',
-  'retries',
-  'totalRequests',
-].join(',');
+const METRICS = [...ROLLUP_METRICS, 'totalRequests'].join(',');
 
 const at = (ms: number) => String(ms / 1000);
 const windows: Record<string, string>[] = [

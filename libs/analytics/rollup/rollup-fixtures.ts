@@ -1,26 +1,60 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { expect } from 'vitest';
+import type { Logger } from '#core';
 import { checkResultSchema, type CheckResult } from '#domain';
+import { seeded, services } from '#test-support';
+import { createChdbAnalyticsStore } from '../chdb-engine.ts';
+import { createClickHouseAnalyticsStore } from '../clickhouse.ts';
+import { createDuckDbAnalyticsStore } from '../duckdb.ts';
+import type { AnalyticsStore } from '../port.ts';
 import type { AnalyticsAnswer } from '../reader/reader.ts';
 import { SKETCH_ALPHA } from './sketch.ts';
 
 /** Test data and comparisons shared by the rollup suites (hourly and daily). */
 export const LOCATIONS = ['eu-west-1', 'us-east-1', 'ap-south-1', 'sa-east-1'];
 
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** The metrics the rollup suites compare: every aggregate kind the rollups answer. */
+export const ROLLUP_METRICS = [
+  'responseTime_avg',
+  'responseTime_min',
+  'responseTime_max',
+  'responseTime_sum',
+  'responseTime_stddev',
+  'responseTime_median',
+  'responseTime_p90',
+  'responseTime_p95',
+  'responseTime_p99',
+  'dns_avg',
+  'dns_p95',
+  'firstByte_max',
+  'availability',
+  'retries',
+];
+
+/** The three engines the rollup suites run on, each opened on its own database (DuckDB: a file in `dir`). */
+export function rollupEngines(options: {
+  dir: string;
+  file: string;
+  database: string;
+  log: Logger;
+  clock: () => number;
+}) {
+  const { dir, file, database, log, clock } = options;
+  return [
+    { name: 'duckdb', open: (): AnalyticsStore => createDuckDbAnalyticsStore({ path: join(dir, file), log, clock }) },
+    {
+      name: 'clickhouse 18.16',
+      open: (): AnalyticsStore =>
+        createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database, log, clock }),
+    },
+    { name: 'clickhouse 26 (chdb)', open: (): AnalyticsStore => createChdbAnalyticsStore({ database, log, clock }) },
+  ];
 }
 
 /** `count` API results of one check spread evenly over [from, from + span), 5% failing. */
 export function results(accountId: string, checkId: string, count: number, from: number, span: number): CheckResult[] {
-  const rand = random(7);
+  const rand = seeded(7);
   return Array.from({ length: count }, (_, i) => {
     const failed = rand() < 0.05;
     return checkResultSchema.parse({

@@ -5,13 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '#core';
 import { services, uniqueSuffix } from '#test-support';
-import { createChdbAnalyticsStore } from '../chdb-engine.ts';
-import { createClickHouseAnalyticsStore } from '../clickhouse.ts';
-import { createDuckDbAnalyticsStore } from '../duckdb.ts';
 import type { AnalyticsStore } from '../port.ts';
 import { createAnalyticsReader } from '../reader/reader.ts';
 import { parseAnalyticsParams } from '../reader/params.ts';
-import { differences, results } from './rollup-fixtures.ts';
+import { differences, results, ROLLUP_METRICS, rollupEngines } from './rollup-fixtures.ts';
 import { HOUR_MS, ROLLUP_TABLE } from './sql.ts';
 
 /**
@@ -27,17 +24,7 @@ const DAY = 24 * HOUR_MS;
 const NOW = Date.parse('2024-03-01T00:30:00Z');
 const START = NOW - 10 * DAY;
 const RUNS = 30_000;
-const engines = [
-  {
-    name: 'duckdb',
-    open: () => createDuckDbAnalyticsStore({ path: join(dir, 'rollups.duckdb'), log, clock: () => NOW }),
-  },
-  {
-    name: 'clickhouse 18.16',
-    open: () => createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database, log, clock: () => NOW }),
-  },
-  { name: 'clickhouse 26 (chdb)', open: () => createChdbAnalyticsStore({ database, log, clock: () => NOW }) },
-];
+const engines = rollupEngines({ dir, file: 'rollups.duckdb', database, log, clock: () => NOW });
 
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
@@ -46,22 +33,7 @@ afterAll(async () => {
   );
 });
 
-const METRICS = [
-  'responseTime_avg',
-  'responseTime_min',
-  'responseTime_max',
-  'responseTime_sum',
-  'responseTime_stddev',
-  'responseTime_median',
-  'responseTime_p90',
-  'responseTime_p95',
-  'responseTime_p99',
-  'dns_avg',
-  'dns_p95',
-  'firstByte_max',
-  'availability',
-  'retries',
-].join(',');
+const METRICS = ROLLUP_METRICS.join(',');
 
 describe.each(engines)('rollups on $name', ({ open }) => {
   let store: AnalyticsStore;
