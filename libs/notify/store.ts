@@ -92,10 +92,22 @@ const GROUP_WINDOW_MS = 25;
  */
 const GROUP_FULL = 250;
 
+/**
+ * An attempt's member in the channel's logs, which also names its record (`webhook:attempt:` and
+ * the member): its time first, fixed width, then the delivery and the attempt's number. Ordered
+ * by time, each group commit's records and log entries land on the last pages of their indexes
+ * instead of one random page each (delivery ids are hashes), so a commit rewrites a few pages
+ * where it rewrote about three per delivery. Records from before it are `<delivery>:<n>`, read
+ * the same way (their key is the same prefix and member), and order by their score as before.
+ */
+export function attemptMember(deliveryId: string, n: number, atMs: number): string {
+  return `${String(Math.max(0, Math.trunc(atMs))).padStart(15, '0')}:${deliveryId}:${n}`;
+}
+
 const keys = {
   delivery: (id: string) => `webhook:delivery:${id}`,
   retryQueue: 'webhook:retry-queue',
-  attempt: (deliveryId: string, n: number) => `webhook:attempt:${deliveryId}:${n}`,
+  attempt: (member: string) => `webhook:attempt:${member}`,
   log: (channelId: string, outcome?: string) =>
     outcome ? `webhook:log:${channelId}:${outcome}` : `webhook:log:${channelId}`,
 };
@@ -172,16 +184,12 @@ export class DeliveryStore {
     /** Someone waits for this record (a test send through the API): write it without the window. */
     urgent = false,
   ): Promise<void> {
+    const member = attemptMember(delivery.id, attempt.attempt, atMs);
     const ops: WriteOp[] = [
       { op: 'set', key: keys.delivery(delivery.id), value: deliveryJson(delivery) },
-      { op: 'set', key: keys.attempt(delivery.id, attempt.attempt), value: JSON.stringify(attempt) },
-      { op: 'zadd', key: keys.log(delivery.channelId), member: `${delivery.id}:${attempt.attempt}`, score: atMs },
-      {
-        op: 'zadd',
-        key: keys.log(delivery.channelId, attempt.outcome),
-        member: `${delivery.id}:${attempt.attempt}`,
-        score: atMs,
-      },
+      { op: 'set', key: keys.attempt(member), value: JSON.stringify(attempt) },
+      { op: 'zadd', key: keys.log(delivery.channelId), member, score: atMs },
+      { op: 'zadd', key: keys.log(delivery.channelId, attempt.outcome), member, score: atMs },
     ];
     if (delivery.status === 'pending' && delivery.nextAttemptAt !== null)
       ops.push({ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.nextAttemptAt });
@@ -268,12 +276,7 @@ export class DeliveryStore {
     const start = Math.max(0, stop - page.limit + 1);
     if (stop < 0) return { items: [], total };
     const members = (await this.store.zrange(index, start, stop)).reverse();
-    const raws = await this.store.getMany(
-      members.map((m) => {
-        const split = m.member.lastIndexOf(':');
-        return keys.attempt(m.member.slice(0, split), Number(m.member.slice(split + 1)));
-      }),
-    );
+    const raws = await this.store.getMany(members.map((m) => keys.attempt(m.member)));
     const items = raws.filter((raw): raw is string => raw !== null).map((raw) => attemptSchema.parse(JSON.parse(raw)));
     const ids = [...new Set(items.map((item) => item.deliveryId))];
     const deliveries = new Map(
