@@ -18,6 +18,8 @@ export interface OffThreadWriter {
    * wait for the thread's batch in SQLite's busy handler, which sleeps and so stops the event loop.
    */
   claimDue(key: string, now: number, leaseMs: number, limit: number): Promise<ScoredMember[]>;
+  /** Any of the store's write methods on the thread, with the arguments the caller gave (already checked). */
+  call(method: ThreadMethod, args: unknown[]): Promise<unknown>;
   /** Waits for the batches in flight, then stops the thread. */
   close(): Promise<void>;
 }
@@ -29,6 +31,10 @@ export interface OffThreadWriter {
  * a tenth off the thread's CPU per delivery (webhooks bench).
  */
 export const WRITER_CHECKPOINT_PAGES = 4000;
+
+/** The store's methods that take the write lock: once the thread runs, they all go through it. */
+export type ThreadMethod =
+  'write' | 'set' | 'setIfAbsent' | 'del' | 'incr' | 'claimDue' | 'claimDueFair' | 'claimDueRuns' | 'deletePrefix';
 
 type Reply =
   | { id: number; ok: true; value: unknown }
@@ -108,6 +114,7 @@ export function createOffThreadWriter(path: string): OffThreadWriter {
     async claimDue(key, now, leaseMs, limit) {
       return (await post({ op: 'claimDue', key, now, leaseMs, limit })) as ScoredMember[];
     },
+    call: (method, args) => post({ op: 'call', method, args }),
     async close() {
       const thread = worker;
       if (!thread) return;

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WriteOp } from './port.ts';
-import { WRITER_CHECKPOINT_PAGES } from './sqlite-offthread.ts';
+import { WRITER_CHECKPOINT_PAGES, type ThreadMethod } from './sqlite-offthread.ts';
 import { createSqliteStateStore } from './sqlite.ts';
 
 // The SQLite state store's write thread (see sqlite-offthread.ts): a connection of its own on
@@ -15,10 +15,15 @@ const store = createSqliteStateStore({
 
 type Job =
   | { id: number; op: 'write'; ops: WriteOp[] }
-  | { id: number; op: 'claimDue'; key: string; now: number; leaseMs: number; limit: number };
+  | { id: number; op: 'claimDue'; key: string; now: number; leaseMs: number; limit: number }
+  | { id: number; op: 'call'; method: ThreadMethod; args: unknown[] };
 
-const run = (job: Job): Promise<unknown> =>
-  job.op === 'write' ? store.write(job.ops) : store.claimDue(job.key, job.now, job.leaseMs, job.limit);
+const run = (job: Job): Promise<unknown> => {
+  if (job.op === 'write') return store.write(job.ops);
+  if (job.op === 'claimDue') return store.claimDue(job.key, job.now, job.leaseMs, job.limit);
+  const method = store[job.method] as (...args: unknown[]) => Promise<unknown>;
+  return method(...job.args);
+};
 
 parentPort?.on('message', (job: Job) => {
   run(job).then(

@@ -2,7 +2,12 @@ import type Database from 'better-sqlite3';
 import { Sqlite, AppError, InternalError, UnavailableError, createLogger, type Logger } from '#core';
 import type { ClaimedRun, LateRule, ScoredMember, StateStore, WriteOp } from './port.ts';
 import { lateSkip } from './late-rule.ts';
-import { createOffThreadWriter, WRITER_CHECKPOINT_PAGES, type OffThreadWriter } from './sqlite-offthread.ts';
+import {
+  createOffThreadWriter,
+  WRITER_CHECKPOINT_PAGES,
+  type OffThreadWriter,
+  type ThreadMethod,
+} from './sqlite-offthread.ts';
 import { checkBound, checkInteger, checkOps, checkScore, checkTtl, rankWindow, wrongType } from './validate.ts';
 
 export interface SqliteStateStoreOptions {
@@ -293,6 +298,16 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
     }
     return offThread;
   };
+  /**
+   * Once the write thread runs, every write goes through it, in the order made. On this
+   * connection a write would wait for the thread's group commit in SQLite's busy handler, which
+   * sleeps and so stops the event loop: a projection's lease renewal did, every half second, for
+   * up to a commit's length. The thread runs this same store's method, so the semantics hold.
+   */
+  function onThread<T>(method: ThreadMethod, args: unknown[]): Promise<T> | undefined {
+    if (!offThread || closed) return undefined;
+    return offThread.call(method, args) as Promise<T>;
+  }
   const fileBacked = options.path !== ':memory:' && options.path !== '' && !options.path.startsWith('file:');
   function run<T>(what: string, action: () => T): Promise<T> {
     if (closed) return Promise.reject(new UnavailableError('The state store is closed'));
@@ -318,25 +333,32 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
     async write(ops) {
       checkOps(ops);
       if (ops.length === 0) return;
-      return run('write', () => writeBatch.immediate(ops, Date.now()));
+      return onThread<void>('write', [ops]) ?? run('write', () => writeBatch.immediate(ops, Date.now()));
     },
     get: (key) => run('get', () => sql.get.get(key, Date.now())?.value ?? null),
     getMany: (keys) => run('getMany', () => getMany(keys, Date.now())),
     async set(key, value, setOptions) {
       const ttl = checkTtl(setOptions?.ttlMs);
+      const threaded = onThread<void>('set', [key, value, setOptions]);
+      if (threaded) return threaded;
       return run('set', () => writeBatch.immediate([{ op: 'set', key, value, ttlMs: ttl }], Date.now()));
     },
     async setIfAbsent(key, value, setOptions) {
       const ttl = checkTtl(setOptions?.ttlMs);
+      const threaded = onThread<boolean>('setIfAbsent', [key, value, setOptions]);
+      if (threaded) return threaded;
       return run('setIfAbsent', () => setIfAbsent.immediate(key, value, ttl, Date.now()));
     },
-    del: (key) => run('del', () => writeBatch.immediate([{ op: 'del', key }], Date.now())),
+    del: (key) =>
+      onThread<void>('del', [key]) ?? run('del', () => writeBatch.immediate([{ op: 'del', key }], Date.now())),
     hget: (key, field) => run('hget', () => sql.hget.get(key, field)?.value ?? null),
     hgetall: (key) =>
       run('hgetall', () => Object.fromEntries(sql.hgetall.all(key).map((row) => [row.field, row.value]))),
     async incr(key, by = 1, incrOptions) {
       checkInteger(by, 'by');
       const ttl = checkTtl(incrOptions?.ttlMs);
+      const threaded = onThread<number>('incr', [key, by, incrOptions]);
+      if (threaded) return threaded;
       return run('incr', () => incr.immediate(key, by, ttl, Date.now()));
     },
     ttlMs: (key) =>
@@ -365,6 +387,8 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
       checkScore(leaseMs, 'leaseMs');
       if (checkInteger(limit, 'limit', 0) === 0) return [];
       const leaseEnd = checkScore(now + leaseMs, 'now + leaseMs');
+      const threaded = onThread<ScoredMember[]>('claimDue', [key, now, leaseMs, limit]);
+      if (threaded) return threaded;
       return run('claimDue', () => claimDue.immediate(key, now, leaseEnd, limit));
     },
     async claimDueFair(key, groupsKey, now, leaseMs, limit, scan) {
@@ -373,6 +397,8 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
       if (checkInteger(limit, 'limit', 0) === 0) return [];
       const window = Math.max(limit, checkInteger(scan, 'scan', 0));
       const leaseEnd = checkScore(now + leaseMs, 'now + leaseMs');
+      const threaded = onThread<ScoredMember[]>('claimDueFair', [key, groupsKey, now, leaseMs, limit, scan]);
+      if (threaded) return threaded;
       return run('claimDueFair', () => claimDueFair.immediate(key, groupsKey, now, leaseEnd, limit, window));
     },
     async claimDueRuns(key, groupsKey, now, leaseMs, limit, scan, rule) {
@@ -382,9 +408,20 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
       if (checkInteger(limit, 'limit', 0) === 0) return { claimed: [], skipped: 0 };
       const window = Math.max(limit, checkInteger(scan, 'scan', 0));
       checkScore(now + leaseMs, 'now + leaseMs');
+      const threaded = onThread<{ claimed: ClaimedRun[]; skipped: number }>('claimDueRuns', [
+        key,
+        groupsKey,
+        now,
+        leaseMs,
+        limit,
+        scan,
+        rule,
+      ]);
+      if (threaded) return threaded;
       return run('claimDueRuns', () => claimDueRuns.immediate(key, groupsKey, now, leaseMs, limit, window, rule));
     },
     deletePrefix: (prefix) =>
+      onThread<number>('deletePrefix', [prefix]) ??
       run('deletePrefix', () =>
         db.transaction(() => {
           // substr compares bytes exactly, where LIKE and GLOB would treat % _ * ? as wildcards.
