@@ -5,13 +5,16 @@ const CLOSED_TARGET = 'Target page, context or browser has been closed';
 const CONNECTION_CLOSE_FRAME = /^Error: [^\n]*\n\s+at Connection\.close \([^)\n]*playwright-core[/\\]/;
 
 /**
- * Two rejections raised inside playwright-core reach nobody, and both follow a browser the pool
- * closed or lost mid-run (it drives Chromium through launchServer and connect):
+ * Two rejections raised inside playwright-core reach nobody, and both follow a browser closed or
+ * lost mid-run:
  * - its server rejects a message for a target closed meanwhile, an aborted run with its trace
  *   starting (message CLOSED_TARGET);
- * - its client's trace download reads through a stream whose async `_read` nobody awaits, so when
- *   the context or the connection closes under it, that read's rejection ("Browser closed", or
- *   CLOSED_TARGET) is orphaned. The run itself has already ended through its own bound.
+ * - over a remote connection, its client's trace download reads through a stream whose async
+ *   `_read` nobody awaits, so when the context or the connection closes under it, that read's
+ *   rejection ("Browser closed", or CLOSED_TARGET) is orphaned. The run itself has already ended
+ *   through its own bound. The pool drove Chromium through launchServer and connect until
+ *   2026-11-27 and now launches it in process; the match stays, as narrow as it was, for any
+ *   remote connection that brings the stream back.
  * Nothing else is this: the message or the first frame must say so, and the stack must be Playwright's.
  */
 export function isClosedTargetRejection(reason: unknown): boolean {
