@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InternalError, UnavailableError, ValidationError } from '#core';
+import { encodeOps } from './op-codec.ts';
 import type { ScoredMember, WriteOp } from './port.ts';
 
 /**
@@ -109,7 +110,7 @@ export function createOffThreadWriter(path: string): OffThreadWriter {
   return {
     async write(ops) {
       if (ops.length === 0) return;
-      await post({ op: 'write', ops });
+      await post({ op: 'write', ops: encodeOps(ops) });
     },
     async claimDue(key, now, leaseMs, limit) {
       return (await post({ op: 'claimDue', key, now, leaseMs, limit })) as ScoredMember[];

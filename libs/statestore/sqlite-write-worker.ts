@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { WriteOp } from './port.ts';
+import { decodeOps, type EncodedOps } from './op-codec.ts';
 import { WRITER_CHECKPOINT_PAGES, type ThreadMethod } from './sqlite-offthread.ts';
 import { createSqliteStateStore } from './sqlite.ts';
 
@@ -14,12 +14,12 @@ const store = createSqliteStateStore({
 });
 
 type Job =
-  | { id: number; op: 'write'; ops: WriteOp[] }
+  | { id: number; op: 'write'; ops: EncodedOps }
   | { id: number; op: 'claimDue'; key: string; now: number; leaseMs: number; limit: number }
   | { id: number; op: 'call'; method: ThreadMethod; args: unknown[] };
 
 const run = (job: Job): Promise<unknown> => {
-  if (job.op === 'write') return store.write(job.ops);
+  if (job.op === 'write') return store.write(decodeOps(job.ops));
   if (job.op === 'claimDue') return store.claimDue(job.key, job.now, job.leaseMs, job.limit);
   const method = store[job.method] as (...args: unknown[]) => Promise<unknown>;
   return method(...job.args);

@@ -333,7 +333,8 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
     async write(ops) {
       checkOps(ops);
       if (ops.length === 0) return;
-      return onThread<void>('write', [ops]) ?? run('write', () => writeBatch.immediate(ops, Date.now()));
+      if (offThread && !closed) return offThread.write(ops);
+      return run('write', () => writeBatch.immediate(ops, Date.now()));
     },
     get: (key) => run('get', () => sql.get.get(key, Date.now())?.value ?? null),
     getMany: (keys) => run('getMany', () => getMany(keys, Date.now())),
