@@ -35,7 +35,8 @@ export class CachedReadModels extends ReadModels {
   private generation = 0;
   private readonly ttlMs: number;
   private readonly maxEntries: number;
-  private readonly now: () => number;
+  /** The cache's clock (injectable for tests); the auth hook reads it once per request. */
+  readonly now: () => number;
   /** Look-ups answered from memory, read from the store, and whole-cache drops, since start (for /metrics). */
   readonly counts = { hits: 0, misses: 0, drops: 0 };
 
@@ -104,6 +105,20 @@ export class CachedReadModels extends ReadModels {
   /** The variable read without a promise, for GET /v1/variables/{key} (the same entries as `variable`). */
   peekVariable(accountId: string, key: string): VariableView | undefined {
     return this.peek('variable', `${accountId}\n${key}`);
+  }
+
+  /**
+   * The current generation while invalidations are sure to arrive, else undefined. Anything
+   * derived from peeked entries (the auth hook's remembered verdicts) is valid only while this
+   * stays the same: every change, drop and gap moves it.
+   */
+  epoch(): number | undefined {
+    return this.invalidation.live() ? this.generation : undefined;
+  }
+
+  /** When a held entry expires (0 when none is held), so a verdict derived from it expires no later. */
+  expiresAt(kind: Exclude<Kind, 'variable'>, key: string): number {
+    return this.entries[kind].get(key)?.expiresAt ?? 0;
   }
 
   private peek<T>(kind: Kind, key: string): T | undefined {

@@ -90,6 +90,26 @@ describe('read cache: revocation across two API replicas on Redis', () => {
     expect((await viaSecond.get('/v1/variables/CACHED')).status).toBe(404);
   });
 
+  it('a changed account reads back changed from the other replica at once, in the bytes the serializer writes', async () => {
+    const a = await createAccount(first);
+    const viaSecond = client(second.url, a.ownerKey, a.accountId);
+    // GET /v1/accounts/{id} writes the same schema through the route serializer on every request.
+    const raw = async (path: string) => {
+      const response = await fetch(second.url + path, {
+        headers: { authorization: `Bearer ${a.ownerKey}`, 'x-service-account': a.accountId },
+      });
+      return { text: await response.text(), type: response.headers.get('content-type') };
+    };
+    await warm(viaSecond, '/v1/accounts/me');
+    const before = await raw('/v1/accounts/me');
+    expect(before).toEqual(await raw(`/v1/accounts/${a.accountId}`));
+    expect(before.type).toBe('application/json; charset=utf-8');
+    expect((await a.owner.patch('/v1/accounts/me', { name: 'Renamed elsewhere' })).status).toBe(200);
+    const after = await raw('/v1/accounts/me');
+    expect(JSON.parse(after.text).name).toBe('Renamed elsewhere');
+    expect(after).toEqual(await raw(`/v1/accounts/${a.accountId}`));
+  });
+
   it('still refuses at once after the second replica lost and regained its subscriber', async () => {
     const a = await createAccount(first);
     const keys = [];

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CachedReadModels, createLocalInvalidation, readModelKeys as keys } from '#readmodels';
 import { createSqliteStateStore, type StateStore } from '#statestore';
 import type { RouteAccess } from '../access.ts';
-import { cachedVerdict } from './auth-cached.ts';
+import { cachedVerdict, createVerdictMemo, rememberedVerdict } from './auth-cached.ts';
 
 /**
  * The synchronous path admits only what the async path would admit, from entries the read cache
@@ -20,7 +20,7 @@ const tokens = { user: 'vgl_user', multi: 'vgl_multi', service: 'vgl_service', a
 const digest = (token: string) => hash('sha256', token);
 const set = (key: string, value: unknown) => ({ op: 'set' as const, key, value: JSON.stringify(value) });
 
-async function setUp() {
+async function setUp(clock = { now: Date.now() }) {
   const store = createSqliteStateStore({ path: ':memory:' });
   stores.push(store);
   const apiKey = (token: string, doc: Record<string, unknown>) => [
@@ -38,22 +38,28 @@ async function setUp() {
     set(keys.doc('account', 'a2'), { status: 'active', id: 'a2', name: 'two' }),
   ]);
   const invalidation = createLocalInvalidation();
-  const cache = new CachedReadModels(store, invalidation, { ttlMs: 1000 });
+  const cache = new CachedReadModels(store, invalidation, { ttlMs: 1000, now: () => clock.now });
   const warm = async () => {
     for (const token of Object.values(tokens)) await cache.apiKeyByHash(digest(token));
     for (const id of ['u1', 'u2']) await cache.user(id);
     for (const id of ['a1', 'a2']) await cache.account(id);
   };
   // The admin digest is a platform key's: the async path must decide it, whatever the key cache says.
-  const platform = { isKnownPlatform: (d: string) => d === digest(tokens.admin) };
-  const verdict = (token: string | undefined, account: string | undefined, access: RouteAccess) => {
+  const platform = { isKnownPlatform: (d: string) => d === digest(tokens.admin), version: 1 };
+  const requestOf = (token: string | undefined, account: string | undefined) => {
     const headers: Record<string, string> = {};
     if (token !== undefined) headers.authorization = token;
     if (account !== undefined) headers['x-service-account'] = account;
-    const request = { headers, routeOptions: { config: {} } } as unknown as FastifyRequest;
-    return cachedVerdict(request, access as Exclude<RouteAccess, 'public' | { agent: true }>, cache, platform);
+    return { headers, routeOptions: { config: {} } } as unknown as FastifyRequest;
   };
-  return { cache, invalidation, warm, verdict };
+  type Required = Exclude<RouteAccess, 'public' | { agent: true }>;
+  const verdict = (token: string | undefined, account: string | undefined, access: RouteAccess) =>
+    cachedVerdict(requestOf(token, account), access as Required, cache, platform);
+  // One route's memo, as the hook keeps it.
+  const memo = createVerdictMemo();
+  const remembered = (token: string | undefined, account: string | undefined, access: RouteAccess = readOnly) =>
+    rememberedVerdict(requestOf(token, account), access as Required, cache, platform, 'x-service-account', memo);
+  return { cache, invalidation, warm, verdict, remembered, platform, memo };
 }
 
 const readOnly: RouteAccess = { minRole: 'READ_ONLY' };
@@ -108,5 +114,94 @@ describe('auth: the synchronous cached path', () => {
     expect(verdict(`Bearer ${tokens.user}`, undefined, readOnly)).toBeDefined();
     cache.drop();
     expect(verdict(`Bearer ${tokens.user}`, undefined, readOnly)).toBeUndefined();
+  });
+});
+
+describe('auth: remembered verdicts (one derivation per key digest and epoch)', () => {
+  it('answers as the derivation does, with one frozen verdict per key, account named and route', async () => {
+    const { warm, verdict, remembered } = await setUp();
+    expect(remembered(`Bearer ${tokens.user}`, undefined)).toBeUndefined(); // nothing cached: nothing remembered
+    await warm();
+    const first = remembered(`Bearer ${tokens.user}`, undefined)!;
+    expect(first).toEqual(verdict(`Bearer ${tokens.user}`, undefined, readOnly));
+    expect(remembered(`Bearer ${tokens.user}`, undefined)).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.access) && Object.isFrozen(first.principal)).toBe(true);
+    // Another account named with the same key is derived again, refusals included.
+    expect(remembered(`Bearer ${tokens.user}`, 'a2')).toBeUndefined();
+    expect(remembered(`Bearer ${tokens.multi}`, 'a2')?.access).toMatchObject({ accountId: 'a2', role: 'READ_ONLY' });
+    expect(remembered(`Bearer ${tokens.multi}`, 'a1')?.access).toMatchObject({ accountId: 'a1', role: 'ADMIN' });
+    expect(remembered(`Bearer ${tokens.multi}`, undefined)).toBeUndefined();
+    expect(remembered(`Bearer ${tokens.admin}`, undefined)).toBeUndefined();
+  });
+
+  it('forgets at once on a published change, a drop, a gap, the TTL and a platform key change', async () => {
+    const clock = { now: 1_000_000 };
+    const { cache, invalidation, warm, remembered, platform } = await setUp(clock);
+    await warm();
+    const user = `Bearer ${tokens.user}`;
+    expect(remembered(user, undefined)).toBeDefined();
+    await invalidation.publish(); // a revocation, role change or removal anywhere
+    expect(remembered(user, undefined)).toBeUndefined();
+    await warm();
+    expect(remembered(user, undefined)).toBeDefined();
+    cache.drop();
+    expect(remembered(user, undefined)).toBeUndefined();
+
+    await warm();
+    expect(remembered(user, undefined)).toBeDefined();
+    clock.now += 1000; // the entries it came from expire
+    expect(remembered(user, undefined)).toBeUndefined();
+
+    await warm();
+    expect(remembered(user, undefined)).toBeDefined();
+    // The admin key read anew: this digest is a platform key's now, and the async path must decide it.
+    platform.isKnownPlatform = (d: string) => d === digest(tokens.user);
+    platform.version++;
+    expect(remembered(user, undefined)).toBeUndefined();
+  });
+
+  it('expires with the earliest entry it came from', async () => {
+    const clock = { now: 1_000_000 };
+    const { cache, warm, remembered } = await setUp(clock);
+    await warm();
+    clock.now += 600;
+    cache.drop();
+    // The key and user read now; the account entry read 400 ms later expires last.
+    await cache.apiKeyByHash(digest(tokens.user));
+    await cache.user('u1');
+    clock.now += 400;
+    await cache.account('a1');
+    expect(remembered(`Bearer ${tokens.user}`, undefined)).toBeDefined();
+    clock.now += 600; // the key and user entries are past their TTL, the account's is not
+    expect(remembered(`Bearer ${tokens.user}`, undefined)).toBeUndefined();
+  });
+
+  it('holds nothing through a gap in invalidation', async () => {
+    const store = createSqliteStateStore({ path: ':memory:' });
+    stores.push(store);
+    let live = true;
+    const local = createLocalInvalidation();
+    const gappy = { ...local, live: () => live };
+    const cache = new CachedReadModels(store, gappy, { ttlMs: 1000 });
+    await store.write([
+      { op: 'set', key: keys.apiKeyByHash(digest(tokens.service)), value: 'k3' },
+      set(keys.doc('api-key', 'k3'), {
+        status: 'active',
+        keyId: 'k3',
+        type: 'service',
+        accountId: 'a1',
+        role: 'ADMIN',
+      }),
+      set(keys.doc('account', 'a1'), { status: 'active', id: 'a1', name: 'one' }),
+    ]);
+    await cache.apiKeyByHash(digest(tokens.service));
+    await cache.account('a1');
+    const memo = createVerdictMemo();
+    const request = { headers: { authorization: `Bearer ${tokens.service}` } } as unknown as FastifyRequest;
+    const platform = { isKnownPlatform: () => false, version: 1 };
+    const ask = () => rememberedVerdict(request, readOnly as never, cache, platform, 'x-service-account', memo);
+    expect(ask()?.scope).toBe('a1');
+    live = false;
+    expect(ask()).toBeUndefined();
   });
 });

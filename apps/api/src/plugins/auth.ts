@@ -4,7 +4,7 @@ import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError, A
 import { roleAtLeast, type Role } from '#domain';
 import { CachedReadModels, type AccountView, type ReadModels } from '#readmodels';
 import type { Access, Principal, RouteAccess } from '../access.ts';
-import { ACCOUNT_HEADER, cachedVerdict } from './auth-cached.ts';
+import { ACCOUNT_HEADER, createVerdictMemo, rememberedVerdict, type VerdictMemo } from './auth-cached.ts';
 import type { RateLimiter, RateLimitResult, RateLimitRule } from './rate-limit.ts';
 
 export { ACCOUNT_HEADER };
@@ -44,7 +44,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     route: RouteAuth,
   ): void => {
     const verdict = cache
-      ? cachedVerdict(request, route.required, cache, platformKeys, route.accountHeader)
+      ? rememberedVerdict(request, route.required, cache, platformKeys, route.accountHeader, route.memo)
       : undefined;
     if (verdict === undefined) {
       authorize(request, reply, route, deps, platformKeys).then(() => done(), done);
@@ -85,6 +85,8 @@ interface RouteAuth {
   required: Exclude<RouteAccess, 'public' | { agent: true }>;
   accountHeader: string;
   rule: RateLimitRule;
+  /** This route's remembered verdicts (auth-cached.ts). */
+  memo: VerdictMemo;
 }
 
 function routeAuth(request: FastifyRequest, deps: AuthDeps): RouteAuth {
@@ -95,6 +97,7 @@ function routeAuth(request: FastifyRequest, deps: AuthDeps): RouteAuth {
     required: config?.access as RouteAuth['required'],
     accountHeader: config?.accountHeader ?? ACCOUNT_HEADER,
     rule: { bucket, limit: deps.bucketLimits[bucket] ?? deps.defaultLimitPerMinute, windowSeconds: 60 },
+    memo: createVerdictMemo(),
   };
 }
 
@@ -155,7 +158,12 @@ function createPlatformKeys(deps: AuthDeps) {
   // The known digests as bytes, made once: a request's digest is converted once and compared with both.
   const ingest = digestBytes(deps.ingestKeyHash?.toLowerCase() ?? null);
   let admin: { given: string; bytes: Buffer | null } | null | undefined;
+  // Moves when the admin digest is first read or replaced: what isKnownPlatform answers may change then.
+  let version = 0;
   return {
+    get version() {
+      return version;
+    },
     /** Whether the digest is a platform key's as last read; null before the admin hash was first read. */
     isKnownPlatform(digest: string): boolean | null {
       if (admin === undefined) return null;
@@ -166,8 +174,10 @@ function createPlatformKeys(deps: AuthDeps) {
     },
     async kind(digest: string): Promise<'platform-admin' | 'ingest' | null> {
       const adminHex = await deps.adminKeyHash();
-      if (adminHex !== admin?.given)
+      if (admin === undefined || adminHex !== (admin === null ? null : admin.given)) {
         admin = adminHex === null ? null : { given: adminHex, bytes: digestBytes(adminHex.toLowerCase()) };
+        version++;
+      }
       const given = Buffer.from(digest, 'latin1');
       if (sameBytes(given, admin?.bytes ?? null)) return 'platform-admin';
       if (sameBytes(given, ingest)) return 'ingest';

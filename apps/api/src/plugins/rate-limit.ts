@@ -55,9 +55,10 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
     lease.reserved = Math.max(lease.reserved, total);
   }
 
-  function leaseFor(scope: string, rule: RateLimitRule): Lease {
+  // One clock read per request, passed down (at).
+  function leaseFor(scope: string, rule: RateLimitRule, at: number): Lease {
     const windowMs = rule.windowSeconds * 1000;
-    const windowStart = Math.floor(now() / windowMs) * windowMs;
+    const windowStart = Math.floor(at / windowMs) * windowMs;
     let scopes = leases.get(rule.bucket);
     if (!scopes) leases.set(rule.bucket, (scopes = new Map()));
     let lease = scopes.get(scope);
@@ -77,8 +78,8 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
       for (const [scope, lease] of scopes) if (lease.windowEnd <= windowStart) scopes.delete(scope);
   }
 
-  function admit(lease: Lease, rule: RateLimitRule): RateLimitResult {
-    const resetSeconds = Math.max(1, Math.ceil((lease.windowEnd - now()) / 1000));
+  function admit(lease: Lease, rule: RateLimitRule, at: number): RateLimitResult {
+    const resetSeconds = Math.max(1, Math.ceil((lease.windowEnd - at) / 1000));
     if (lease.left === 0) {
       const result = { limit: rule.limit, remaining: 0, resetSeconds };
       const error = new RateLimitedError(
@@ -94,7 +95,7 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
 
   async function consume(scope: string, rule: RateLimitRule): Promise<RateLimitResult> {
     const windowMs = rule.windowSeconds * 1000;
-    const lease = leaseFor(scope, rule);
+    const lease = leaseFor(scope, rule, now());
     while (lease.left === 0 && lease.reserved < rule.limit) {
       if (!lease.pending)
         lease.pending = reserve(lease, rule, windowMs).finally(() => {
@@ -102,7 +103,8 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
         });
       await lease.pending;
     }
-    return admit(lease, rule);
+    // Read again: the reservation may have taken a while.
+    return admit(lease, rule, now());
   }
 
   /**
@@ -111,8 +113,9 @@ export function createRateLimiter(stateStore: StateStore, now: () => number = Da
    * the caller then awaits consume, which does either exactly as before.
    */
   consume.now = (scope: string, rule: RateLimitRule): RateLimitResult | undefined => {
-    const lease = leaseFor(scope, rule);
-    return lease.left > 0 ? admit(lease, rule) : undefined;
+    const at = now();
+    const lease = leaseFor(scope, rule, at);
+    return lease.left > 0 ? admit(lease, rule, at) : undefined;
   };
   return consume;
 }

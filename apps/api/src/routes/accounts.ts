@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { NotFoundError } from '#core';
 import {
@@ -10,6 +10,7 @@ import {
   type AccountCommand,
 } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
+import type { AccountView } from '#readmodels';
 import type { Principal } from '../access.ts';
 import type { ApiServices } from '../services/index.ts';
 import { accountJson, accountJsonSchema } from './schemas.ts';
@@ -22,6 +23,17 @@ const createAccountBody = z.object({
 });
 
 import { issuedKeyJsonSchema as issuedKeySchema } from './api-keys.ts';
+
+/** fastify's own type for a serialized JSON body, so the answer's headers stay as they were. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * GET /v1/accounts/me's body per account document. The read cache hands out one document per
+ * account until a change, a drop or the TTL replaces it, so the body lives exactly as long as the
+ * document it was written from (documents are never changed in place); a document read uncached
+ * is a new object each time and is simply written again.
+ */
+const accountBodies = new WeakMap<AccountView, string>();
 
 export function accountRoutes(app: FastifyInstance, services: ApiServices): void {
   const routes = zodRoutes(app);
@@ -72,7 +84,17 @@ export function accountRoutes(app: FastifyInstance, services: ApiServices): void
       response: { 200: accountJsonSchema, ...errorResponses(400, 401, 403, 429) },
     },
     // Not async: the auth hook has read the account, so there is nothing to wait for (and no promise to make).
-    handler: (request) => accountJson(request.access!.account),
+    handler: (request, reply) => {
+      const account = request.access!.account;
+      let body = accountBodies.get(account);
+      if (body === undefined) {
+        // The route's own serializer writes it, so the bytes are the ones it would write each time.
+        body = reply.serialize(accountJson(account)) as string;
+        accountBodies.set(account, body);
+      }
+      // Sent as written: a string with a JSON type skips the serializer (reply is typed for the object).
+      void (reply as FastifyReply).header('content-type', JSON_TYPE).send(body);
+    },
   });
 
   routes.patch('/v1/accounts/me', {
