@@ -110,6 +110,36 @@ describe('read cache: revocation across two API replicas on Redis', () => {
     expect(after).toEqual(await raw(`/v1/accounts/${a.accountId}`));
   });
 
+  it('a held variable is sent in the bytes the serializer writes, masked per caller, and changed at once', async () => {
+    const a = await createAccount(first);
+    expect((await a.owner.post('/v1/variables', { key: 'HELD', value: 'old value', locked: true })).status).toBe(201);
+    const reader = await member(a.owner, a.accountId, 'READ_ONLY');
+    const ownersOtherKey = (await a.owner.post('/v1/api-keys', { name: 'r', type: 'user' })).body.key as string;
+    const raw = async (key: string) => {
+      const response = await fetch(`${second.url}/v1/variables/HELD`, {
+        headers: { authorization: `Bearer ${key}`, 'x-service-account': a.accountId },
+      });
+      return { status: response.status, text: await response.text(), type: response.headers.get('content-type') };
+    };
+    // The first answer is read from the store and written by the serializer; later ones are held.
+    const cold = await raw(ownersOtherKey);
+    await warm(client(second.url, ownersOtherKey, a.accountId), '/v1/variables/HELD');
+    expect(await raw(ownersOtherKey)).toEqual(cold);
+    expect(cold).toEqual({
+      status: 200,
+      text: '{"key":"HELD","value":"old value","locked":true,"secret":false}',
+      type: 'application/json; charset=utf-8',
+    });
+    // The same cached document, masked for a reader who is neither its creator nor an admin.
+    await warm(reader.viaSecond, '/v1/variables/HELD');
+    expect((await reader.viaSecond.get('/v1/variables/HELD')).body.value).toBe('********');
+    // Same length on purpose: the body must die with the document, whatever it says.
+    expect((await a.owner.put('/v1/variables/HELD', { value: 'new value' })).status).toBe(200);
+    expect(JSON.parse((await raw(ownersOtherKey)).text).value).toBe('new value');
+    await warm(client(second.url, ownersOtherKey, a.accountId), '/v1/variables/HELD');
+    expect(JSON.parse((await raw(ownersOtherKey)).text).value).toBe('new value');
+  });
+
   it('still refuses at once after the second replica lost and regained its subscriber', async () => {
     const a = await createAccount(first);
     const keys = [];

@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { createVariableInputSchema, updateVariableInputSchema, variableKeySchema } from '#domain';
 import { errorResponses, zodRoutes } from '#http';
 import type { ApiServices } from '../services/index.ts';
+import type { VariableJson } from '../services/variables.ts';
 import { pageQuerySchema } from './schemas.ts';
 
 const variableJsonSchema = z
@@ -14,6 +15,15 @@ const variableJsonSchema = z
   })
   .meta({ id: 'EnvironmentVariable' });
 const keyParams = z.object({ key: variableKeySchema });
+
+/** fastify's own type for a serialized JSON body, so the answer's headers stay as they were. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The written body of each answer `held` gives: one frozen answer per cached variable document
+ * and visible value, so a body lives exactly as long as the document it was written from.
+ */
+const heldBodies = new WeakMap<VariableJson, string>();
 
 export function variableRoutes(app: FastifyInstance, services: ApiServices): void {
   const routes = zodRoutes(app);
@@ -55,9 +65,19 @@ export function variableRoutes(app: FastifyInstance, services: ApiServices): voi
       response: { 200: variableJsonSchema, ...errorResponses(400, 401, 403, 404, 429) },
     },
     // Not async: a variable the read cache holds is sent with no promise; any other read awaits get.
-    handler: (request) =>
-      services.variables.held(request.access!, request.params.key) ??
-      services.variables.get(request.access!, request.params.key),
+    handler: (request, reply) => {
+      const held = services.variables.held(request.access!, request.params.key);
+      if (held === undefined) return services.variables.get(request.access!, request.params.key);
+      let body = heldBodies.get(held);
+      if (body === undefined) {
+        // The route's own serializer writes it, so the bytes are the ones it would write each time.
+        body = reply.serialize(held) as string;
+        heldBodies.set(held, body);
+      }
+      // Sent as written: a string with a JSON type skips the serializer (reply is typed for the object).
+      void (reply as FastifyReply).header('content-type', JSON_TYPE).send(body);
+      return undefined;
+    },
   });
 
   routes.put('/v1/variables/:key', {

@@ -120,8 +120,19 @@ export class VariableService {
   held(access: Access, key: string): VariableJson | undefined {
     if (!(this.readModels instanceof CachedReadModels)) return undefined;
     const variable = this.readModels.peekVariable(access.accountId, key);
-    return variable === undefined ? undefined : this.present(variable, access);
+    if (variable === undefined) return undefined;
+    // One frozen answer per cached document and visible value (the value or the mask), so the
+    // route can keep its written body beside it; a new document (any change) gets new answers.
+    const value = visibleValue(variable, access);
+    let answers = this.answers.get(variable);
+    if (answers === undefined) this.answers.set(variable, (answers = []));
+    for (const answer of answers) if (answer.value === value) return answer;
+    const answer = Object.freeze(this.present(variable, access));
+    answers.push(answer);
+    return answer;
   }
+
+  private readonly answers = new WeakMap<VariableView, VariableJson[]>();
 
   async list(access: Access, page: { limit: number; page: number }): Promise<{ items: VariableJson[]; total: number }> {
     const { items, total } = await this.readModels.variables(access.accountId, page);
