@@ -193,6 +193,9 @@ export class Attempter {
   }
 
   private logOutcome(next: Delivery, attempt: Attempt, result: DeliveryResult, type: string | undefined): void {
+    const log = this.options.log;
+    // Most attempts are delivered and logged at debug: no entry is built for a level that is off.
+    if (result.outcome === 'delivered' && !log.isLevelEnabled('debug')) return;
     const entry = {
       deliveryId: next.id,
       channelId: next.channelId,
@@ -202,7 +205,6 @@ export class Attempter {
       statusCode: result.statusCode,
       error: result.error,
     };
-    const log = this.options.log;
     if (result.outcome === 'refused') log.warn(entry, 'webhook delivery refused');
     else if (result.outcome === 'failed')
       log.info(
