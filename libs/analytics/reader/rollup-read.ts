@@ -3,6 +3,7 @@ import { DAY_MS } from '../rollup/daily.ts';
 import { addToSketch, sketchQuantile, type Sketch } from '../rollup/sketch.ts';
 import { HOUR_MS, ROLLED_METRICS, RUNS_METRIC, completedSql, hourMsSql, rollSelectSql } from '../rollup/sql.ts';
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
+import { clickHouseEdgeSql } from './raw-edge.ts';
 import { valueAlias, whereSql, type AggregatePlan, type AggregateRow, type StatColumn } from './build.ts';
 import type { AnalyticsQuery } from './params.ts';
 
@@ -187,8 +188,12 @@ export function rollupReadSql(
   type Range = [number, number];
   const within = (column: string, ranges: Range[]) =>
     `(${ranges.map(([start, end]) => `(${column} >= ${time(start)} AND ${column} < ${time(end)})`).join(' OR ')})`;
+  // Every condition is on sorting-key columns, which all copies of a rollup row share: on
+  // ClickHouse they go in PREWHERE, so FINAL merges only the rows kept (the hourly edges alone:
+  // 25–32 ms with WHERE, 7–12 with PREWHERE, 18.16, system.query_log).
+  const filter = (source: string) => (/\sFINAL$/.test(source) ? 'PREWHERE' : 'WHERE');
   const stored = (source: string, column: string, ranges: Range[], select = columns) =>
-    `SELECT ${select} FROM ${source} WHERE ${ids} AND metric IN (${metricList}) AND ${within(column, ranges)}${status}`;
+    `SELECT ${select} FROM ${source} ${filter(source)} ${ids} AND metric IN (${metricList}) AND ${within(column, ranges)}${status}`;
   const parts: string[] = [];
   if (dayEnd > firstDay && dailySource !== undefined)
     parts.push(
@@ -226,7 +231,11 @@ export function rollupReadSql(
     const where = `${whereSql(query, dialect)} AND ${bounds.length === 1 ? bounds[0]! : `(${bounds.join(' OR ')})`}`;
     // As the exact path: on ClickHouse, only this check's rows reach FINAL's merge (build.ts).
     const prewhere = /\sFINAL$/.test(rawSource) ? `${ids}` : undefined;
-    parts.push(`SELECT ${columns} FROM (${rollSelectSql(dialect, rawSource, where, metrics, prewhere)}) AS edge`);
+    parts.push(
+      dialect === 'clickhouse'
+        ? clickHouseEdgeSql(rawSource, where, metrics, sketched, prewhere)
+        : `SELECT ${columns} FROM (${rollSelectSql(dialect, rawSource, where, metrics, prewhere)}) AS edge`,
+    );
   }
 
   const group = query.groupBy === 'runLocation' ? 'run_location' : '0';
