@@ -16,8 +16,12 @@
  *
  * --repeat N runs N rounds per count and reports medians (ratios: the median of the rounds' ratios).
  *
+ * --warmup S (default 2) gives every server, baselines included, S seconds of unmeasured load on the
+ * same route before each measured round: a fresh process otherwise counts its JIT compilation and the
+ * tail of its start-up against whichever route is measured first.
+ *
  *   npm run bench -- api [--duration 10] [--connections 10,50,200] [--store sqlite|redis|both] [--compare-cache]
- *                        [--repeat 1] [--cpu-prof]
+ *                        [--repeat 1] [--warmup 2] [--cpu-prof]
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -88,6 +92,9 @@ function cpuSeconds(pid: number, thread?: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** Seconds of unmeasured load each server gets first (--warmup), so JIT compilation and start-up work are not counted. */
+let warmupSeconds = 2;
+
 async function cannon(
   target: string,
   url: string,
@@ -96,6 +103,10 @@ async function cannon(
   connections: number,
   pid: number,
 ): Promise<Row> {
+  if (warmupSeconds > 0) {
+    log(`warm-up ${target}: ${connections} connections, ${warmupSeconds} s (not measured)`);
+    await autocannon({ url, headers, duration: warmupSeconds, connections });
+  }
   log(`autocannon ${target}: ${connections} connections, ${duration} s`);
   const cpuBefore = cpuSeconds(pid);
   const mainBefore = cpuSeconds(pid, pid);
@@ -154,8 +165,12 @@ export async function run(argv: string[]): Promise<void> {
       /** Rounds per connection count; each row reports medians, and its ratio is the median of the rounds' ratios. */
       repeat: { type: 'string', default: '1' },
       'cpu-prof': { type: 'boolean', default: false },
+      /** Seconds of unmeasured load before each measured round of each target (baselines too); 0 for none. */
+      warmup: { type: 'string', default: '2' },
     },
   });
+  warmupSeconds = Number(values.warmup);
+  if (!(warmupSeconds >= 0)) throw new Error('--warmup: seconds, 0 or more');
   const duration = Number(values.duration);
   const repeat = Number(values.repeat);
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error('--repeat: a positive integer');
@@ -195,7 +210,7 @@ export async function run(argv: string[]): Promise<void> {
   }
   printTargets(all);
   writeResults('api', {
-    options: { duration, connections: counts, stores, compareCache: values['compare-cache'], repeat },
+    options: { duration, connections: counts, stores, compareCache: values['compare-cache'], repeat, warmupSeconds },
     rows: all.map((r) => {
       const fastify = all.find((b) => b.store === r.store && b.connections === r.connections && isFastify(b))!;
       return {
