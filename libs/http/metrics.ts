@@ -25,14 +25,16 @@ interface Series {
  * what `observe` and `inc` per request gave (held to that by `metrics.test.ts`).
  */
 export function createRequestMetrics(registry: Registry) {
-  const series = new Map<string, Map<number, Series>>();
+  // Route, then method, then status: found by three look-ups, with no key string built per request.
+  const series = new Map<string, Map<string, Map<number, Series>>>();
   // In order of first sight, as prom-client lists label sets.
   const ordered: Series[] = [];
 
   function seriesFor(method: string, route: string, status: number): Series {
-    const key = method + ' ' + route;
-    let byStatus = series.get(key);
-    if (!byStatus) series.set(key, (byStatus = new Map()));
+    let byMethod = series.get(route);
+    if (!byMethod) series.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
     let found = byStatus.get(status);
     if (!found) {
       found = { labels: { method, route, status: String(status) }, perBucket: BUCKETS.map(() => 0), sum: 0, count: 0 };

@@ -69,8 +69,13 @@ Object.defineProperty(RequestLogger.prototype, 'silent', { value: () => undefine
  */
 export function installRequestLogger(app: FastifyInstance): void {
   app.setChildLoggerFactory((logger, bindings, options) => {
-    const custom = options && Object.keys(options).length > 0;
-    if (custom) return logger.child(bindings, options);
+    if (hasAny(options)) return logger.child(bindings, options);
     return new RequestLogger(logger as Logger, bindings, undefined) as unknown as FastifyBaseLogger;
   });
+}
+
+/** Whether fastify passed any child option (a route's level or serializers); no key list is built per request. */
+function hasAny(options: object | undefined): boolean {
+  for (const key in options) if (Object.prototype.hasOwnProperty.call(options, key)) return true;
+  return false;
 }
