@@ -22,6 +22,31 @@ const shared = join(dir, 'contract.sqlite');
 stateStoreContract('sqlite file, writes on the write thread', () => withThread(shared), { sharesData: true });
 
 describe('sqlite state store with its write thread running', () => {
+  it('applies writes made without waiting in the order they were made, whatever the method', async () => {
+    const store = await withThread(join(dir, 'order.sqlite'));
+    try {
+      const writes = [
+        store.set('k', 'a'),
+        store.write([{ op: 'set', key: 'k', value: 'b' }]),
+        store.del('k'),
+        store.incr('k', 5),
+        store.write([{ op: 'set', key: 'k', value: 'c' }]),
+        store.setIfAbsent('k', 'd'),
+        store.incr('n', 1),
+        store.write([{ op: 'set', key: 'n', value: '10' }]),
+        store.incr('n', 1),
+      ];
+      const results = await Promise.all(writes);
+      expect(results[3]).toBe(5);
+      expect(results[5]).toBe(false);
+      expect(results[8]).toBe(11);
+      expect(await store.get('k')).toBe('c');
+      expect(await store.get('n')).toBe('11');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps the event loop turning while a write waits for another connection’s lock', async () => {
     const path = join(dir, 'locked.sqlite');
     const store = await withThread(path);
