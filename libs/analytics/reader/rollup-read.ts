@@ -3,7 +3,14 @@ import { DAY_MS } from '../rollup/daily.ts';
 import { addToSketch, sketchQuantile, type Sketch } from '../rollup/sketch.ts';
 import { HOUR_MS, ROLLED_METRICS, RUNS_METRIC, completedSql, hourMsSql, rollSelectSql } from '../rollup/sql.ts';
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
-import { clickHouseEdgeSql } from './raw-edge.ts';
+import {
+  addEdgeRows,
+  clickHouseEdgeRowsSql,
+  clickHouseEdgeSql,
+  emptyMerged,
+  type EdgeRow,
+  type Merged,
+} from './raw-edge.ts';
 import { valueAlias, whereSql, type AggregatePlan, type AggregateRow, type StatColumn } from './build.ts';
 import type { AnalyticsQuery } from './params.ts';
 
@@ -38,17 +45,6 @@ export function dailyEligible(query: AnalyticsQuery): boolean {
   return query.groupBy === null && (query.intervalMinutes === null || query.intervalMinutes % 1440 === 0);
 }
 
-interface Merged {
-  n: number;
-  failures: number;
-  retries: number;
-  total: number;
-  minimum: number;
-  maximum: number;
-  squares: number;
-  sketch: Sketch;
-}
-
 /**
  * The plan's aggregate rows from rollups rolled up to `completed` (the watermark as the reader
  * last read it); undefined when a percentile must come from the exact path, 'stale' when the
@@ -66,7 +62,7 @@ export async function readFromRollups(
       .filter((value) => [...value.stats].some((stat) => PERCENTILE_LEVELS[stat] !== undefined))
       .map((value) => value.base.name),
   );
-  const sql = rollupReadSql(
+  const { sql, edgeSql } = rollupReadSql(
     query,
     store.dialect,
     store.source,
@@ -76,7 +72,11 @@ export async function readFromRollups(
     completed,
     dailyEligible(query) ? store.rollups.daily : undefined,
   );
-  const rows = await store.query<Record<string, unknown>>(sql);
+  // Both at once: the server runs them side by side.
+  const [rows, edgeRows] = await Promise.all([
+    store.query<Record<string, unknown>>(sql),
+    edgeSql === undefined ? [] : store.query<EdgeRow>(edgeSql),
+  ]);
   // Rolled up to less than the reader assumed (a rewind since it read the watermark): ask again.
   if (rows.some((row) => Number(row.live) < completed)) return 'stale';
   // No row says which watermark the statement saw: the exact path answers (cheaply, nothing is there).
@@ -101,6 +101,16 @@ export async function readFromRollups(
       sketch,
     });
   }
+
+  const metricNames = [RUNS_METRIC, ...new Set(plan.values.map((value) => value.base.name))];
+  addEdgeRows(edgeRows, query, metricNames, sketched, (g, b, metric) => {
+    const key = JSON.stringify([g, b]);
+    const cell = cells.get(key) ?? { g, b, metrics: new Map<string, Merged>() };
+    cells.set(key, cell);
+    const merged = cell.metrics.get(metric) ?? emptyMerged();
+    cell.metrics.set(metric, merged);
+    return merged;
+  });
 
   const out: AggregateRow[] = [];
   for (const { g, b, metrics } of cells.values()) {
@@ -164,7 +174,7 @@ export function rollupReadSql(
   sketched: ReadonlySet<string>,
   completed: number,
   dailySource?: string,
-): string {
+): { sql: string; edgeSql?: string } {
   const from = query.window.from.getTime();
   const to = query.window.to.getTime();
   const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
@@ -220,8 +230,15 @@ export function rollupReadSql(
     [from, firstHour],
     [hourEnd, to],
   ].filter(([start, end]) => end! > start!) as Range[];
+  // ClickHouse: the raw edges as a statement of their own, aggregated by the reader (raw-edge.ts),
+  // when the stored parts give the statement rows to carry `live`.
+  let edgeSql: string | undefined;
+  if (dialect === 'clickhouse' && parts.length > 0 && edges.length > 0) {
+    edgeSql = clickHouseEdgeRowsSql(query, rawSource, metrics, edges);
+    edges.length = 0;
+  }
   if (edges.length === 0 && parts.length === 0) edges.push([from, from]);
-  for (const ranges of grouped(edges)) {
+  for (const ranges of edges.length === 0 ? [] : grouped(edges)) {
     // started_at (whole seconds, in the sorting key) prunes; started_ms makes the bounds exact.
     const bounds = ranges.map(
       ([start, end]) =>
@@ -260,16 +277,21 @@ export function rollupReadSql(
       sketched.size === 0
         ? ''
         : `, sumMap(if(metric IN (${sketchList}), sketch_keys, emptyArrayInt32()), if(metric IN (${sketchList}), sketch_counts, emptyArrayUInt64())) AS sk`;
-    return `SELECT *, ${live} AS live FROM (SELECT g, b, metric, ${sums}${sketch} FROM (${cells}) GROUP BY g, b, metric)`;
+    return {
+      sql: `SELECT *, ${live} AS live FROM (SELECT g, b, metric, ${sums}${sketch} FROM (${cells}) GROUP BY g, b, metric)`,
+      ...(edgeSql === undefined ? {} : { edgeSql }),
+    };
   }
   const stats = `SELECT g, b, metric, ${sums} FROM cells GROUP BY g, b, metric`;
-  if (sketched.size === 0) return `WITH cells AS (${cells}) SELECT *, ${live} AS live FROM (${stats}) AS stats`;
+  if (sketched.size === 0)
+    return { sql: `WITH cells AS (${cells}) SELECT *, ${live} AS live FROM (${stats}) AS stats` };
   const keyed =
     `SELECT g, b, metric, k, sum(c) AS c FROM (SELECT g, b, metric, unnest(sketch_keys) AS k, unnest(sketch_counts) AS c ` +
     `FROM cells WHERE metric IN (${sketchList})) AS flat GROUP BY g, b, metric, k`;
   const lists = `SELECT g, b, metric, list({'k': k, 'c': c}) AS sk FROM keyed GROUP BY g, b, metric`;
-  return (
-    `WITH cells AS (${cells}), stats AS (${stats}), keyed AS (${keyed}), lists AS (${lists}) ` +
-    `SELECT stats.*, lists.sk, ${live} AS live FROM stats LEFT JOIN lists ON stats.g = lists.g AND stats.b = lists.b AND stats.metric = lists.metric`
-  );
+  return {
+    sql:
+      `WITH cells AS (${cells}), stats AS (${stats}), keyed AS (${keyed}), lists AS (${lists}) ` +
+      `SELECT stats.*, lists.sk, ${live} AS live FROM stats LEFT JOIN lists ON stats.g = lists.g AND stats.b = lists.b AND stats.metric = lists.metric`,
+  };
 }

@@ -50,6 +50,8 @@ const windows: Record<string, string>[] = [
   // One whole day with an hour each side, and daily buckets of failures only.
   { from: at(START + 2 * DAY_MS - HOUR_MS), to: at(START + 4 * DAY_MS + HOUR_MS) },
   { from: at(START + 13 * MINUTE), to: at(NOW), aggregationInterval: '1440', filterByStatus: 'failure' },
+  // Whole hours at both ends: no raw rows at all, before the unrolled hours.
+  { from: at(START - 30 * MINUTE + 2 * DAY_MS - 3 * HOUR_MS), to: at(START - 30 * MINUTE + 6 * DAY_MS + 5 * HOUR_MS) },
   // Inside one day: no daily rows, hours and raw edges only.
   { from: at(START + 2 * DAY_MS + 3 * HOUR_MS + 5 * MINUTE), to: at(START + 2 * DAY_MS + 20 * HOUR_MS) },
 ];
