@@ -20,6 +20,7 @@
  *   scripts           MULTI_STEP and PLAYWRIGHT script runs/min in the sandbox, beside bare node and bare Playwright Test
  *   artifacts         failing (and passing) BROWSER runs/min with screenshots and traces kept, beside the same without
  *   script-artifacts  the same for PLAYWRIGHT script runs in the sandbox (tracing, screenshot and hand-out)
+ *   artifacts-capture CPU of one viewport or full-page screenshot by page height, per megapixel
  *   checkly-deploy    checkly deploy of N checks (first, unchanged, dry run, destroy) vs N single check POSTs
  *   capacity          docs/capacity.md's plans from measured unit costs; --around <bench> adds server CPU
  *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
@@ -47,6 +48,7 @@ const benches: Record<string, () => Promise<Runner>> = {
   'scripts-sandbox': async () => (await import('./scripts-sandbox.ts')).run,
   artifacts: async () => (await import('./artifacts.ts')).run,
   'script-artifacts': async () => (await import('./script-artifacts.ts')).run,
+  'artifacts-capture': async () => (await import('./artifacts-capture.ts')).run,
   'checkly-deploy': async () => (await import('./checkly-deploy.ts')).run,
   // The first analytics bench parses its own argv and runs on import: start it as a child.
   'analytics-reader': async () => (argv) =>
