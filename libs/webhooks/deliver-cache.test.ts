@@ -53,7 +53,9 @@ describe('deliverWebhook: cached request targets', () => {
         res.on('end', resolve);
       });
       req.on('error', reject);
-      req.end(prepared.method === 'GET' || prepared.method === 'HEAD' ? undefined : prepared.body);
+      // The body as bytes: given a string, Node writes the head in the same write as UTF-8, so a
+      // non-ASCII header value (already its UTF-8 bytes as Latin-1) would go out encoded twice.
+      req.end(prepared.method === 'GET' || prepared.method === 'HEAD' ? undefined : Buffer.from(prepared.body));
     });
   }
 

@@ -1,20 +1,28 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
-import http from 'node:http';
+import http, { validateHeaderName, validateHeaderValue } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { urlToHttpOptions } from 'node:url';
 import { checkAddress } from './address-policy.ts';
+import {
+  AddressRefused,
+  AttemptAborted,
+  AttemptTimedOut,
+  connectLookup,
+  defaultLookups,
+  describe,
+  PRIVATE_HINT,
+  RESPONSE_BODY_LIMIT,
+  type Resolver,
+} from './deliver-connect.ts';
+import { sendUndici } from './deliver-undici.ts';
 import { metadataRange } from './metadata.ts';
 import { SERVICE_HEADER_NAMES } from './headers.ts';
 import { isJsonBody } from './render.ts';
 import { signatureHeaders } from './signing.ts';
 
-/** Named in every address-policy refusal, so the way to allow a local receiver is in the message. */
-const PRIVATE_HINT = '; set VIGIL_ALLOW_PRIVATE_TARGETS=true to deliver to private addresses';
-
-export const RESPONSE_BODY_LIMIT = 4096;
+export { RESPONSE_BODY_LIMIT, type Resolver };
 
 export interface WebhookRequest {
   url: string;
@@ -22,13 +30,6 @@ export interface WebhookRequest {
   headers: Readonly<Record<string, string>>;
   body: string;
 }
-
-/** Resolves a host name to every address, like dns.lookup with `all: true`. */
-export type Resolver = (
-  hostname: string,
-  options: LookupAllOptions,
-  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
-) => void;
 
 export interface DeliveryOptions {
   timeoutMs: number;
@@ -100,49 +101,6 @@ export function prepareRequest(
   return { method, headers, body };
 }
 
-/** Raised from the connect-time lookup when a resolved address is not allowed. */
-class AddressRefused extends Error {}
-class AttemptTimedOut extends Error {}
-class AttemptAborted extends Error {}
-
-/**
- * A lookup for http.request that resolves the name and, when guarded, refuses it if any address
- * is in a blocked range. It runs as the socket connects, on the addresses it will connect to, so
- * a name that re-resolves to a private address (DNS rebinding) is caught too.
- */
-function connectLookup(resolve: Resolver, guarded: boolean) {
-  return (hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
-    resolve(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error);
-      for (const { address } of addresses) {
-        // Guarded, the policy refuses metadata with the rest; open, metadata is still refused.
-        const metadata = guarded ? undefined : metadataRange(address);
-        if (metadata)
-          return callback(
-            new AddressRefused(
-              `${hostname} resolves to ${address}, a cloud metadata address (${metadata}): never delivered to`,
-            ),
-          );
-        if (!guarded) continue;
-        const verdict = checkAddress(address);
-        if (!verdict.allowed)
-          return callback(
-            new AddressRefused(`${hostname} resolves to a blocked address: ${verdict.reason}${PRIVATE_HINT}`),
-          );
-      }
-      const [first] = addresses;
-      if (options.all) return callback(null, addresses);
-      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
-      callback(null, first.address, first.family);
-    });
-  };
-}
-
-const defaultLookups = {
-  strict: connectLookup(dnsLookup as unknown as Resolver, true),
-  open: connectLookup(dnsLookup as unknown as Resolver, false),
-};
-
 /**
  * What a URL string means for a request, worked out once per URL (a channel's URL that is not a
  * template renders to the same string every time): the refusal, or the request options less the
@@ -159,6 +117,9 @@ type Target =
       host: string;
       /** `Basic …` from the URL's user and password, as Node would set it; null without them. */
       authorization: string | null;
+      /** For undici: scheme, host and port (no user or password), and the path with its query. */
+      origin: string;
+      path: string;
     };
 
 function targetOf(rawUrl: string, allowPrivate: boolean): Target {
@@ -188,6 +149,8 @@ function targetOf(rawUrl: string, allowPrivate: boolean): Target {
     options,
     host: hostHeader(options.hostname ?? 'localhost', options.port, secure ? 443 : 80),
     authorization: options.auth ? `Basic ${Buffer.from(options.auth).toString('base64')}` : null,
+    origin: url.origin,
+    path: options.path ?? '/',
   };
 }
 
@@ -216,12 +179,6 @@ export function cachedTarget(rawUrl: string, allowPrivate: boolean): Target {
 // Node sends header values as Latin-1; UTF-8 text goes out as its bytes, as receivers expect.
 const wireValue = (value: string): string =>
   /[\u0080-\uffff]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value;
-
-function describe(error: unknown): string {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  const text = typeof message === 'string' && message !== '' ? message : String(error);
-  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
-}
 
 /** Methods Node sends an empty body for without a Content-Length (no body at all). */
 const NO_EMPTY_LENGTH = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
@@ -261,8 +218,41 @@ function refused(error: string, prepared: ReturnType<typeof prepareRequest>, sta
   };
 }
 
+/**
+ * The header list undici sends: as `headerList`, less Content-Length (undici frames the body
+ * itself, with the same rule: none for an empty body of a method without one). Each name and value
+ * goes through Node's own checks first, so a header that cannot be sent is refused with the same
+ * message as before, and CR/LF can never go out.
+ */
+function undiciHeaderList(prepared: ReturnType<typeof prepareRequest>, target: Target & { refusal: null }): string[] {
+  const list: string[] = [];
+  let authorization = false;
+  for (const name in prepared.headers) {
+    const value = wireValue(prepared.headers[name]!);
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    list.push(name, value);
+    if (name.length === 13 && name.toLowerCase() === 'authorization') authorization = true;
+  }
+  list.push('Host', target.host);
+  if (target.authorization !== null && !authorization) list.push('Authorization', target.authorization);
+  return list;
+}
+
+/** Which HTTP client sends: undici in production; node:http kept for the differential test. */
+export type DeliveryClient = 'undici' | 'node';
+
 /** Sends one attempt. Never throws: every way it can end is a result. Redirects are not followed. */
-export async function deliverWebhook(request: WebhookRequest, options: DeliveryOptions): Promise<DeliveryResult> {
+export function deliverWebhook(request: WebhookRequest, options: DeliveryOptions): Promise<DeliveryResult> {
+  return deliverWebhookWith('undici', request, options);
+}
+
+/** deliverWebhook through a chosen client; only the differential test picks node:http. */
+export async function deliverWebhookWith(
+  client: DeliveryClient,
+  request: WebhookRequest,
+  options: DeliveryOptions,
+): Promise<DeliveryResult> {
   const started = performance.now();
   let prepared: ReturnType<typeof prepareRequest>;
   try {
@@ -280,6 +270,28 @@ export async function deliverWebhook(request: WebhookRequest, options: DeliveryO
   }
   const target = cachedTarget(request.url, options.allowPrivate);
   if (target.refusal !== null) return refused(target.refusal, prepared, started);
+  if (client === 'undici') {
+    let headers: string[];
+    try {
+      headers = undiciHeaderList(prepared, target);
+    } catch (error) {
+      // A header name or value that cannot be sent; no retry changes that.
+      return refused(`refused: ${describe(error)}`, prepared, started);
+    }
+    const body = BODYLESS.has(prepared.method) || prepared.body === '' ? null : prepared.body;
+    return sendUndici(
+      {
+        origin: target.origin,
+        path: target.path,
+        method: prepared.method,
+        headers,
+        body,
+        requestHeaders: prepared.headers,
+      },
+      options,
+      started,
+    );
+  }
   let req: http.ClientRequest;
   try {
     const policy = options.allowPrivate ? 'open' : 'strict';
