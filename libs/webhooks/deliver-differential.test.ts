@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpsServer, selfSignedCertificate } from '../probes/test-helpers.ts';
 import {
   deliverWebhookWith,
   type DeliveryClient,
@@ -177,6 +178,37 @@ describe('deliverWebhook: undici and node:http send the same requests and reach 
       const undici = outcomeOf(await deliverWebhookWith('undici', request, opts));
       expect(node.outcome, request.url).toBe('refused');
       expect(undici, request.url).toEqual(node);
+      expect(seen).toHaveLength(0);
+    }
+  });
+
+  it('TLS as before: a certificate no CA vouches for is the same failure, and nothing is delivered', async () => {
+    let reached = 0;
+    const server = await httpsServer(await selfSignedCertificate(2), (_req, res) => {
+      reached++;
+      res.end('ok');
+    });
+    const request = { url: `${server.url}/ok`, method: 'POST', headers: {}, body: '{}' };
+    const node = outcomeOf(await deliverWebhookWith('node', request, options));
+    const undici = outcomeOf(await deliverWebhookWith('undici', request, options));
+    expect(node).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/self-signed certificate/) });
+    expect(undici).toEqual(node);
+    expect(reached).toBe(0);
+    await server.close();
+  });
+
+  it('hop-by-hop headers undici will not send (Upgrade, Keep-Alive, Expect) are refused before connecting, not sent', async () => {
+    for (const [name, value] of [
+      ['Upgrade', 'websocket'],
+      ['Keep-Alive', 'timeout=5'],
+      ['Expect', '100-continue'],
+    ] as const) {
+      seen.length = 0;
+      const request = { url: `${base}/ok`, method: 'POST', headers: { [name]: value }, body: '{}' };
+      const result = await deliverWebhookWith('undici', request, options);
+      expect(result.outcome, name).toBe('refused');
+      expect(result.error, name).toMatch(new RegExp(`^refused: .*${name.toLowerCase()} header`));
+      expect(result.error).not.toMatch(/UND_ERR/);
       expect(seen).toHaveLength(0);
     }
   });
