@@ -3,14 +3,7 @@ import { DAY_MS } from '../rollup/daily.ts';
 import { addToSketch, sketchQuantile, type Sketch } from '../rollup/sketch.ts';
 import { HOUR_MS, ROLLED_METRICS, RUNS_METRIC, completedSql, hourMsSql, rollSelectSql } from '../rollup/sql.ts';
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
-import {
-  addEdgeRows,
-  clickHouseEdgeRowsSql,
-  clickHouseEdgeSql,
-  emptyMerged,
-  type EdgeRow,
-  type Merged,
-} from './raw-edge.ts';
+import { addEdgeRows, clickHouseEdgeRowsSql, emptyMerged, type EdgeRow, type Merged } from './raw-edge.ts';
 import { valueAlias, whereSql, type AggregatePlan, type AggregateRow, type StatColumn } from './build.ts';
 import type { AnalyticsQuery } from './params.ts';
 
@@ -160,7 +153,8 @@ function statValue(stat: StatColumn, m: Merged, level: number | undefined): numb
  * - hourly rows for the other rolled whole hours (the part-days at the window's edges, and all
  *   of it when there are no daily rows);
  * - the raw rows of the rest (the partial hours at the edges and the hours from `completed` on),
- *   rolled on the fly by the same SQL.
+ *   rolled on the fly by the same SQL; on ClickHouse, when there are stored parts, selected by
+ *   `edgeSql` instead, for the reader to sum (raw-edge.ts).
  * The parts never overlap or leave a gap. Every row also carries `live`, the watermark as the
  * statement saw it: below `completed` (a rewind since the reader read it), rollups of the hours
  * between may be stale, so the reader asks again (readFromRollups).
@@ -248,11 +242,7 @@ export function rollupReadSql(
     const where = `${whereSql(query, dialect)} AND ${bounds.length === 1 ? bounds[0]! : `(${bounds.join(' OR ')})`}`;
     // As the exact path: on ClickHouse, only this check's rows reach FINAL's merge (build.ts).
     const prewhere = /\sFINAL$/.test(rawSource) ? `${ids}` : undefined;
-    parts.push(
-      dialect === 'clickhouse'
-        ? clickHouseEdgeSql(rawSource, where, metrics, sketched, prewhere)
-        : `SELECT ${columns} FROM (${rollSelectSql(dialect, rawSource, where, metrics, prewhere)}) AS edge`,
-    );
+    parts.push(`SELECT ${columns} FROM (${rollSelectSql(dialect, rawSource, where, metrics, prewhere)}) AS edge`);
   }
 
   const group = query.groupBy === 'runLocation' ? 'run_location' : '0';
