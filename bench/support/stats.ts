@@ -48,16 +48,7 @@ export async function timeIt(iterations: number, work: (i: number) => Promise<un
   return summarise(samples);
 }
 
-/** mulberry32: a small seeded generator, so every engine and run gets the same data. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The suites' seeded generator (mulberry32), so every engine and run gets the same data. */
+export { seeded } from '../../test/support/random.ts';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

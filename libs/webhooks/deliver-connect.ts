@@ -1,11 +1,38 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
+import { performance } from 'node:perf_hooks';
+import { StringDecoder } from 'node:string_decoder';
 import { checkAddress } from './address-policy.ts';
+import type { DeliveryResult } from './deliver.ts';
 import { metadataRange } from './metadata.ts';
 
 /** Named in every address-policy refusal, so the way to allow a local receiver is in the message. */
 export const PRIVATE_HINT = '; set VIGIL_ALLOW_PRIVATE_TARGETS=true to deliver to private addresses';
 
 export const RESPONSE_BODY_LIMIT = 4096;
+
+/**
+ * What an ended attempt comes to, on either client: once the status is in it decides, whatever
+ * ends the body; before that, the client's own failure does (`failure` is asked only then).
+ */
+export function attemptResult(
+  statusCode: number | undefined,
+  chunks: readonly Buffer[],
+  started: number,
+  requestHeaders: DeliveryResult['requestHeaders'],
+  failure: () => Pick<DeliveryResult, 'outcome' | 'error'>,
+): DeliveryResult {
+  const base = {
+    durationMs: Math.round(performance.now() - started),
+    responseBody:
+      chunks.length === 0
+        ? ''
+        : new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT)),
+    requestHeaders,
+  };
+  if (statusCode === undefined) return { ...failure(), ...base };
+  if (statusCode <= 399) return { outcome: 'delivered', statusCode, ...base };
+  return { outcome: 'failed', statusCode, error: `receiver answered ${statusCode}`, ...base };
+}
 
 /** Resolves a host name to every address, like dns.lookup with `all: true`. */
 export type Resolver = (

@@ -1,10 +1,9 @@
-import { performance } from 'node:perf_hooks';
-import { StringDecoder } from 'node:string_decoder';
 import { Agent, type Dispatcher } from 'undici';
 import {
   AddressRefused,
   AttemptAborted,
   AttemptTimedOut,
+  attemptResult,
   connectLookup,
   defaultLookups,
   describe,
@@ -120,26 +119,14 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.settled = true;
     clearTimeout(this.timer);
     if (this.onSignal) this.options.signal?.removeEventListener('abort', this.onSignal);
-    const { chunks, statusCode } = this;
-    const responseBody =
-      chunks.length === 0
-        ? ''
-        : new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
-    const base = {
-      durationMs: Math.round(performance.now() - this.started),
-      responseBody,
-      requestHeaders: this.attempt.requestHeaders,
-    };
-    // As with node:http: once the status is in, it decides, whatever ends the body.
-    if (statusCode !== undefined) {
-      if (statusCode <= 399) return this.done({ outcome: 'delivered', statusCode, ...base });
-      return this.done({ outcome: 'failed', statusCode, error: `receiver answered ${statusCode}`, ...base });
-    }
-    if (error instanceof AddressRefused) return this.done({ outcome: 'refused', error: error.message, ...base });
-    // An error while dispatching: undici refuses the request itself, and no retry changes that.
-    if (this.dispatching && error)
-      return this.done({ outcome: 'refused', error: `refused: ${failureText(error)}`, ...base });
-    this.done({ outcome: 'failed', error: error ? failureText(error) : 'ECONNRESET: socket hang up', ...base });
+    this.done(
+      attemptResult(this.statusCode, this.chunks, this.started, this.attempt.requestHeaders, () => {
+        if (error instanceof AddressRefused) return { outcome: 'refused', error: error.message };
+        // An error while dispatching: undici refuses the request itself, and no retry changes that.
+        if (this.dispatching && error) return { outcome: 'refused', error: `refused: ${failureText(error)}` };
+        return { outcome: 'failed', error: error ? failureText(error) : 'ECONNRESET: socket hang up' };
+      }),
+    );
   }
 }
 

@@ -2,13 +2,13 @@ import http, { validateHeaderName, validateHeaderValue } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { StringDecoder } from 'node:string_decoder';
 import { urlToHttpOptions } from 'node:url';
 import { checkAddress } from './address-policy.ts';
 import {
   AddressRefused,
   AttemptAborted,
   AttemptTimedOut,
+  attemptResult,
   connectLookup,
   defaultLookups,
   describe,
@@ -343,20 +343,13 @@ function finish(state: InFlight, error?: unknown, complete = false): void {
   clearTimeout(state.timer);
   if (state.onAbort) state.options.signal?.removeEventListener('abort', state.onAbort);
   if (!complete) state.req.destroy();
-  const { chunks, statusCode } = state;
-  const responseBody =
-    chunks.length === 0 ? '' : new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
-  const base = {
-    durationMs: Math.round(performance.now() - state.started),
-    responseBody,
-    requestHeaders: state.prepared.headers,
-  };
-  if (statusCode !== undefined) {
-    if (statusCode <= 399) return state.done({ outcome: 'delivered', statusCode, ...base });
-    return state.done({ outcome: 'failed', statusCode, error: `receiver answered ${statusCode}`, ...base });
-  }
-  if (error instanceof AddressRefused) return state.done({ outcome: 'refused', error: error.message, ...base });
-  state.done({ outcome: 'failed', error: describe(error), ...base });
+  state.done(
+    attemptResult(state.statusCode, state.chunks, state.started, state.prepared.headers, () =>
+      error instanceof AddressRefused
+        ? { outcome: 'refused', error: error.message }
+        : { outcome: 'failed', error: describe(error) },
+    ),
+  );
 }
 
 const stateOf = (emitter: http.ClientRequest | http.IncomingMessage): InFlight => (emitter as Tagged)[IN_FLIGHT]!;
