@@ -18,6 +18,8 @@
  *   npm run bench -- ingest [--n 1000000] [--batch 10000] [--clients 4] [--checks 100]
  *                           [--paths ceiling,kafka,direct,embedded] [--partitions 12] [--ingest-batch 5000]
  *                           [--ingestors 1,2] [--live] [--cpu-prof]
+ *   npm run bench -- ingest --compare-backfill [--paths embedded,direct] [--n 200000]: each path twice
+ *   in one run, live results then a backfill of closed hours, and backfill ÷ live (target ≥ 0.6).
  *   npm run bench -- ingest --kafka-ceiling [--n 500000] [--hold-minutes 3] [--hold-rate R]: the
  *   ingestor against a minimal kafkajs → ClickHouse pipeline, same run (see kafka-ceiling.ts).
  * --live: results of the current hour (as runners send them) instead of one past hour per batch
@@ -415,6 +417,7 @@ export async function run(argv: string[]): Promise<void> {
       'ingest-batch': { type: 'string', default: '' },
       ingestors: { type: 'string', default: '1' },
       live: { type: 'boolean', default: false },
+      'compare-backfill': { type: 'boolean', default: false },
       'kafka-ceiling': { type: 'boolean', default: false },
       'hold-minutes': { type: 'string', default: '3' },
       'hold-rate': { type: 'string' },
@@ -443,6 +446,7 @@ export async function run(argv: string[]): Promise<void> {
   };
   printMachine();
   const paths = values.paths.split(',');
+  if (values['compare-backfill']) return compareBackfill(o, paths);
   const results: PathResult[] = [];
   if (paths.includes('ceiling')) {
     log(`ceiling: ${o.n} rows straight into ClickHouse`);
@@ -517,4 +521,40 @@ export async function run(argv: string[]): Promise<void> {
     ceilingRate: top?.endToEndRate,
     results,
   });
+}
+
+/** Issue 26's backfill row: each path live, then into closed hours, in one run; the ratio of their rates. */
+async function compareBackfill(o: Options, paths: string[]): Promise<void> {
+  const rows: (string | number)[][] = [];
+  const runs: PathResult[] = [];
+  for (const name of paths) {
+    const once = (live: boolean) => {
+      const options = { ...o, live };
+      if (name === 'embedded') return embeddedPath(options);
+      if (name === 'kafka' || name === 'direct') return kafkaPath(options, name === 'direct');
+      throw new Error(`--compare-backfill: no path ${name} (embedded, kafka, direct)`);
+    };
+    const live = await once(true);
+    const backfill = await once(false);
+    runs.push(live, backfill);
+    const r = ratio(backfill.endToEndRate, live.endToEndRate);
+    rows.push([
+      name,
+      live.endToEndRate,
+      live.cpuUsPerResult ?? '',
+      backfill.endToEndRate,
+      backfill.cpuUsPerResult ?? '',
+      r,
+      Number(r) >= 0.6 ? 'met' : 'missed',
+      `${live.load[0]} / ${backfill.load[0]}`,
+    ]);
+  }
+  printTable(
+    `ingest: backfill into closed hours ÷ live results, ${o.n} results each, batches of ${o.batch}, ${o.clients} clients, ${o.checks} checks (target ≥ 0.6)`,
+    ['path', 'live/s', 'live CPU µs', 'backfill/s', 'backfill CPU µs', 'backfill ÷ live', 'target', 'load (1 min)'],
+    rows,
+  );
+  for (const r of runs)
+    if (r.stored !== r.results) console.log(`WARNING: ${r.path} stored ${r.stored} of ${r.results}`);
+  writeResults('ingest-backfill', { options: o, results: runs });
 }

@@ -3,7 +3,8 @@ import { ConfigError, InternalError, UnavailableError, isAppError, type AppError
 import type { CheckResult } from '#domain';
 import { CLICKHOUSE_MIGRATIONS_TABLE, clickHouseMigrations } from './clickhouse-schema.ts';
 import { runMigrations, type Migration } from './migrations.ts';
-import { createRollupMaintainer, type RollupExecutor } from './rollup/maintain.ts';
+import { coalesce } from './rollup/coalesce.ts';
+import { createRollupMaintainer, type RolledRow, type RollupExecutor } from './rollup/maintain.ts';
 import { DAILY_TABLE } from './rollup/daily.ts';
 import { ROLLUP_TABLE } from './rollup/sql.ts';
 import type { AnalyticsStore, ResultFilter } from './port.ts';
@@ -109,6 +110,9 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
     atomic: (work) => work(),
   };
   const maintainer = createRollupMaintainer(options.clock, (err, message) => log.warn({ err }, message));
+  // Inserts that finish while a re-roll runs share the next one (ClickHouse has no transaction
+  // to order them by, so this also keeps two re-rolls of one hour from running at once).
+  const afterInsert = coalesce((rows: RolledRow[]) => maintainer.afterInsert(rollups, rows));
 
   const migrationTarget = {
     async applied(): Promise<number[]> {
@@ -147,7 +151,7 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
         return { ...row, started_at: formatDateTime(row.started_at) };
       });
       await run('insert', () => client.insert({ table: RESULTS_TABLE, values: rows, format: 'JSONEachRow' }));
-      await maintainer.afterInsert(rollups, rows);
+      await afterInsert(rows);
       log.debug({ rows: rows.length, received: results.length }, 'analytics rows inserted');
     },
 

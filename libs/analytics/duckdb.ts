@@ -8,7 +8,8 @@ import { clusterResults } from './duckdb-cluster.ts';
 import { DUCKDB_MIGRATIONS_TABLE, duckDbMigrations } from './duckdb-schema.ts';
 import { resultFilterSql } from './filter.ts';
 import { runMigrations, type Migration } from './migrations.ts';
-import { createRollupMaintainer, type RollupExecutor } from './rollup/maintain.ts';
+import { coalesce } from './rollup/coalesce.ts';
+import { createRollupMaintainer, type RolledRow, type RollupExecutor } from './rollup/maintain.ts';
 import { DAILY_TABLE } from './rollup/daily.ts';
 import { ROLLUP_TABLE } from './rollup/sql.ts';
 import type { AnalyticsStore, ResultFilter } from './port.ts';
@@ -30,7 +31,7 @@ interface Opened {
 
 /**
  * DuckDB in one file. One connection, and every call runs after the previous one finished: the
- * engine allows one writer, and a queue keeps a reader from seeing half a batch. A batch is
+ * engine allows one writer, and a queue keeps a reader from seeing half a batch's raw rows. A batch is
  * appended straight to the table in a transaction, or, when an id is already stored, staged and
  * moved over with INSERT OR IGNORE (duckdb-insert.ts): the primary key on id makes it "exactly once".
  */
@@ -72,6 +73,11 @@ export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): Ana
   }
 
   const maintainer = createRollupMaintainer(options.clock, (err, message) => log.warn({ err }, message));
+  // Re-rolls of batches stored while one runs share the next run (a backfill's batches then cost
+  // one daily re-derive per group, not per batch); each insert still answers after its own.
+  const afterInsert = coalesce((rows: RolledRow[]) =>
+    serial('rollup', (connection) => maintainer.afterInsert(rollupsOn(connection), rows)),
+  );
   /** Rollup statements on the connection the caller holds (inside serial). */
   const rollupsOn = (connection: DuckDBConnection): RollupExecutor => ({
     dialect: 'duckdb',
@@ -132,12 +138,12 @@ export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): Ana
       if (results.length === 0) return;
       assertStorable(results);
       const batch = uniqueById(results).map(toResultRow);
-      return serial('insert', async (connection) => {
+      await serial('insert', async (connection) => {
         target ??= await insertTarget(connection);
         const path = await insertResultRows(connection, target, batch);
-        await maintainer.afterInsert(rollupsOn(connection), batch);
         log.debug({ rows: batch.length, received: results.length, path }, 'analytics rows inserted');
       });
+      await afterInsert(batch);
     },
 
     async countResults(filter: ResultFilter = {}) {
