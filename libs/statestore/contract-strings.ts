@@ -128,5 +128,26 @@ export function stringCases(ctx: ContractContext): void {
       await ctx.store.del(k2);
       expect(await ctx.store.hgetall(k2)).toEqual({});
     });
+
+    it('a set in a batch replaces a hash or zset written before and one made earlier in the batch', async () => {
+      const [hash, zset, fresh, early] = [ctx.key('hash'), ctx.key('zset'), ctx.key('str'), ctx.key('zset')];
+      await ctx.store.write([
+        { op: 'hset', key: hash, field: 'a', value: '1' },
+        { op: 'zadd', key: zset, member: 'm', score: 1 },
+      ]);
+      await ctx.store.write([
+        { op: 'set', key: hash, value: 'h' },
+        { op: 'set', key: zset, value: 'z' },
+        { op: 'set', key: fresh, value: 'f' },
+        { op: 'zadd', key: early, member: 'm', score: 1 },
+        { op: 'set', key: early, value: 'e' },
+      ]);
+      expect(await ctx.store.getMany([hash, zset, fresh, early])).toEqual(['h', 'z', 'f', 'e']);
+      expect(await ctx.store.hgetall(hash)).toEqual({});
+      expect(await ctx.store.zcard(zset)).toBe(0);
+      expect(await ctx.store.zcard(early)).toBe(0);
+      // Each is a string now: a hash or zset op on it is refused as in Redis.
+      await expect(ctx.store.write([{ op: 'zadd', key: zset, member: 'm', score: 2 }])).rejects.toThrow();
+    });
   });
 }
