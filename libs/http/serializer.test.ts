@@ -46,6 +46,10 @@ const schemas: Record<string, z.ZodType> = {
   indexKeys: z.object({ b: z.string(), 1: z.string(), a: z.number() }),
   strict: z.strictObject({ a: z.string() }),
   loose: z.looseObject({ a: z.string() }),
+  // The analytics answer's series (apps/api/src/routes/analytics.ts).
+  series: z.array(z.looseObject({ data: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))) })),
+  looseAny: z.object({ inner: z.looseObject({ n: z.number().optional() }).catchall(z.any()) }),
+  looseChecked: z.looseObject({ a: z.string() }).catchall(z.string().min(2)),
   tuple: z.tuple([z.string(), z.number()]),
   nullOnly: z.null(),
   topOptional: z.string().optional(),
@@ -122,6 +126,40 @@ describe('compiled response serializer', () => {
       { a: undefined },
       { a: () => 1, b: Symbol('s') },
       { a: { toJSON: () => 'custom' } },
+    ]);
+  });
+
+  it('writes loose objects inline, other keys after the known ones, and agrees on their edge cases', () => {
+    expect(compileWriter(schemas.series!).stats).toEqual({ inline: 8, delegated: 0 });
+    expect(compileWriter(schemas.looseChecked!).stats.delegated).toBe(1);
+    const loose = z.looseObject({ a: z.string(), b: z.number().optional() });
+    const inherited = Object.assign(Object.create({ up: 'inherited', a: 'shadowed?' }), { a: 'own', z: 1 });
+    expectSameAsZod(loose, [
+      { z: 1, a: 'x', y: 'two' },
+      { a: 'x', b: undefined, c: undefined, d: () => 1, e: Symbol('s') },
+      { a: 'x', 2: 'index', k: 1 },
+      { a: 'x', k: 1, '01': 'not an index' },
+      JSON.parse('{"a":"x","__proto__":{"p":1},"k":2}'),
+      inherited,
+      Object.assign(Object.create(null), { k: [1, { n: null }], a: 'x' }),
+      { a: 'x', at: new Date(0), custom: { toJSON: (key: string) => `key ${key}` } },
+      { a: 'x', nested: { toJSON: (key: string) => key, deeper: 1 } },
+      { a: 'x', s: 'quote " \u2028 é', n: -0, big: 1e21, nan: NaN },
+      Object.defineProperty({ a: 'x' }, 'hidden', { value: 2, enumerable: false }),
+      { a: 1, k: 'wrong a' },
+      { k: 'no a' },
+      [],
+      null,
+    ]);
+    const series = schemas.series!;
+    expectSameAsZod(series, [
+      [{ data: [{ responseTime_avg: 12.5, availability: 99.1, timestamp: null }] }],
+      [
+        { runLocation: 'eu-west-1', data: [] },
+        { runLocation: 'us-east-1', data: [{ a: '1' }] },
+      ],
+      [{ data: [{ a: true }] }],
+      [{ groupKey: undefined, data: [{}] }],
     ]);
   });
 

@@ -181,9 +181,11 @@ function compileNode(schema: z.ZodType, def: ZodInternals['def'], stats: Compile
       // A getter in the shape (how zod 4 writes recursive objects) is read lazily by zod: leave it to zod.
       const descriptors = Object.getOwnPropertyDescriptors(def.shape!);
       if (Object.values(descriptors).some((d) => d.get !== undefined || !d.enumerable)) break;
-      if (def.catchall || Object.getOwnPropertySymbols(def.shape!).length) break;
+      // A loose object (catchall unknown or any) passes its other keys through untouched; other catchalls are zod's.
+      const loose = def.catchall !== undefined && passesThrough(def.catchall);
+      if ((def.catchall && !loose) || Object.getOwnPropertySymbols(def.shape!).length) break;
       if (Object.keys(def.shape!).some((key) => INDEX_KEY.test(key))) break;
-      return compileObject(def.shape!, stats, stack);
+      return compileObject(def.shape!, stats, stack, loose ? delegate(schema) : undefined);
     }
   }
   stats.inline--;
@@ -258,8 +260,29 @@ function compileRecord(valueWriter: Writer, slow: Writer): Writer {
   };
 }
 
-/** zod 4's strip object: known keys in shape order, unknown keys dropped, absent keys by `in`. */
-function compileObject(shape: Record<string, z.ZodType>, stats: CompileStats, stack: Set<z.ZodType>): Writer {
+/** `z.unknown()` or `z.any()` with nothing on it: zod hands the value back as it is. */
+function passesThrough(schema: z.ZodType): boolean {
+  const zod = internals(schema);
+  return (
+    (zod.def.type === 'unknown' || zod.def.type === 'any') &&
+    !zod.traits.has('$ZodCheck') &&
+    !(zod.def.checks?.length ?? 0)
+  );
+}
+
+/**
+ * zod 4's strip object: known keys in shape order, unknown keys dropped, absent keys by `in`.
+ * With `loose` (the node's zod path), a loose object: after the known keys, every other key
+ * `for…in` yields (inherited ones too, `__proto__` never), as zod's handleCatchall copies them.
+ * Where `JSON.stringify` of zod's copy would not follow that order or that key (an index-like
+ * key goes first) or would call a value's `toJSON` with its key, the node is zod's.
+ */
+function compileObject(
+  shape: Record<string, z.ZodType>,
+  stats: CompileStats,
+  stack: Set<z.ZodType>,
+  loose?: Writer,
+): Writer {
   const fields = Object.keys(shape)
     .filter((key) => key !== '__proto__')
     .map((key) => {
@@ -274,6 +297,7 @@ function compileObject(shape: Record<string, z.ZodType>, stats: CompileStats, st
         required: zod.optin === undefined,
       };
     });
+  const known = new Set(Object.keys(shape));
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return FAIL;
     const input = value as Record<string, unknown>;
@@ -292,9 +316,23 @@ function compileObject(shape: Record<string, z.ZodType>, stats: CompileStats, st
       out += (first ? '' : ',') + field.prefix + part;
       first = false;
     }
+    if (loose !== undefined) {
+      for (const key in input) {
+        if (known.has(key) || key === '__proto__') continue;
+        const item = input[key];
+        if (INDEX_KEY.test(key) || hasToJSON(item)) return loose(value);
+        const text = JSON.stringify(item);
+        if (text === undefined) continue;
+        out += (first ? '' : ',') + JSON.stringify(key) + ':' + text;
+        first = false;
+      }
+    }
     return out + '}';
   };
 }
+
+const hasToJSON = (value: unknown) =>
+  typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function';
 
 /**
  * The one-pass writer for a schema: the JSON text, or undefined where zod would refuse the value
