@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InternalError } from '#core';
-import { DAILY_TABLE } from './rollup/daily.ts';
+import { DAILY_TABLE, NO_LOCATION_TABLE } from './rollup/daily.ts';
 import { ROLLUP_TABLE } from './rollup/sql.ts';
 import { RESULTS_TABLE } from './row.ts';
 
@@ -28,6 +28,7 @@ export async function clusterResults(connection: DuckDBConnection): Promise<{ ro
     // (hourly rows are ~10 per run-hour and location, so they outgrow the raw rows' benefit).
     await rewriteSorted(connection, ROLLUP_TABLE, 'account_id, check_id, metric, hour, run_location, has_failures');
     await rewriteSorted(connection, DAILY_TABLE, 'account_id, check_id, metric, day, has_failures');
+    await rewriteSorted(connection, NO_LOCATION_TABLE, 'account_id, check_id, metric, hour, has_failures');
     await connection.run('COMMIT');
     return { rows };
   } catch (error) {

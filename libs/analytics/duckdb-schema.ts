@@ -1,5 +1,5 @@
 import type { Migration } from './migrations.ts';
-import { dailySelectSql } from './rollup/daily.ts';
+import { dailySelectSql, summedSelectSql } from './rollup/daily.ts';
 
 /**
  * DuckDB schema: the same logical columns as ClickHouse (see clickhouse-schema.ts), so a query
@@ -119,6 +119,32 @@ export const duckDbMigrations: readonly Migration[] = [
       )`,
       `DELETE FROM check_rollups_daily`,
       `INSERT INTO check_rollups_daily ${dailySelectSql('duckdb', 'check_rollups', 'true')}`,
+    ],
+  },
+  {
+    // Hourly rollups without location (see rollup/daily.ts), read for the part-days at a busy
+    // check's window edges. Filled from the hourly rollups already there, in the migration's
+    // transaction.
+    version: 6,
+    name: 'create check_rollups_no_location',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS check_rollups_no_location (
+        account_id UUID NOT NULL,
+        check_id UUID NOT NULL,
+        metric VARCHAR NOT NULL,
+        hour TIMESTAMP NOT NULL,
+        has_failures UTINYINT NOT NULL,
+        runs UBIGINT NOT NULL,
+        retries UBIGINT NOT NULL,
+        total DOUBLE NOT NULL,
+        minimum DOUBLE NOT NULL,
+        maximum DOUBLE NOT NULL,
+        squares DOUBLE NOT NULL,
+        sketch_keys INTEGER[] NOT NULL,
+        sketch_counts UBIGINT[] NOT NULL
+      )`,
+      `DELETE FROM check_rollups_no_location`,
+      `INSERT INTO check_rollups_no_location ${summedSelectSql('duckdb', 'check_rollups', 'true', 'hour')}`,
     ],
   },
 ];

@@ -1,7 +1,15 @@
 import type { AnalyticsStore } from '../port.ts';
-import { DAY_MS } from '../rollup/daily.ts';
+import { DAY_MS, NO_LOCATION_TABLE } from '../rollup/daily.ts';
 import { addToSketch, sketchQuantile, type Sketch } from '../rollup/sketch.ts';
-import { HOUR_MS, ROLLED_METRICS, RUNS_METRIC, completedSql, hourMsSql, rollSelectSql } from '../rollup/sql.ts';
+import {
+  HOUR_MS,
+  ROLLED_METRICS,
+  ROLLUP_TABLE,
+  RUNS_METRIC,
+  completedSql,
+  hourMsSql,
+  rollSelectSql,
+} from '../rollup/sql.ts';
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
 import { addEdgeRows, clickHouseEdgeRowsSql, emptyMerged, type EdgeRow, type Merged } from './raw-edge.ts';
 import { valueAlias, whereSql, type AggregatePlan, type AggregateRow, type StatColumn } from './build.ts';
@@ -39,6 +47,15 @@ export function dailyEligible(query: AnalyticsQuery): boolean {
 }
 
 /**
+ * The FROM clause of the hourly rollups without location, from the hourly rollups' one (the
+ * same engine spelling: `FINAL` on ClickHouse), so every adapter names it alike.
+ */
+export function noLocationSource(rollupSource: string): string {
+  if (!rollupSource.startsWith(ROLLUP_TABLE)) throw new Error(`unexpected rollup source ${rollupSource}`);
+  return `${NO_LOCATION_TABLE}${rollupSource.slice(ROLLUP_TABLE.length)}`;
+}
+
+/**
  * The plan's aggregate rows from rollups rolled up to `completed` (the watermark as the reader
  * last read it); undefined when a percentile must come from the exact path, 'stale' when the
  * watermark has gone back below `completed` since.
@@ -64,6 +81,7 @@ export async function readFromRollups(
     sketched,
     completed,
     dailyEligible(query) ? store.rollups.daily : undefined,
+    query.groupBy === null ? noLocationSource(store.rollups.source) : undefined,
   );
   // Both at once: the server runs them side by side.
   const [rows, edgeRows] = await Promise.all([
@@ -151,7 +169,8 @@ function statValue(stat: StatColumn, m: Merged, level: number | undefined): numb
  * (the watermark the reader last read, a constant so every part prunes by time):
  * - daily rows (when `dailySource` is given) for the window's whole UTC days ending by `completed`;
  * - hourly rows for the other rolled whole hours (the part-days at the window's edges, and all
- *   of it when there are no daily rows);
+ *   of it when there are no daily rows), from `noLocationSource` (one row per hour, not one per
+ *   location) when given, for a query not grouped by location;
  * - the raw rows of the rest (the partial hours at the edges and the hours from `completed` on),
  *   rolled on the fly by the same SQL; on ClickHouse, when there are stored parts, selected by
  *   `edgeSql` instead, for the reader to sum (raw-edge.ts).
@@ -168,6 +187,7 @@ export function rollupReadSql(
   sketched: ReadonlySet<string>,
   completed: number,
   dailySource?: string,
+  noLocationSource?: string,
 ): { sql: string; edgeSql?: string } {
   const from = query.window.from.getTime();
   const to = query.window.to.getTime();
@@ -218,7 +238,12 @@ export function rollupReadSql(
   // every range is a part of its own.
   const grouped = (ranges: Range[]): Range[][] =>
     dialect === 'clickhouse' ? [ranges] : ranges.map((range) => [range]);
-  for (const ranges of grouped(hours)) parts.push(stored(rollupSource, 'hour', ranges));
+  for (const ranges of grouped(hours))
+    parts.push(
+      noLocationSource === undefined
+        ? stored(rollupSource, 'hour', ranges)
+        : stored(noLocationSource, 'hour', ranges, columns.replace('run_location', `'' AS run_location`)),
+    );
   // The raw rows before firstHour and from hourEnd on: the window's edges and the unrolled tail.
   const edges: Range[] = [
     [from, firstHour],

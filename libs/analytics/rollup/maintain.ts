@@ -1,5 +1,5 @@
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
-import { DAILY_TABLE, rollDays } from './daily.ts';
+import { DAILY_TABLE, NO_LOCATION_TABLE, rollDays } from './daily.ts';
 import { HOUR_MS, ROLLUP_TABLE, WATERMARK_TABLE, rollSelectSql } from './sql.ts';
 
 /** What the maintainer needs from an adapter: its dialect, the deduplicated raw source and two ways to run SQL. */
@@ -230,7 +230,7 @@ export function createRollupMaintainer(
       await mark(x, 'completed', 0);
       await mark(x, 'announced', closed);
       await x.atomic(async () => {
-        for (const table of [ROLLUP_TABLE, DAILY_TABLE]) {
+        for (const table of [ROLLUP_TABLE, NO_LOCATION_TABLE, DAILY_TABLE]) {
           if (x.dialect === 'duckdb') await x.run(`DELETE FROM ${table}`);
           else {
             const parts = await x.rows<{ partition: string }>(

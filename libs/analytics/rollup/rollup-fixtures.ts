@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import type { Logger } from '#core';
 import { checkResultSchema, type CheckResult } from '#domain';
 import { seeded, services } from '#test-support';
-import { createChdbAnalyticsStore } from '../chdb-engine.ts';
+import { chdbConnection, createChdbAnalyticsStore } from '../chdb-engine.ts';
 import { createClickHouseAnalyticsStore } from '../clickhouse.ts';
 import { createDuckDbAnalyticsStore } from '../duckdb.ts';
 import type { AnalyticsStore } from '../port.ts';
@@ -41,14 +41,31 @@ export function rollupEngines(options: {
   clock: () => number;
 }) {
   const { dir, file, database, log, clock } = options;
+  // `write` runs DDL or DML outside the store (its ClickHouse queries are read-only), to set up a
+  // database as older code left it.
   return [
-    { name: 'duckdb', open: (): AnalyticsStore => createDuckDbAnalyticsStore({ path: join(dir, file), log, clock }) },
+    {
+      name: 'duckdb',
+      open: (): AnalyticsStore => createDuckDbAnalyticsStore({ path: join(dir, file), log, clock }),
+      write: async (store: AnalyticsStore, sql: string) => void (await store.query(sql)),
+    },
     {
       name: 'clickhouse 18.16',
       open: (): AnalyticsStore =>
         createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database, log, clock }),
+      write: async (_store: AnalyticsStore, sql: string) => {
+        const url = new URL(services().CLICKHOUSE_URL);
+        url.searchParams.set('database', database);
+        const response = await fetch(url, { method: 'POST', body: sql });
+        if (!response.ok) throw new Error(`ClickHouse: ${await response.text()}`);
+      },
     },
-    { name: 'clickhouse 26 (chdb)', open: (): AnalyticsStore => createChdbAnalyticsStore({ database, log, clock }) },
+    {
+      name: 'clickhouse 26 (chdb)',
+      open: (): AnalyticsStore => createChdbAnalyticsStore({ database, log, clock }),
+      write: async (_store: AnalyticsStore, sql: string) =>
+        void (await chdbConnection(database).command({ query: sql })),
+    },
   ];
 }
 
