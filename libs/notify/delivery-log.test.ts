@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { seeded } from '#test-support';
 import { createSqliteStateStore, type SqliteStateStore } from '#statestore';
 import { sampleAlert, syntheticContext } from './samples.ts';
 import { attemptMember, DeliveryStore, type Attempt, type Delivery } from './store.ts';
@@ -108,4 +109,52 @@ describe('the delivery log layout', () => {
     expect(await store.get(`webhook:attempt:${attemptMember('c', 1, 3_000)}`)).not.toBeNull();
     expect(await store.get('webhook:attempt:c:1')).toBeNull();
   });
+
+  it('pages the whole log as the whole-log index did: old records, new ones, ties and every page size', async () => {
+    const store = createSqliteStateStore({ path: ':memory:' });
+    stores.push(store);
+    const deliveries = new DeliveryStore(store);
+    const random = seeded(26);
+    const outcomes = ['delivered', 'failed', 'refused'] as const;
+    // 60 records in the old layout (both indexes), then 60 new ones (per outcome only); times
+    // collide on purpose, so ties order by member as a sorted set does.
+    const written: { id: string; n: number; outcome: string }[] = [];
+    for (let i = 0; i < 120; i++) {
+      const id = `d${Math.floor(random() * 1e6).toString(16)}`;
+      const outcome = outcomes[Math.floor(random() * 3)]!;
+      const atMs = 1_000 + Math.floor(random() * 40) * 10;
+      const status = outcome === 'failed' ? 'pending' : outcome;
+      if (i < 60) await writeOldLayout(store, delivery(id, 1, status), attempt(id, 1, atMs, outcome), atMs);
+      else await deliveries.recordAttempt(delivery(id, 1, status), attempt(id, 1, atMs, outcome), atMs, false, true);
+      written.push({ id, n: 1, outcome });
+    }
+    // The reference: every record's member and score, in a sorted set's order, reversed.
+    const reference = (
+      await Promise.all(outcomes.map((outcome) => store.zrange(`webhook:log:channel-1:${outcome}`, 0, -1)))
+    )
+      .flat()
+      .sort((a, b) => a.score - b.score || Buffer.compare(Buffer.from(a.member), Buffer.from(b.member)))
+      .reverse();
+    expect(reference).toHaveLength(120);
+    // What the old reader showed for the old records alone: the whole-log index, reversed.
+    const oldIndex = (await store.zrange('webhook:log:channel-1', 0, -1)).reverse();
+    expect(oldIndex).toEqual(reference.filter((entry) => !/^\d{15}:/.test(entry.member)));
+    for (const limit of [1, 7, 50, 200]) {
+      for (let page = 1; page <= Math.ceil(120 / limit) + 1; page++) {
+        const { items, total } = await deliveries.attempts('channel-1', { limit, page });
+        expect(total).toBe(120);
+        const expected = reference.slice((page - 1) * limit, page * limit);
+        expect(items.map((item) => `${item.at}|${item.deliveryId}`)).toEqual(
+          expected.map((entry) => `${new Date(entry.score).toISOString()}|${deliveryOf(entry.member)}`),
+        );
+      }
+    }
+    expect(written).toHaveLength(120);
+  });
 });
+
+/** The delivery a member names: `<time>:<delivery>:<n>` now, `<delivery>:<n>` before. */
+function deliveryOf(member: string): string {
+  const parts = member.split(':');
+  return parts.length === 3 ? parts[1]! : parts[0]!;
+}
