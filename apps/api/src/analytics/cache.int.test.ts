@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AnalyticsAnswer } from '#analytics';
 import { createLogger } from '#core';
 import { createRedisStateStore } from '#statestore';
@@ -21,6 +21,8 @@ describe('analytics cache on Redis', () => {
     const first = createAnalyticsCache(one!, { ttlMs: 300, log });
     const second = createAnalyticsCache(two!, { ttlMs: 300, log });
     expect((await first.answer('analytics-cache:a:c:k', async () => answer('replica one'))).from).toBe('replica one');
+    // The write is not awaited by the reply (it starts after it): the other replica sees it once it lands.
+    await vi.waitFor(async () => expect(await two!.get('analytics-cache:a:c:k')).not.toBeNull());
     expect((await second.answer('analytics-cache:a:c:k', async () => answer('replica two'))).from).toBe('replica one');
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect((await second.answer('analytics-cache:a:c:k', async () => answer('replica two'))).from).toBe('replica two');

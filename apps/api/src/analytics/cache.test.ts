@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseAnalyticsParams, type AnalyticsAnswer } from '#analytics';
 import { createLogger } from '#core';
 import { createSqliteStateStore } from '#statestore';
@@ -92,6 +92,29 @@ describe('analytics cache', () => {
     expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(computed).toBe(3);
     expect((await cache.answer('bad', slow)).from).toBe('run 4');
+    await store.close();
+  });
+
+  it('writes an answer after it was handed back; requests meanwhile join it; its ttl counts from when it was asked', async () => {
+    const store = createSqliteStateStore({ path: ':memory:' });
+    const cache = createAnalyticsCache(store, { ttlMs: 300, log });
+    let computed = 0;
+    const slow = async () => {
+      computed++;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return answer(`run ${computed}`);
+    };
+    const started = Date.now();
+    expect((await cache.answer('k', slow)).from).toBe('run 1');
+    // The reply goes first: the store does not hold it yet, and a request now joins instead of computing.
+    expect(await store.get('k')).toBeNull();
+    expect((await cache.answer('k', slow)).from).toBe('run 1');
+    expect(computed).toBe(1);
+    await vi.waitFor(async () => expect(await store.get('k')).not.toBeNull());
+    // Asked 200+ ms ago with a 300 ms ttl: it is gone 300 ms after it was asked, not 300 ms after it was written.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 350 - Date.now())));
+    expect(await store.get('k')).toBeNull();
+    expect((await cache.answer('k', slow)).from).toBe('run 2');
     await store.close();
   });
 

@@ -17,6 +17,7 @@ import type { StateStore } from '#statestore';
 import { analyticsCacheKey, createAnalyticsCache, MAX_CACHE_TTL_MS } from '../analytics/cache.ts';
 import { catalogueFor, parseCatalogueOptions, parseCheckType } from '../analytics/catalogue-query.ts';
 import { catalogueCheckTypes, metricCategories } from '../analytics/catalogue.ts';
+import { createCheckMemo } from '../analytics/check-memo.ts';
 import { analyticsKinds, kindRateLimitBuckets, type AnalyticsKind } from '../analytics/kinds.ts';
 import { idParams } from './schemas.ts';
 
@@ -131,6 +132,7 @@ export function analyticsRoutes(app: FastifyInstance, deps: AnalyticsRouteDeps):
   const ttlMs = deps.cacheTtlMs ?? MAX_CACHE_TTL_MS;
   const reader = createAnalyticsReader(deps.analytics);
   const cache = createAnalyticsCache(deps.stateStore, { ttlMs, log: app.log });
+  const checks = createCheckMemo(deps.readModels);
 
   for (const [kind, checkType] of Object.entries(analyticsKinds) as [AnalyticsKind, ResultCheckType][]) {
     const bucket = kindRateLimitBuckets[kind];
@@ -145,10 +147,10 @@ export function analyticsRoutes(app: FastifyInstance, deps: AnalyticsRouteDeps):
       },
       handler: async (request) => {
         const access = request.access!;
-        const found = await deps.readModels.check(request.params.id);
+        const id = request.params.id;
+        const found = checks.peek(id) ?? (await checks.read(id, access.accountId));
         // Another account's check answers exactly like a missing one.
-        if (found === null || found.accountId !== access.accountId)
-          throw new NotFoundError(`Check ${request.params.id} not found`);
+        if (found === null || found.accountId !== access.accountId) throw new NotFoundError(`Check ${id} not found`);
         const check = found.check;
         if (check.checkType !== checkType) {
           throw new NotFoundError(
