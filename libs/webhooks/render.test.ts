@@ -4,6 +4,7 @@ import { canonicalJson, renderTemplates, type WebhookChannelConfig } from './ren
 import {
   alertEventVariablesSchema,
   EVENT_VARIABLE_NAMES,
+  mergedVariables,
   mergeVariables,
   type AlertEventVariablesInput,
 } from './variables.ts';
@@ -285,6 +286,35 @@ describe('renderTemplates: variables', () => {
 
   it('mergeVariables leaves secrets out', () => {
     expect(mergeVariables(variables)).not.toHaveProperty('API_TOKEN');
+  });
+
+  it('mergedVariables is mergeVariables made once per set of variables, and again when a part is replaced', () => {
+    const set = { ...variables };
+    const merged = mergedVariables(set);
+    expect({ ...merged }).toEqual({ ...mergeVariables(set) });
+    expect(mergedVariables(set)).toBe(merged);
+    expect(Object.isFrozen(merged)).toBe(true);
+    // Each part replaced gives the merge of the new parts.
+    const replaced = [
+      { event: { ...event, CHECK_NAME: 'renamed' } },
+      { account: { ...account, ENVIRONMENT: 'staging' } },
+      { group: { PAGER_ROUTE: 'group-route' } },
+      { secretKeys: [] as string[] },
+    ];
+    for (const part of replaced) {
+      Object.assign(set, part);
+      expect({ ...mergedVariables(set) }).toEqual({ ...mergeVariables(set) });
+    }
+    expect(mergedVariables(set)).toHaveProperty('CHECK_NAME', 'renamed');
+    expect(mergedVariables(set)).toHaveProperty('API_TOKEN', 'hunter2');
+    // Renders that share the merged set give what each alone gives.
+    const config: WebhookChannelConfig = {
+      url: 'https://x.example/{{CHECK_NAME}}',
+      template: '{{CHECK_NAME}} {{ENVIRONMENT}}',
+    };
+    const first = renderTemplates(config, set, { now });
+    expect(renderTemplates(config, set, { now })).toEqual(first);
+    expect(first.body).toBe('renamed staging');
   });
 
   it('the event schema fills every optional variable and refuses an unknown alert type', () => {

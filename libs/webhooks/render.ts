@@ -2,7 +2,7 @@ import { validateHeaderName } from 'node:http';
 import { SERVICE_HEADER_NAMES } from './headers.ts';
 import type { RenderOptions } from './helpers.ts';
 import { bodyContext, compileTemplate, templateVariables } from './template.ts';
-import { mergeVariables, type TemplateVariables } from './variables.ts';
+import { mergedVariables, type TemplateVariables } from './variables.ts';
 
 export const webhookMethods = ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'DELETE'] as const;
 export type WebhookMethod = (typeof webhookMethods)[number];
@@ -103,7 +103,7 @@ export function renderTemplates(
   options: RenderOptions = {},
 ): RenderedWebhook {
   const render = { ...options, now: options.now ?? new Date() };
-  const values = mergeVariables(variables);
+  const values = mergedVariables(variables);
   const warnings = new Set<string>();
   const secrets = new Set(variables.secretKeys ?? []);
   const method = config.method ?? 'POST';
@@ -189,7 +189,7 @@ function renderText(
   source: string,
   context: 'url' | 'query' | 'header',
   field: string,
-  values: Record<string, unknown>,
+  values: Readonly<Record<string, unknown>>,
   options: RenderOptions,
 ): string {
   const compiled = compileTemplate(source, context, field);
@@ -199,7 +199,7 @@ function renderText(
 function renderBody(
   template: string | null | undefined,
   variables: TemplateVariables,
-  values: Record<string, unknown>,
+  values: Readonly<Record<string, unknown>>,
   options: RenderOptions,
   warnings: Set<string>,
   noteReferences: (source: string) => void,
