@@ -154,10 +154,13 @@ export function createRollupMaintainer(
     // longer than the client waits on ClickHouse 18.16, and each day rolled is usable at once.
     let from = state.completed;
     if (closed - from > ROLL_STEP_MS) {
-      const first = await x.rows<{ m: number | null }>(
-        `SELECT min(started_ms) AS m FROM ${x.source.replace(/\s+FINAL$/, '')} WHERE started_at >= ${sqlDateTime(new Date(from))}`,
+      // The count tells "no rows" apart: ClickHouse's min() of nothing is 0, not NULL, which sent
+      // an advance over an empty table through every day since 1970.
+      const first = await x.rows<{ m: number | null; n: number }>(
+        `SELECT min(started_ms) AS m, count(*) AS n FROM ${x.source.replace(/\s+FINAL$/, '')} WHERE started_at >= ${sqlDateTime(new Date(from))}`,
       );
-      const earliest = first[0]?.m === null || first[0]?.m === undefined ? closed : Number(first[0].m);
+      const found = first[0] !== undefined && Number(first[0].n) > 0 && first[0].m !== null;
+      const earliest = found ? Number(first[0]!.m) : closed;
       from = Math.max(from, Math.min(closed, Math.floor(earliest / ROLL_STEP_MS) * ROLL_STEP_MS));
     }
     let marked = state.completed;
