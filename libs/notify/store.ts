@@ -54,21 +54,29 @@ export function readDelivery(raw: string): Delivery {
   return deliverySchema.parse(value);
 }
 
-/** Alert events as JSON: one alert's deliveries (one per channel) share its event object. */
-const alertJson = new WeakMap<object, string>();
+/** `{"alert":<the alert's JSON>` per alert event: one alert's deliveries (one per channel) share it. */
+const alertPrefixes = new WeakMap<object, string>();
 
 /**
- * A delivery as stored: the same JSON document as JSON.stringify(delivery), with the alert
- * first and serialised once per alert instead of once per channel. Events are not changed once
- * received, so the cached text stays true.
+ * A delivery as stored, in two parts: `prefix + value` is the same JSON document as
+ * JSON.stringify(delivery), with the alert first. The prefix (the alert) is serialised once per
+ * alert and is the same string for each of its deliveries, so a group commit sends it to the
+ * write thread once (a prefixed set) and the event loop never joins the two. Events are not
+ * changed once received, so the cached text stays true.
  */
-export function deliveryJson(delivery: Delivery): string {
+export function deliveryParts(delivery: Delivery): { prefix?: string; value: string } {
   const { alert, ...rest } = delivery;
-  if (typeof alert !== 'object' || alert === null) return JSON.stringify(delivery);
-  let text = alertJson.get(alert);
-  if (text === undefined) alertJson.set(alert, (text = JSON.stringify(alert)));
+  if (typeof alert !== 'object' || alert === null) return { value: JSON.stringify(delivery) };
+  let prefix = alertPrefixes.get(alert);
+  if (prefix === undefined) alertPrefixes.set(alert, (prefix = `{"alert":${JSON.stringify(alert)}`));
   const others = JSON.stringify(rest);
-  return others === '{}' ? `{"alert":${text}}` : `{"alert":${text},${others.slice(1)}`;
+  return { prefix, value: others === '{}' ? '}' : `,${others.slice(1)}` };
+}
+
+/** A delivery as stored: the same JSON document as JSON.stringify(delivery), alert first. */
+export function deliveryJson(delivery: Delivery): string {
+  const { prefix, value } = deliveryParts(delivery);
+  return prefix === undefined ? value : prefix + value;
 }
 
 export const attemptOutcomes = ['delivered', 'failed', 'refused'] as const;
@@ -218,9 +226,10 @@ export class DeliveryStore {
     urgent = false,
   ): Promise<void> {
     const member = attemptMember(delivery.id, attempt.attempt, atMs);
+    const stored = deliveryParts(delivery);
     // The log is one index per outcome; the channel's whole log is read as their merge (see attempts).
     const ops: WriteOp[] = [
-      { op: 'set', key: keys.delivery(delivery.id), value: deliveryJson(delivery) },
+      { op: 'set', key: keys.delivery(delivery.id), value: stored.value, prefix: stored.prefix },
       { op: 'set', key: keys.attempt(member), value: JSON.stringify(attempt) },
       { op: 'zadd', key: keys.log(delivery.channelId, attempt.outcome), member, score: atMs },
     ];

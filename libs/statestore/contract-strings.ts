@@ -129,6 +129,28 @@ export function stringCases(ctx: ContractContext): void {
       expect(await ctx.store.hgetall(k2)).toEqual({});
     });
 
+    it('a set with a prefix stores prefix and value joined, alone and sharing it in a batch', async () => {
+      const [one, two, three, plain] = [ctx.key('str'), ctx.key('str'), ctx.key('str'), ctx.key('str')];
+      const shared = `{"alert":${JSON.stringify({ text: 'é𝄞'.repeat(100) })}`;
+      await ctx.store.write([{ op: 'set', key: one, value: ',"n":1}', prefix: shared }]);
+      await ctx.store.write([
+        { op: 'set', key: two, value: ',"n":2}', prefix: shared },
+        { op: 'set', key: plain, value: 'plain' },
+        { op: 'set', key: three, value: '}', prefix: shared, ttlMs: 60_000 },
+        { op: 'set', key: one, value: '', prefix: '' },
+      ]);
+      expect(await ctx.store.getMany([one, two, three, plain])).toEqual([
+        '',
+        `${shared},"n":2}`,
+        `${shared}}`,
+        'plain',
+      ]);
+      expect(await ctx.store.ttlMs(three)).toBeGreaterThan(50_000);
+      await expect(ctx.store.write([{ op: 'set', key: one, value: 'v', prefix: 7 as never }])).rejects.toThrow(
+        ValidationError,
+      );
+    });
+
     it('a set in a batch replaces a hash or zset written before and one made earlier in the batch', async () => {
       const [hash, zset, fresh, early] = [ctx.key('hash'), ctx.key('zset'), ctx.key('str'), ctx.key('zset')];
       await ctx.store.write([

@@ -6,7 +6,12 @@
  * another kind (e.g. hset on a string) rejects with InternalError; set and del replace any kind.
  */
 export type WriteOp =
-  | { op: 'set'; key: string; value: string; ttlMs?: number }
+  /**
+   * The value stored is `prefix + value` when a prefix is given: a large part that many writes of
+   * a batch share (one alert's JSON in each of its deliveries) crosses to the SQLite write
+   * thread once per batch instead of once per write, and is never joined on the event loop.
+   */
+  | { op: 'set'; key: string; value: string; ttlMs?: number; prefix?: string }
   | { op: 'del'; key: string }
   | { op: 'hset'; key: string; field: string; value: string }
   | { op: 'hdel'; key: string; field: string }

@@ -236,7 +236,11 @@ function pairs(flat: string[]): ScoredMember[] {
 function opArgs(op: WriteOp): [string, string, string] {
   switch (op.op) {
     case 'set':
-      return ['set', op.value, op.ttlMs === undefined ? '' : String(checkTtl(op.ttlMs))];
+      return [
+        'set',
+        op.prefix === undefined ? op.value : op.prefix + op.value,
+        op.ttlMs === undefined ? '' : String(checkTtl(op.ttlMs)),
+      ];
     case 'del':
       return ['del', '', ''];
     case 'hset':

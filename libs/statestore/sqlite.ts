@@ -167,7 +167,13 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
   function apply(op: WriteOp, now: number, known?: Known): void {
     switch (op.op) {
       case 'set':
-        return setString(op.key, op.value, checkTtl(op.ttlMs), now, known);
+        return setString(
+          op.key,
+          op.prefix === undefined ? op.value : op.prefix + op.value,
+          checkTtl(op.ttlMs),
+          now,
+          known,
+        );
       case 'del':
         sql.delKv.run(op.key);
         sql.delHash.run(op.key);

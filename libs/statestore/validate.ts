@@ -51,6 +51,7 @@ export function checkOps(ops: WriteOp[]): void {
     switch (op.op) {
       case 'set':
         checkString(op.value, `${at}.value`);
+        if (op.prefix !== undefined) checkString(op.prefix, `${at}.prefix`);
         checkTtl(op.ttlMs);
         return;
       case 'del':
