@@ -89,16 +89,17 @@ export class Attempter {
     const started = new Date();
     const channel =
       inputs.channel !== undefined ? inputs.channel : await this.options.readModels.alertChannel(delivery.channelId);
-    const subject = channel
-      ? await (inputs.subject ?? this.subjectOf(delivery, inputs.context, inputs.variables))
-      : null;
+    // Given variables (the fresh path, a test send) need no subject: no look-up, no promise.
+    const given = inputs.variables;
+    const subject = channel && !given ? await (inputs.subject ?? this.subjectOf(delivery, inputs.context)) : null;
     let result: DeliveryResult;
     let request = { url: '', method: 'POST', body: '' };
     if (!channel) result = refused('the alert channel was deleted');
-    else if (!subject || 'gone' in subject) result = refused((subject as { gone: string }).gone);
+    else if (!given && (!subject || 'gone' in subject)) result = refused((subject as { gone: string }).gone);
     else {
       try {
-        ({ result, request } = await this.send(delivery, channel, await subject.variables(), started));
+        const variables = given ?? (await (subject as Exclude<Subject, { gone: string }>).variables());
+        ({ result, request } = await this.send(delivery, channel, variables, started));
       } catch (error) {
         result = refused(`could not render: ${error instanceof Error ? error.message : String(error)}`);
       }
