@@ -7,7 +7,8 @@
  * - the reader alone and the reader's raw SQL through the store's client, in turns;
  * - with --postgres (default on), PostgreSQL's engine on the same rows (postgres-baseline.ts's
  *   query, through psql, no API in front): issue 26's "one check at least as fast as PostgreSQL".
- * A miss is split into HTTP+auth (accounts/me), the route (miss − reader − HTTP+auth: validation,
+ * A miss is split into HTTP+auth (accounts/me; of it, bare node:http sending the same bytes through
+ * the same client, and fastify+auth above that), the route (miss − reader − HTTP+auth: validation,
  * check look-up, cache, serialisation), the reader (reader − raw) and the engine (raw), in µs,
  * each the median of its per-request values. With --cpu-prof, a V8 profile of --profile-requests
  * misses alone (no reader or engine calls between them) is written; summarise it with
@@ -17,6 +18,8 @@
  *                                           [--cpu-prof file.cpuprofile] [--profile-requests 400]
  */
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -131,6 +134,15 @@ const running = await startStandalone(
   }),
   createLogger({ level: 'silent' }),
 );
+// The floor of any request here: bare node:http on this loop sending the last answer's bytes,
+// through the same fetch client (which runs on this loop too, as in the matrix).
+let bareBody = '{}';
+const bare = createServer((_, response) => {
+  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+  response.end(bareBody);
+});
+await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
 let pg: PsqlSession | undefined;
 try {
   const store = running.platform.analytics!;
@@ -174,8 +186,20 @@ try {
   );
   for (const n of values.metrics.split(',')) {
     const metrics = METRICS[n]!;
-    const times = { miss: [] as number[], hit: [] as number[], me: [] as number[], reader: [] as number[] };
-    const parts = { http: [] as number[], route: [] as number[], reader: [] as number[], engine: [] as number[] };
+    const times = {
+      miss: [] as number[],
+      hit: [] as number[],
+      me: [] as number[],
+      bare: [] as number[],
+      reader: [] as number[],
+    };
+    const parts = {
+      bare: [] as number[],
+      api: [] as number[],
+      route: [] as number[],
+      reader: [] as number[],
+      engine: [] as number[],
+    };
     const postgres: number[] = [];
     for (let i = -5; i < iterations; i++) {
       const { from, to } = window(i);
@@ -198,6 +222,10 @@ try {
       t = performance.now();
       await (await fetch(`${running.url}/v1/accounts/me`, { headers })).text();
       const me = performance.now() - t;
+      bareBody = body;
+      t = performance.now();
+      await (await fetch(bareUrl)).text();
+      const bareMs = performance.now() - t;
       // In turns: the engine's second query in a row is about 1 ms faster than the first after a pause.
       const timeRaw = async () => {
         const started = performance.now();
@@ -231,8 +259,10 @@ try {
       times.miss.push(api);
       times.hit.push(hit);
       times.me.push(me);
+      times.bare.push(bareMs);
       times.reader.push(viaReader);
-      parts.http.push(me);
+      parts.bare.push(bareMs);
+      parts.api.push(me - bareMs);
       parts.route.push(api - viaReader - me);
       parts.reader.push(viaReader - raw);
       parts.engine.push(raw);
@@ -243,10 +273,10 @@ try {
       number
     >;
     console.log(
-      `${n} metrics (load ${load()}): miss through the API p50 ${us(p50.miss)}, cache hit ${us(p50.hit)}, GET /v1/accounts/me ${us(p50.me)}, reader ${us(p50.reader)}`,
+      `${n} metrics (load ${load()}): miss through the API p50 ${us(p50.miss)}, cache hit ${us(p50.hit)}, GET /v1/accounts/me ${us(p50.me)}, bare node:http ${us(p50.bare)}, reader ${us(p50.reader)}`,
     );
     console.log(
-      `  a miss, split (medians per request): HTTP+auth ${us(median(parts.http))}, route ${us(median(parts.route))}, reader ${us(median(parts.reader))}, engine ${us(median(parts.engine))}`,
+      `  a miss, split (medians per request): HTTP+auth ${us(p50.me)} (bare HTTP with this fetch client ${us(median(parts.bare))}, fastify+auth ${us(median(parts.api))}), route ${us(median(parts.route))}, reader ${us(median(parts.reader))}, engine ${us(median(parts.engine))}`,
     );
     if (pg) {
       const pgP50 = median(postgres);
@@ -277,6 +307,7 @@ try {
     console.log(`profile: ${count} misses back to back, ${us(elapsed / count)} each; written to ${values['cpu-prof']}`);
   }
 } finally {
+  bare.close();
   pg?.close();
   await running.stop();
   rmSync(dataDir, { recursive: true, force: true });
