@@ -11,8 +11,9 @@ export const DAY_MS = 24 * HOUR_MS;
  * adding counts per key, which is exactly what merging the day's hourly sketches at read time
  * gives, so a daily row answers the same as its hours (percentiles within the sketch's bound).
  *
- * They are derived from the hourly rows, never from the raw ones, and re-derived for a day each
- * time any of its hours is rolled, re-rolled or rebuilt (maintain.ts). A reader takes a daily
+ * They are derived from rolled rows, never from the raw ones (the hours' rows without location,
+ * themselves sums of the hourly rows), and re-derived for a day each time any of its hours is
+ * rolled, re-rolled or rebuilt (maintain.ts). A reader takes a daily
  * row only for a day that ends at or before the `completed` watermark, so a rewind (which moves
  * the watermark back) sends readers back to the hourly and raw rows until the day is rolled again.
  *
@@ -33,14 +34,21 @@ export function dailySelectSql(dialect: SqlDialect, hourly: string, where: strin
  * metric, pass/fail and `grain`: the start of the row's UTC day ('day', the daily table's
  * columns) or its own hour ('hour', the table without location's columns, rollup/no-location.ts).
  */
-export function summedSelectSql(dialect: SqlDialect, hourly: string, where: string, grain: 'day' | 'hour'): string {
+export function summedSelectSql(
+  dialect: SqlDialect,
+  hourly: string,
+  where: string,
+  grain: 'day' | 'hour',
+  /** ClickHouse: filter in PREWHERE (only for conditions on sorting-key columns, under FINAL). */
+  prewhere = false,
+): string {
   const keys = `account_id, check_id, metric, ${grain}, has_failures`;
   if (dialect === 'clickhouse') {
     const time = grain === 'day' ? 'toStartOfDay(hour) AS day' : 'hour';
     const grouped =
       `SELECT account_id, check_id, metric, ${time}, has_failures, sum(runs) AS d_runs, ` +
       `sum(retries) AS d_retries, sum(total) AS d_total, min(minimum) AS d_min, max(maximum) AS d_max, ` +
-      `sum(squares) AS d_squares, sumMap(sketch_keys, sketch_counts) AS sk FROM ${hourly} WHERE ${where} ` +
+      `sum(squares) AS d_squares, sumMap(sketch_keys, sketch_counts) AS sk FROM ${hourly} ${prewhere ? 'PREWHERE' : 'WHERE'} ${where} ` +
       `GROUP BY account_id, check_id, metric, ${grain}, has_failures`;
     return (
       `SELECT ${keys}, d_runs, d_retries, d_total, d_min, d_max, d_squares, ` +
@@ -86,18 +94,24 @@ export async function rollDays(
   const list = (values: Iterable<string>) => [...values].map((id) => sqlString(id, x.dialect)).join(', ');
   const only =
     ids === undefined ? '' : `account_id IN (${list(ids.accounts)}) AND check_id IN (${list(ids.checks)}) AND `;
-  const source = x.dialect === 'clickhouse' ? `${hourlyTable} FINAL` : hourlyTable;
   const between = (column: string, start: number, end: number) =>
     `${only}${column} >= ${sqlDateTime(new Date(start))} AND ${column} < ${sqlDateTime(new Date(end))}`;
-  const derive = async (table: string, column: 'day' | 'hour', span: { from: number; to: number }) => {
+  // Every condition is on sorting-key columns, which all copies of a rollup row share, so on
+  // ClickHouse it goes in PREWHERE and FINAL merges only the rows kept.
+  const derive = async (table: string, from: string, column: 'day' | 'hour', span: { from: number; to: number }) => {
     if (span.to <= span.from) return;
     if (x.dialect === 'duckdb') await x.run(`DELETE FROM ${table} WHERE ${between(column, span.from, span.to)}`);
     const hours = between('hour', span.from, span.to);
-    await x.run(`INSERT INTO ${table} ${summedSelectSql(x.dialect, source, hours, column)}`);
+    const source = x.dialect === 'clickhouse' ? `${from} FINAL` : from;
+    await x.run(
+      `INSERT INTO ${table} ${summedSelectSql(x.dialect, source, hours, column, x.dialect === 'clickhouse')}`,
+    );
   };
-  await derive(NO_LOCATION_TABLE, 'hour', {
+  await derive(NO_LOCATION_TABLE, hourlyTable, 'hour', {
     from: Math.floor(from / HOUR_MS) * HOUR_MS,
     to: Math.ceil(to / HOUR_MS) * HOUR_MS,
   });
-  await derive(DAILY_TABLE, 'day', daySpan(from, to));
+  // Days from the rows without location, which every roll, re-roll and rebuild keeps for every
+  // hour (migration 6 filled them for hours rolled before): the same sums over a fifth of the rows.
+  await derive(DAILY_TABLE, NO_LOCATION_TABLE, 'day', daySpan(from, to));
 }
