@@ -111,8 +111,9 @@ export class Attempter {
     const retryAt = next.status === 'pending' ? next.nextAttemptAt : null;
     const recorded = retryAt === null ? written : written.then(() => this.options.onScheduled(retryAt));
     if (records) {
-      // Handled here so a failed write is not an unhandled rejection before the caller awaits it.
-      recorded.catch(ignore);
+      // Handled here so a failed write is not an unhandled rejection before the caller awaits it
+      // (a group commit's own promise, shared by its records, is handled already).
+      if (recorded !== written) recorded.catch(ignore);
       records.push(recorded);
     } else await recorded;
     this.attemptsCounter?.inc({ outcome: result.outcome });

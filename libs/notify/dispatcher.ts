@@ -206,7 +206,8 @@ export class Dispatcher {
     const [sent] = await Promise.allSettled([attempted]);
     // Every attempt of the batch is made: its last records need not wait out the window.
     this.options.store.flushPending();
-    const written = await Promise.allSettled(records);
+    // Records of one group commit share its promise: each is waited on once.
+    const written = await Promise.allSettled(new Set(records));
     const failure = [sent!, ...written].find((outcome) => outcome.status === 'rejected');
     if (failure) throw failure.reason;
   }

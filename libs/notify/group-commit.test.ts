@@ -125,4 +125,37 @@ describe('DeliveryStore group commits', () => {
     await Promise.all(written);
     expect(s.sizes).toEqual([1, 300, 1]);
   });
+
+  it('settles each record with its own group: one promise per group, in order, at most 500 records each', async () => {
+    const { s, deliveries, written } = await firstWriteHeld();
+    for (let i = 1; i <= 1200; i++) written.push(deliveries.recordAttempt(...record(i), false));
+    // Records 1-500 and 501-1000 fill a group each; 1001-1200 share the open one.
+    expect(new Set(written).size).toBe(4);
+    expect(written[1]).toBe(written[500]);
+    expect(written[501]).not.toBe(written[500]);
+    expect(written[1001]).toBe(written[1200]);
+    s.open();
+    await Promise.all(written);
+    expect(s.sizes).toEqual([1, 500, 500, 200]);
+    const stored = await s.store.getMany(['webhook:delivery:delivery-1200', 'webhook:delivery:delivery-0']);
+    expect(stored.every((raw) => raw !== null)).toBe(true);
+  });
+
+  it('a failed write fails the records of its group only, and the next group is still written', async () => {
+    const store = createSqliteStateStore({ path: ':memory:' });
+    stores.push({ store } as ReturnType<typeof gatedStore>);
+    let writes = 0;
+    const failing: StateStore = Object.create(store) as StateStore;
+    failing.write = async (ops: WriteOp[]) => {
+      if (writes++ === 0) throw new Error('disk full');
+      return store.write(ops);
+    };
+    const deliveries = new DeliveryStore(failing);
+    const first = [deliveries.recordAttempt(...record(0), false), deliveries.recordAttempt(...record(1), false)];
+    const firstSettled = await Promise.allSettled(first);
+    expect(firstSettled.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    await deliveries.recordAttempt(...record(2), false, true);
+    expect(await store.get('webhook:delivery:delivery-0')).toBeNull();
+    expect(await store.get('webhook:delivery:delivery-2')).not.toBeNull();
+  });
 });

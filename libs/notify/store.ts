@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { alertEventSchema, locationAlertSchema } from '#alerting';
 import type { ScoredMember, SqliteStateStore, StateStore, WriteOp } from '#statestore';
+import { GroupCommit } from './group-commit.ts';
 
 export const deliveryStatuses = ['pending', 'delivered', 'failed', 'refused'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
@@ -116,24 +117,6 @@ export const deliveryLogEntrySchema = attemptSchema
 export type DeliveryLogEntry = z.output<typeof deliveryLogEntrySchema>;
 
 /**
- * Attempt records per group-commit write, and how long the first one waits for company. A
- * record's cost falls steeply with the batch (SQLite, 20k records off the event loop: about 47 µs
- * of CPU each in batches of 20, 34 in batches of 100, 23 in batches of 500: each commit rewrites
- * every b-tree page it touched, and the random delivery ids touch a page or two each), and no
- * slot waits for it (fresh and retried attempts free theirs when the response is in; only the
- * alert batch's acknowledgement waits, and it flushes at once), so the window is long enough to
- * gather a few hundred at several thousand deliveries a second.
- */
-const GROUP_MAX = 500;
-const GROUP_WINDOW_MS = 25;
-/**
- * After a write, what arrived meanwhile is written at once only if it is this many already;
- * otherwise it waits out a window of its own. Without this the loop wrote whatever came in
- * during the last write, so batches shrank to the rate times one write's time (about 100).
- */
-const GROUP_FULL = 250;
-
-/**
  * An attempt's member in the channel's logs, which also names its record (`webhook:attempt:` and
  * the member): its time first, fixed width, then the delivery and the attempt's number. Ordered
  * by time, each group commit's records and log entries land on the last pages of their indexes
@@ -158,22 +141,16 @@ const keys = {
  * dispatcher resumes every pending retry on schedule. Each change is one atomic write.
  */
 export class DeliveryStore {
-  private pending: { ops: WriteOp[]; done: () => void; failed: (error: unknown) => void }[] = [];
-  private flushing = false;
-  /** Someone waits for what is pending (a test send, or an alert batch whose attempts are all made). */
-  private hurry = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly groups: GroupCommit;
 
   /**
    * Group commits go to the SQLite store's write thread when it has one: a batch of a few hundred
    * records takes milliseconds of synchronous work that would otherwise stop the event loop (and
    * the HTTP client on it), and the thread runs it on the other core. Other writes stay in-thread.
    */
-  private readonly groupWrite: (ops: WriteOp[]) => Promise<void>;
-
   constructor(private readonly store: StateStore) {
     const offThread = (store as SqliteStateStore).writeOffThread;
-    this.groupWrite = offThread ?? ((ops) => store.write(ops));
+    this.groups = new GroupCommit(offThread ?? ((ops) => store.write(ops)));
   }
 
   /**
@@ -217,7 +194,7 @@ export class DeliveryStore {
    * `queued: false` says the delivery was never in the retry queue (a fresh first attempt), so
    * there is nothing to take out of it when it is done.
    */
-  async recordAttempt(
+  recordAttempt(
     delivery: Delivery,
     attempt: Attempt,
     atMs: number,
@@ -225,8 +202,17 @@ export class DeliveryStore {
     /** Someone waits for this record (a test send through the API): write it without the window. */
     urgent = false,
   ): Promise<void> {
+    // Not async: every record of a group commit shares its group's promise (no promise of its own).
+    let stored: ReturnType<typeof deliveryParts>;
+    try {
+      stored = deliveryParts(delivery);
+    } catch (error) {
+      // Handled as a group's promise is: the caller may collect it and await it later.
+      const failed = Promise.reject(error);
+      failed.catch(() => undefined);
+      return failed;
+    }
     const member = attemptMember(delivery.id, attempt.attempt, atMs);
-    const stored = deliveryParts(delivery);
     // The log is one index per outcome; the channel's whole log is read as their merge (see attempts).
     const ops: WriteOp[] = [
       { op: 'set', key: keys.delivery(delivery.id), value: stored.value, prefix: stored.prefix },
@@ -236,60 +222,12 @@ export class DeliveryStore {
     if (delivery.status === 'pending' && delivery.nextAttemptAt !== null)
       ops.push({ op: 'zadd', key: keys.retryQueue, member: delivery.id, score: delivery.nextAttemptAt });
     else if (queued) ops.push({ op: 'zrem', key: keys.retryQueue, member: delivery.id });
-    await this.commit(ops, urgent);
+    return this.groups.add(ops, urgent);
   }
 
-  /**
-   * Group commit: attempts that finish within a short window (or while a write is in flight)
-   * share one write, so a burst of deliveries costs a few transactions, not one each. The window
-   * matters on SQLite, whose writes are synchronous: without it each attempt that finishes in its
-   * own turn of the event loop would get a transaction of its own. Each caller still waits until
-   * its own record is durable.
-   */
-  private commit(ops: WriteOp[], urgent = false): Promise<void> {
-    return new Promise<void>((done, failed) => {
-      this.pending.push({ ops, done, failed });
-      if (urgent) this.hurry = true;
-      // A write in flight takes what is pending when it is done (or arms the window for it).
-      if (this.flushing) return;
-      if (this.pending.length >= GROUP_MAX) void this.flush();
-      else if (urgent) {
-        // Still joins whatever is waiting, and what arrives in this turn of the event loop.
-        clearTimeout(this.timer);
-        this.timer = setTimeout(() => void this.flush(), 0);
-      } else this.timer ??= setTimeout(() => void this.flush(), GROUP_WINDOW_MS);
-    });
-  }
-
-  /** Writes what waits for the window now: the caller has nothing more to add (its batch is done). */
+  /** Writes what waits for the group commit's window now: the caller has nothing more to add. */
   flushPending(): void {
-    if (this.pending.length === 0) return;
-    this.hurry = true;
-    if (!this.flushing) void this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.flushing = true;
-    let first = true;
-    while (this.pending.length > 0) {
-      // A few records that came in during the last write wait for company, unless someone waits for them.
-      if (!first && !this.hurry && this.pending.length < GROUP_FULL) {
-        this.timer = setTimeout(() => void this.flush(), GROUP_WINDOW_MS);
-        break;
-      }
-      first = false;
-      const batch = this.pending.splice(0, GROUP_MAX);
-      if (this.pending.length === 0) this.hurry = false;
-      try {
-        await this.groupWrite(batch.flatMap((entry) => entry.ops));
-        for (const entry of batch) entry.done();
-      } catch (error) {
-        for (const entry of batch) entry.failed(error);
-      }
-    }
-    this.flushing = false;
+    this.groups.flushPending();
   }
 
   /** Drops a delivery from the queue (it was finished elsewhere, or its channel is gone). */
