@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleAlert, syntheticContext } from './samples.ts';
 import { createSqliteStateStore } from '#statestore';
-import { deliveryJson, deliveryParts, deliverySchema, DeliveryStore, type Attempt, type Delivery } from './store.ts';
+import {
+  deliveryJson,
+  deliveryParts,
+  deliverySchema,
+  DeliveryStore,
+  readDelivery,
+  type Attempt,
+  type Delivery,
+} from './store.ts';
 
 // Differential: the stored delivery built with the alert's cached JSON is the same document as
 // JSON.stringify(delivery), for deliveries of one alert to several channels and after changes.
@@ -41,6 +49,9 @@ describe('deliveryJson', () => {
       expect(deliverySchema.parse(JSON.parse(fast))).toEqual(
         deliverySchema.parse(JSON.parse(JSON.stringify(delivery))),
       );
+      // Read back and written again, the text is the same; every field of the schema is in it.
+      expect(deliveryJson(readDelivery(fast))).toBe(fast);
+      expect(Object.keys(JSON.parse(fast) as object).sort()).toEqual(Object.keys(deliverySchema.shape).sort());
       // The two parts a record is written in join to the same text; an alert's deliveries share the prefix.
       const parts = deliveryParts(delivery);
       expect(`${parts.prefix}${parts.value}`).toBe(fast);
