@@ -83,7 +83,8 @@ export class Dispatcher {
     const contexts = new Map<string, Promise<CheckContext | null>>();
     const subscribed = new Map<string, Promise<AlertChannelView[]>>();
     const variables = new Map<string, Promise<TemplateVariables>>();
-    const candidates: { delivery: Delivery; view: AlertChannelView; context: CheckContext; event: AlertEvent }[] = [];
+    // Each becomes a Candidate once its variables are known (set in place: no copy per delivery).
+    const candidates: (Omit<Candidate, 'variables'> & { event: AlertEvent; variables?: Candidate['variables'] })[] = [];
     for (const event of events) {
       if (!contexts.has(event.checkId))
         contexts.set(event.checkId, checkContext(this.options.readModels, event.checkId));
@@ -121,17 +122,23 @@ export class Dispatcher {
     const unseen = new Set(
       (await this.options.store.unseen(candidates.map((c) => c.delivery))).map((delivery) => delivery.id),
     );
-    const fresh = candidates
-      .filter((candidate) => unseen.has(candidate.delivery.id))
-      .map((candidate) => {
-        const key = candidate.event.alertId;
-        if (!variables.has(key))
-          variables.set(
-            key,
-            templateVariablesFor(this.options.readModels, candidate.event, candidate.context, this.options.publicUrl),
-          );
-        return { ...candidate, variables: variables.get(key)! };
-      });
+    const fresh: Candidate[] = [];
+    for (const candidate of candidates) {
+      if (!unseen.has(candidate.delivery.id)) continue;
+      const key = candidate.event.alertId;
+      let shared = variables.get(key);
+      if (!shared) {
+        shared = templateVariablesFor(
+          this.options.readModels,
+          candidate.event,
+          candidate.context!,
+          this.options.publicUrl,
+        );
+        variables.set(key, shared);
+      }
+      candidate.variables = shared;
+      fresh.push(candidate as Candidate);
+    }
     await this.attemptFresh(fresh);
   }
 
