@@ -11,6 +11,7 @@ import {
   rollSelectSql,
 } from '../rollup/sql.ts';
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
+import { fillSmallCells, type SmallCell } from './small-cells.ts';
 import { addEdgeRows, clickHouseEdgeRowsSql, emptyMerged, type EdgeRow, type Merged } from './raw-edge.ts';
 import { valueAlias, whereSql, type AggregatePlan, type AggregateRow, type StatColumn } from './build.ts';
 import type { AnalyticsQuery } from './params.ts';
@@ -21,7 +22,8 @@ import type { AnalyticsQuery } from './params.ts';
  * from the raw rows by the same SQL, and both merge per group and bucket. count, sum, min, max,
  * avg and stddev (from the sum of squares) are exact up to floating-point rounding; percentiles
  * come from the merged sketch (within 1% relative, see rollup/sketch.ts) when a cell holds more
- * than `sketchAbove` samples, and from the exact path (readAggregated's SQL) otherwise.
+ * than `sketchAbove` samples, and otherwise from the exact SQL over just the buckets of the
+ * small cells (small-cells.ts).
  */
 
 /** Percentiles of cells with at most this many samples are computed exactly from the raw rows. */
@@ -124,10 +126,12 @@ export async function readFromRollups(
   });
 
   const out: AggregateRow[] = [];
+  const small: SmallCell[] = [];
   for (const { g, b, metrics } of cells.values()) {
     const runs = metrics.get(RUNS_METRIC);
     if (runs === undefined || runs.n === 0) continue;
     const row: AggregateRow = { g, b, n: runs.n, failures: runs.failures, retries: runs.retries };
+    const exact: string[] = [];
     for (const [i, value] of plan.values.entries()) {
       const merged = metrics.get(value.base.name);
       for (const stat of value.stats) {
@@ -136,13 +140,14 @@ export async function readFromRollups(
           continue;
         }
         const level = PERCENTILE_LEVELS[stat];
-        if (level !== undefined && merged.n <= sketchAbove) return undefined;
-        row[valueAlias(i, stat)] = statValue(stat, merged, level);
+        if (level !== undefined && merged.n <= sketchAbove) exact.push(valueAlias(i, stat));
+        else row[valueAlias(i, stat)] = statValue(stat, merged, level);
       }
     }
+    if (exact.length > 0) small.push({ row, columns: exact });
     out.push(row);
   }
-  return out;
+  return (await fillSmallCells(store, query, plan, small)) ? out : undefined;
 }
 
 function statValue(stat: StatColumn, m: Merged, level: number | undefined): number | null {
