@@ -200,7 +200,7 @@ interface CheckDef {
   inclusive?: boolean;
   when?: unknown;
 }
-type NumberTest = (value: number) => boolean;
+export type NumberTest = (value: number) => boolean;
 
 /**
  * The checks of `z.number().int().min(…).max(…)` (and nonnegative, positive…) as plain tests, or
@@ -208,7 +208,7 @@ type NumberTest = (value: number) => boolean;
  * (Number.isSafeInteger: an integer within ±(2^53 − 1)), min and max compare inclusively or not.
  * A number passes when every check passes, in any order, so their order does not matter.
  */
-function numberChecks(checks: unknown[] | undefined): NumberTest[] | null {
+export function numberChecks(checks: unknown[] | undefined): NumberTest[] | null {
   const tests: NumberTest[] = [];
   for (const check of checks ?? []) {
     const def = (check as { _zod: { def: CheckDef } })._zod.def;
