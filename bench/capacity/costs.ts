@@ -13,7 +13,7 @@ export const COSTS: UnitCosts = {
   clickhouseMsPerQuery: 6,
   apiMsPerCachedRead: 0.033,
   apiMsPerComputedRead: 2,
-  dispatcherMsPerDelivery: 0.105,
+  dispatcherMsPerDelivery: 0.09,
   bytesPerResult: 29.5,
   redisBytesPerCheck: 650,
 };
