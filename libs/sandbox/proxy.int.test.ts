@@ -154,10 +154,41 @@ describe('egress proxy: forwarding (allowPrivate=true)', () => {
     expect(text).toContain(`https GET /tunnelled host=localhost`);
   });
 
+  it('delivers every byte through a tunnel whose target hangs up before a slow reader has read', async () => {
+    // Playwright's request client always tunnels, and its target may answer with Connection: close.
+    // The reader here reads nothing until the target has hung up, so the tail of each answer is
+    // still queued in the proxy then; the sizes step across what the socket buffers hold, so for
+    // some of them that tail is a partial write.
+    const { socketPath } = await proxy({ allowPrivate: true });
+    const sizes = Array.from({ length: 48 }, (_, i) => 96 * 1024 + i * 6 * 1024);
+    const got = await Promise.all(
+      sizes.map(async (size) => {
+        const { status, socket } = await connectTunnel(socketPath, `127.0.0.1:${targets.httpPort}`);
+        expect(status).toBe(200);
+        socket.pause();
+        socket.write(`GET /big/${size} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        await new Promise((resolve, reject) => {
+          socket.once('close', resolve);
+          socket.once('error', reject);
+          socket.resume();
+        });
+        const answer = Buffer.concat(chunks);
+        return answer.length - answer.indexOf('\r\n\r\n') - 4;
+      }),
+    );
+    expect(got).toEqual(sizes);
+  });
+
   it('answers 502 when the target does not listen, and 400 to origin-form requests', async () => {
     const { socketPath } = await proxy({ allowPrivate: true });
     const closed = await absolute(socketPath, 'http://127.0.0.1:1/');
     expect(closed.status).toBe(502);
+    const tunnel = await connectTunnel(socketPath, '127.0.0.1:1');
+    expect(tunnel.status).toBe(502);
+    expect(tunnel.text).toContain('cannot connect');
     const origin = await absolute(socketPath, '/not-absolute');
     expect(origin.status).toBe(400);
     expect(origin.body).toContain('absolute-form');
@@ -180,6 +211,15 @@ describe('egress proxy: per-run bounds', () => {
     const open = await proxy({ allowPrivate: true, maxConnections: 1 });
     for (let i = 0; i < 3; i += 1)
       expect((await absolute(open.socketPath, `http://127.0.0.1:${targets.httpPort}/${i}`)).status).toBe(200);
+    for (let i = 0; i < 3; i += 1) {
+      const { status, socket } = await connectTunnel(open.socketPath, `127.0.0.1:${targets.httpPort}`);
+      expect(status).toBe(200);
+      socket.end(`GET /${i} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      await new Promise((resolve) => socket.once('close', resolve));
+      expect(text).toContain(`http GET /${i} `);
+    }
   });
 
   it('cuts the run off once its byte budget is used', async () => {

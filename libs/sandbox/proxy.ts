@@ -178,14 +178,23 @@ export function createEgressProxy(options: EgressProxyOptions): EgressProxy {
       stats.connections += 1;
       const upstream: Socket = connect({ host: address, port, timeout: connectTimeoutMs });
       track(upstream);
-      upstream.once('close', () => {
-        release();
-        client.destroy();
+      // The slot is held until both sides are gone: a reader that never drains keeps its slot.
+      let open = 2;
+      const closed = () => {
+        open -= 1;
+        if (open === 0) release();
+      };
+      client.once('close', closed);
+      upstream.once('close', closed);
+      // The client is gone, even before the target answered: nobody is left to read it.
+      client.once('close', () => {
+        upstream.destroy();
+        reject(new ProxyRefusal(502, 'the client left'));
       });
       upstream.once('timeout', () => upstream.destroy(new Error(`connect to ${address}:${port} timed out`)));
-      upstream.once('error', (error) => {
-        if (upstream.connecting) reject(new ProxyRefusal(502, `cannot connect: ${error.message}`));
-      });
+      // Before the connect a failure is answered with a 502 (the promise is still open);
+      // after it, the close handler below cuts the tunnel.
+      upstream.once('error', (error) => reject(new ProxyRefusal(502, `cannot connect: ${error.message}`)));
       upstream.once('connect', () => {
         upstream.setTimeout(0);
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -197,7 +206,13 @@ export function createEgressProxy(options: EgressProxyOptions): EgressProxy {
         upstream.on('data', count);
         client.pipe(upstream);
         upstream.pipe(client);
-        client.once('close', () => upstream.destroy());
+        // A target that hangs up cleanly has had its last bytes handed to the client, which may
+        // still be writing them to a slow reader (seen under load: 44 KB of a 1.5 MiB answer).
+        // The pipe has already ended the client, so it closes once they are written; only an
+        // error cuts it at once.
+        upstream.once('close', (hadError) => {
+          if (hadError) client.destroy();
+        });
         resolve();
       });
     });
