@@ -2,8 +2,9 @@
  * Webhook delivery: alert events fanned out to 10 channels on a loopback receiver (its own
  * process). Vigil (standalone: API + projector, embedded adapters or Redis with --redis) runs in
  * this process; the bench drives the `Dispatcher` of #notify directly with alert events, in
- * batches of 500 like the dispatcher app's consumer, with the durable retry loop running: render,
- * sign, deliver, record, retry. The alerter and the bus are not in the path.
+ * batches as the dispatcher app's consumer hands over one partition's (DISPATCHER_FEED: its
+ * batch size, the Dispatcher's steps and pipeline depth; --step and --depth override), with the
+ * durable retry loop running: render, sign, deliver, record, retry. The alerter and the bus are not in the path.
  * Run 1: every endpoint answers 200. Run 2: 2 of the 10 endpoints fail each delivery's first
  * attempt; the retry (short delay) must bring the delivered count to exactly events × channels.
  * Baseline, same run: as many plain POSTs of the same size from a tight loop, with as many in
@@ -13,7 +14,7 @@
  * Before the runs, the cost of each stage of a delivery is measured alone (see costs.ts).
  *
  *   npm run bench -- webhooks [--events 10000] [--channels 10] [--concurrency 32] [--retry-ms 200] [--redis]
- *                             [--cpu-prof]
+ *                             [--cpu-prof] [--step 250] [--depth 2]
  * --cpu-prof writes a V8 profile of each dispatcher run under bench/results/profiles/ (summarise
  * it with `npm run bench -- profile <file>`).
  */
@@ -29,6 +30,7 @@ import { checkContext, DeliveryStore, Dispatcher, sampleAlert, templateVariables
 import { renderTemplates } from '#webhooks';
 import type { SqliteStateStore } from '#statestore';
 import { ReadModels } from '#readmodels';
+import { DISPATCHER_FEED } from '../../apps/dispatcher/index.ts';
 import { loadStandaloneConfig, startStandalone } from '../../apps/standalone/index.ts';
 import { benchConfig } from '../config.ts';
 import { freePort, spawnTs, waitForHttp } from '../support/processes.ts';
@@ -74,6 +76,9 @@ export async function run(argv: string[]): Promise<void> {
       'retry-ms': { type: 'string', default: '200' },
       redis: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      // The Dispatcher's steps (events) and how many run at once; the app's by default.
+      step: { type: 'string' },
+      depth: { type: 'string' },
     },
   });
   const events = Number(values.events);
@@ -169,6 +174,8 @@ export async function run(argv: string[]): Promise<void> {
       // As the dispatcher app runs it: the receiver sees at most `concurrency` at once, like the baseline.
       concurrency: concurrency * 2,
       perOrigin: concurrency,
+      stepSize: values['step'] ? Number(values['step']) : DISPATCHER_FEED.step,
+      pipelineDepth: values['depth'] ? Number(values['depth']) : DISPATCHER_FEED.depth,
     });
     dispatcher.start();
 
@@ -183,7 +190,10 @@ export async function run(argv: string[]): Promise<void> {
       const cpu = process.cpuUsage();
       const ticks = { main: threadTicks(process.pid), receiver: processTicks(receiver.pid) };
       const threads = threadsByName();
-      for (let i = 0; i < alerts.length; i += 500) await dispatcher.handleAlerts(alerts.slice(i, i + 500));
+      // As the app's consumer does for one partition (every alert here is of one check): one
+      // handler call at a time, each acknowledged once its records are durable.
+      for (let i = 0; i < alerts.length; i += DISPATCHER_FEED.batch)
+        await dispatcher.handleAlerts(alerts.slice(i, i + DISPATCHER_FEED.batch));
       let seen = await stats();
       const deadline = Date.now() + 600_000;
       while (seen.distinct < expected && Date.now() < deadline) {

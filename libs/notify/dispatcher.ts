@@ -7,6 +7,7 @@ import { channelWants, channelWantsLocation } from './channels.ts';
 import { DEFAULT_CHANNEL_ENDPOINTS, type ChannelEndpoints } from './config.ts';
 import { deterministicId } from './ids.ts';
 import { eachInLanes, KeySlots } from './lanes.ts';
+import { inPipeline } from './pipeline.ts';
 import { locationTemplateVariables } from './location-variables.ts';
 import { RetryLoop } from './retry-loop.ts';
 import type { Delivery } from './store.ts';
@@ -26,6 +27,10 @@ export interface DispatcherOptions extends Omit<AttempterOptions, 'endpoints' | 
   channels?: ChannelEndpoints;
   /** Private locations, to render ALERT_LOCATION_* alerts; without them those deliveries are refused. */
   locations?: PrivateLocationReads;
+  /** Alert events per step of handleAlerts (default 500): what one step holds in memory. */
+  stepSize?: number;
+  /** Steps of one handleAlerts call running at once (default 2): the next is taken while the last commits. */
+  pipelineDepth?: number;
 }
 
 /** One fresh delivery to attempt, with what it renders. */
@@ -51,6 +56,13 @@ export class Dispatcher {
    * loop's own slots came on top of the fresh lanes' (about 96 at once to one receiver).
    */
   private readonly originSlots: KeySlots;
+  /** Attempts in flight in all, shared by the steps that run at once (the retry loop has its own). */
+  private readonly freshSlots: KeySlots;
+  /**
+   * Delivery ids a running step attempts or records: a repeated alert event in a step that runs
+   * beside it would find no record yet, and is skipped instead of being attempted twice.
+   */
+  private readonly inFlight = new Set<string>();
   private readonly attempter: Attempter;
   private readonly retries: RetryLoop;
 
@@ -58,6 +70,7 @@ export class Dispatcher {
     const log = options.log.child({ component: 'dispatcher' });
     this.endpoints = options.channels ?? DEFAULT_CHANNEL_ENDPOINTS;
     this.originSlots = new KeySlots(options.perOrigin ?? options.concurrency ?? 32);
+    this.freshSlots = new KeySlots(options.concurrency ?? 32);
     this.attempter = new Attempter({
       ...options,
       log,
@@ -77,8 +90,19 @@ export class Dispatcher {
     });
   }
 
-  /** The fresh path: one delivery per interested channel per alert, each created once. */
-  async handleAlerts(events: AlertEvent[]): Promise<void> {
+  /**
+   * The fresh path: one delivery per interested channel per alert, each created once. Events go
+   * in steps of `stepSize`, `pipelineDepth` at once; this resolves only once every step's
+   * records are durable (and rejects if any step failed), so the caller acknowledges the whole
+   * batch or none of it.
+   */
+  handleAlerts(events: AlertEvent[]): Promise<void> {
+    return inPipeline(events, { size: this.options.stepSize ?? 500, depth: this.options.pipelineDepth ?? 2 }, (step) =>
+      this.handleStep(step),
+    );
+  }
+
+  private async handleStep(events: AlertEvent[]): Promise<void> {
     // One look-up per check and per account for the whole batch, not one per delivery.
     const contexts = new Map<string, Promise<CheckContext | null>>();
     const subscribed = new Map<string, Promise<AlertChannelView[]>>();
@@ -124,7 +148,9 @@ export class Dispatcher {
     );
     const fresh: Candidate[] = [];
     for (const candidate of candidates) {
-      if (!unseen.has(candidate.delivery.id)) continue;
+      // Once per id: a repeated event (at-least-once upstream) in this step or one beside it.
+      if (!unseen.has(candidate.delivery.id) || this.inFlight.has(candidate.delivery.id)) continue;
+      this.inFlight.add(candidate.delivery.id);
       const key = candidate.event.alertId;
       let shared = variables.get(key);
       if (!shared) {
@@ -185,11 +211,28 @@ export class Dispatcher {
     const unseen = new Set(
       (await this.options.store.unseen(candidates.map((c) => c.delivery))).map((delivery) => delivery.id),
     );
-    await this.attemptFresh(candidates.filter((candidate) => unseen.has(candidate.delivery.id)));
+    const fresh = candidates.filter((candidate) => {
+      const id = candidate.delivery.id;
+      if (!unseen.has(id) || this.inFlight.has(id)) return false;
+      this.inFlight.add(id);
+      return true;
+    });
+    await this.attemptFresh(fresh);
   }
 
-  /** First attempts, in lanes per receiver; resolves once every attempt made is durably recorded. */
+  /**
+   * First attempts, in lanes per receiver; resolves once every attempt made is durably recorded.
+   * The candidates' ids are in `inFlight`, and leave it once their records are written or failed.
+   */
   private async attemptFresh(fresh: Candidate[]): Promise<void> {
+    try {
+      await this.attemptInLanes(fresh);
+    } finally {
+      for (const candidate of fresh) this.inFlight.delete(candidate.delivery.id);
+    }
+  }
+
+  private async attemptInLanes(fresh: Candidate[]): Promise<void> {
     const concurrency = this.options.concurrency ?? 32;
     const records: Promise<void>[] = [];
     const attempted = eachInLanes(
@@ -199,6 +242,7 @@ export class Dispatcher {
         perKey: this.originSlots.perKey,
         key: (item) => channelOrigin(item.view.channel, this.endpoints),
         slots: this.originSlots,
+        total: this.freshSlots,
       },
       async (item) => {
         await this.attempter.attempt(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eachInLanes, originOf } from './lanes.ts';
+import { eachInLanes, KeySlots, originOf, TOTAL } from './lanes.ts';
 
 /** Work that records how many run at once, overall and per key, and settles when told. */
 function recorder() {
@@ -58,6 +58,22 @@ describe('eachInLanes', () => {
       'failed bad',
     );
     expect(done.length).toBeLessThan(23);
+  });
+
+  it('keeps calls that run at once within a shared total, and each within the shared per-key slots', async () => {
+    const { work, peaks, done } = recorder();
+    const total = new KeySlots(6);
+    const slots = new KeySlots(4);
+    const first = [...items('slow', 30), ...items('a', 20)];
+    const second = [...items('slow', 30).map((item) => ({ ...item, id: `2-${item.id}` })), ...items('b', 20)];
+    const options = { limit: 6, perKey: 4, key: (item: { key: string }) => item.key, slots, total };
+    await Promise.all([eachInLanes(first, options, work), eachInLanes(second, options, work)]);
+    expect(done).toHaveLength(100);
+    // Without the shared total, the two calls together reach 12 (fails with `total` ignored).
+    expect(peaks.overall).toBe(6);
+    expect(peaks.perKey.get('slow')).toBe(4);
+    expect(total.held(TOTAL)).toBe(0);
+    expect(slots.held('slow')).toBe(0);
   });
 
   it('resolves at once with nothing to do', async () => {

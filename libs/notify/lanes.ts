@@ -11,6 +11,11 @@ export class KeySlots {
     this.perKey = Math.max(1, perKey);
   }
 
+  /** Whether `key` has a free slot (taken only by tryTake). */
+  free(key: string): boolean {
+    return (this.active.get(key) ?? 0) < this.perKey;
+  }
+
   /** Takes a slot for `key` if one is free. */
   tryTake(key: string): boolean {
     const held = this.active.get(key) ?? 0;
@@ -57,16 +62,19 @@ export class KeySlots {
  * items of one key (a receiver's origin), taking keys in turn. A slow or hanging receiver then
  * holds at most `perKey` slots, and the others keep flowing past it. `slots`, when given, holds
  * the per-key counts (shared with other users, such as the retry loop) and sets `perKey`.
+ * `total`, when given, is a limit shared with other calls (its one key, TOTAL): calls that run
+ * at once (pipelined alert batches) then keep to `total.perKey` in flight together.
  * Resolves when every item is done; rejects with the first error once the items already started
  * have settled.
  */
 export function eachInLanes<T>(
   items: readonly T[],
-  options: { limit: number; perKey: number; key: (item: T) => string; slots?: KeySlots },
+  options: { limit: number; perKey: number; key: (item: T) => string; slots?: KeySlots; total?: KeySlots },
   work: (item: T) => Promise<void>,
 ): Promise<void> {
   const limit = Math.max(1, options.limit);
   const slots = options.slots ?? new KeySlots(Math.min(options.perKey, limit));
+  const total = options.total;
   const lanes = new Map<string, { key: string; queue: T[]; next: number }>();
   for (const item of items) {
     const key = options.key(item);
@@ -80,45 +88,57 @@ export function eachInLanes<T>(
   let left = items.length;
   let failure: { error: unknown } | undefined;
   let stopListening: () => void = () => undefined;
+  let stopTotal: () => void = () => undefined;
 
   return new Promise<void>((resolve, reject) => {
     const settle = () => {
       if (failure && running === 0) {
         stopListening();
+        stopTotal();
         reject(failure.error);
       } else if (!failure && left === 0) {
         stopListening();
+        stopTotal();
         resolve();
       }
+    };
+    const done = (key: string) => {
+      running--;
+      // The shared total first, so the per-key release's listeners find both slots free.
+      total?.release(TOTAL);
+      slots.release(key);
     };
     const pump = () => {
       while (!failure && running < limit) {
         // The next lane, in turn, with work waiting and a free slot.
         let picked: (typeof order)[number] | undefined;
+        let at = 0;
         for (let i = 0; i < order.length; i++) {
           const lane = order[(cursor + i) % order.length]!;
-          if (lane.next < lane.queue.length && slots.tryTake(lane.key)) {
+          if (lane.next < lane.queue.length && slots.free(lane.key)) {
             picked = lane;
-            cursor = (cursor + i + 1) % order.length;
+            at = i;
             break;
           }
         }
         if (!picked) return;
+        // Taken only when a lane can go: a total slot taken and given back would wake every listener.
+        if (total && !total.tryTake(TOTAL)) return;
+        slots.tryTake(picked.key);
+        cursor = (cursor + at + 1) % order.length;
         const lane = picked;
         const item = lane.queue[lane.next++]!;
         running++;
         work(item).then(
           () => {
-            running--;
             left--;
-            slots.release(lane.key);
+            done(lane.key);
             pump();
             settle();
           },
           (error: unknown) => {
-            running--;
             failure ??= { error };
-            slots.release(lane.key);
+            done(lane.key);
             settle();
           },
         );
@@ -126,10 +146,14 @@ export function eachInLanes<T>(
     };
     // A slot freed by another user of the shared slots (a retry) lets a waiting lane go on.
     if (items.length > 0) stopListening = slots.onRelease(pump);
+    if (items.length > 0 && total) stopTotal = total.onRelease(pump);
     pump();
     settle();
   });
 }
+
+/** The one key of a `total` limit. */
+export const TOTAL = '*';
 
 /** A receiver's origin (scheme, host and port): the unit the per-receiver limit counts. */
 export function originOf(url: string): string {

@@ -72,6 +72,8 @@ describe('dispatcher: one receiver origin, fresh attempts and retries together',
       concurrency: 32,
       perOrigin: 4,
       idleMs: 20,
+      // Each batch of 40 runs as pipelined steps of 10, two at once, beside the retry loop.
+      stepSize: 10,
     });
     dispatcher.start();
     cleanup.push(() => dispatcher.stop());

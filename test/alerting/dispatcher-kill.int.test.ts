@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '#alerting';
+import { partitionFor } from '#bus';
 import { checkContext, deterministicId, sampleAlert } from '#notify';
 import { ReadModels } from '#readmodels';
 import { startDistributed, type DistributedFixture } from '#test-distributed';
@@ -15,6 +16,14 @@ const FAILING = 1;
 const EXPECTED = CHECKS * ALERTS_PER_CHECK * CHANNELS;
 /** The dispatcher is killed when the receiver has seen this many distinct ids, with more in flight. */
 const KILL_AT = 1_000;
+/** The topic's partitions in startDistributed. */
+const PARTITIONS = 4;
+
+interface Held {
+  id: string;
+  res: ServerResponse;
+  closed: boolean;
+}
 
 interface Arrival {
   id: string;
@@ -27,6 +36,10 @@ interface Arrival {
 /**
  * The dispatcher app (a real process, on Kafka and Redis) is SIGKILLed in the middle of a few
  * thousand deliveries, with one channel in five failing each first attempt, and started again.
+ * It handles two partitions' batches at once (DISPATCHER_FEED.partitions). The receiver holds
+ * the very first request unanswered until the kill, so that request's batch cannot be
+ * acknowledged, and the kill lands while another partition's batch is being attempted: two
+ * batches in flight. (Handled one at a time, no other partition would start before the kill.)
  * Every delivery id arrives, and an id that arrives more than once is the same delivery again
  * (same body: an at-least-once retry), never a second delivery of one alert to one channel.
  */
@@ -36,6 +49,8 @@ describe('webhook deliveries across a SIGKILL of the dispatcher', () => {
   let receiverUrl: string;
   const arrivals: Arrival[] = [];
   const firstAttempts = new Set<string>();
+  /** The first request of all, held unanswered until the kill. */
+  let held: Held | undefined;
   const distinct = new Set<string>();
   let onDistinct: (count: number) => void = () => undefined;
   const dispatchers: AppProcess[] = [];
@@ -48,6 +63,14 @@ describe('webhook deliveries across a SIGKILL of the dispatcher', () => {
         const id = String(req.headers['webhook-id']);
         const path = req.url ?? '';
         const status = path.startsWith('/fail/') && !firstAttempts.has(id) ? 500 : 200;
+        if (!held && arrivals.length === 0) {
+          const request: Held = { id, res, closed: false };
+          held = request;
+          // The dispatcher gives up on it (its timeout) by closing the connection.
+          res.on('close', () => (request.closed = true));
+          arrivals.push({ id, path, status: 0, body, at: Date.now() });
+          return;
+        }
         firstAttempts.add(id);
         arrivals.push({ id, path, status, body, at: Date.now() });
         // A short wait, so that deliveries are in flight whenever the kill lands.
@@ -76,7 +99,8 @@ describe('webhook deliveries across a SIGKILL of the dispatcher', () => {
       ...fixture.env,
       VIGIL_WEBHOOK_ALLOW_PRIVATE: 'true',
       VIGIL_WEBHOOK_RETRY_DELAY_MS: '300',
-      VIGIL_WEBHOOK_TIMEOUT_MS: '3000',
+      // Longer than the run up to the kill: the held request must still be unanswered then.
+      VIGIL_WEBHOOK_TIMEOUT_MS: '8000',
     });
     dispatchers.push(dispatcher);
     return dispatcher;
@@ -110,6 +134,11 @@ describe('webhook deliveries across a SIGKILL of the dispatcher', () => {
       for (let i = 0; i < ALERTS_PER_CHECK; i++) alerts.push(sampleAlert(account.accountId, context!, 'ALERT_FAILURE'));
     }
     const expected = new Set(alerts.flatMap((alert) => channelIds.map((id) => deterministicId(alert.alertId, id))));
+    const partitionOf = new Map(
+      alerts.flatMap((alert) =>
+        channelIds.map((id) => [deterministicId(alert.alertId, id), partitionFor(alert.checkId, PARTITIONS)] as const),
+      ),
+    );
     expect(expected.size).toBe(EXPECTED);
     await fixture.bus.publish(
       fixture.topics.alertEvents,
@@ -123,11 +152,17 @@ describe('webhook deliveries across a SIGKILL of the dispatcher', () => {
         if (count < KILL_AT) return;
         onDistinct = () => undefined;
         first.child.kill('SIGKILL');
+        // Partitions whose alerts reached the receiver, while the held request's batch still waits for it.
+        partitionsAtKill = new Set(arrivals.map((arrival) => partitionOf.get(arrival.id)));
+        heldAtKill = held !== undefined && !held.closed;
         resolve(arrivals.length);
       };
     });
+    let partitionsAtKill = new Set<number | undefined>();
+    let heldAtKill = false;
     const arrivalsAtKill = await killed;
     expect(await first.exited).toBe('SIGKILL');
+    held?.res.destroy();
     expect(distinct.size).toBeLessThan(EXPECTED);
 
     const restartedAt = Date.now();
@@ -149,8 +184,12 @@ describe('webhook deliveries across a SIGKILL of the dispatcher', () => {
     const repeated = [...byId.values()].filter((list) => list.filter((a) => a.status === 200).length > 1);
     console.log(
       `dispatcher SIGKILL: ${EXPECTED} deliveries expected, ${arrivals.length} requests (${arrivalsAtKill} before the kill), ` +
-        `${delivered.length} answered 200, ${distinct.size} distinct ids, ${repeated.length} ids delivered more than once`,
+        `${delivered.length} answered 200, ${distinct.size} distinct ids, ${repeated.length} ids delivered more than once; ` +
+        `partitions reached before the kill: ${[...partitionsAtKill].join(', ')}, the first request still held: ${heldAtKill}`,
     );
+    // Two batches were in flight when the process died: the held request's, and another partition's.
+    expect(heldAtKill).toBe(true);
+    expect(partitionsAtKill.size).toBeGreaterThanOrEqual(2);
     expect(unexpected).toEqual([]);
     expect(missing).toEqual([]);
     // A repeat is the same delivery again: the same channel path and the same body every time.

@@ -8,6 +8,19 @@ import type { DispatcherConfig } from './config.ts';
 
 export const DISPATCHER_GROUP = 'vigil-dispatcher';
 
+/**
+ * How the consumer feeds the Dispatcher (bench/webhooks drives it the same way). A handler call
+ * takes at most `batch` alert events of one partition, and its offsets are committed once every
+ * record of it is durable (a larger batch would hold the partition longer between Kafka
+ * heartbeats, which kafkajs sends only between batches). The Dispatcher runs it in steps of
+ * `step`, `depth` at once, so one step's last attempts and group commit overlap the next step's
+ * attempts. `partitions` batches are handled at once, so a batch's end, until it is
+ * acknowledged, overlaps another partition's batch (alerts of one check share a partition, which
+ * is still read in order). In flight at most: partitions × batch events, and the dispatcher's
+ * concurrency in attempts (shared by every step).
+ */
+export const DISPATCHER_FEED = { batch: 500, step: 250, depth: 2, partitions: 2 } as const;
+
 /** Consumes alert events (fresh deliveries) and runs the durable retry loop. */
 export async function startDispatcher(deps: {
   platform: Platform;
@@ -43,6 +56,8 @@ export async function startDispatcher(deps: {
     perOrigin: config.VIGIL_WEBHOOK_CONCURRENCY,
     channels: channelEndpoints(config),
     locations,
+    stepSize: DISPATCHER_FEED.step,
+    pipelineDepth: DISPATCHER_FEED.depth,
   });
   dispatcher.start();
   deps.lifecycle.add('dispatcher-retries', () => dispatcher.stop());
@@ -59,7 +74,8 @@ export async function startDispatcher(deps: {
     groupId: deps.platform.group(DISPATCHER_GROUP),
     topics: [deps.platform.topics.alertEvents],
     fromBeginning: true,
-    maxBatchSize: 500,
+    maxBatchSize: DISPATCHER_FEED.batch,
+    partitionsConcurrently: DISPATCHER_FEED.partitions,
     retry: { initialMs: 500, maxMs: 30_000 },
     handler: async (batch) => {
       const events: AlertEvent[] = [];

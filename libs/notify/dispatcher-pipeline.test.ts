@@ -1,0 +1,105 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AlertEvent } from '#alerting';
+import { createLogger, createSecretBox } from '#core';
+import { checkContext, DeliveryStore, Dispatcher, sampleAlert } from '#notify';
+import { ReadModels } from '#readmodels';
+import { createAccount, startVigil, type TestVigil } from '#test-vigil';
+
+// handleAlerts runs its events in steps, two at once: a step reads which deliveries are recorded
+// while the step beside it has not written its records yet. A repeated alert event (the bus and
+// the alerter are at-least-once) must still be delivered once.
+describe('dispatcher: pipelined steps of one alert batch', () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  const arrivals = new Map<string, number>();
+  let inFlight = 0;
+  let peak = 0;
+  let url = '';
+  let vigil: TestVigil;
+  let checkId = '';
+  let accountId = '';
+  const channels = 3;
+
+  beforeAll(async () => {
+    const server = createServer((req, res) => {
+      peak = Math.max(peak, ++inFlight);
+      req.resume();
+      req.on('end', () => {
+        const id = String(req.headers['webhook-id']);
+        arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
+        setTimeout(() => {
+          inFlight--;
+          res.end('ok');
+        }, 2);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    vigil = await startVigil({ env: { VIGIL_STANDALONE_APPS: 'api,projector' } });
+    cleanup.push(() => vigil.stop());
+    const account = await createAccount(vigil);
+    accountId = account.accountId;
+    checkId = (await account.owner.post('/v1/checks', { name: 'pipeline', checkType: 'API' })).body.id;
+    for (let k = 0; k < channels; k++) {
+      const channel = (
+        await account.owner.post('/v1/alert-channels', {
+          type: 'WEBHOOK',
+          config: { name: `c${k}`, url: `${url}/${k}` },
+        })
+      ).body;
+      await account.owner.put(`/v1/alert-channels/${channel.id}/subscriptions`, { checkId, activated: true });
+    }
+  }, 60_000);
+  afterAll(async () => {
+    for (const step of cleanup.reverse()) await step();
+  });
+
+  const dispatcher = (store: DeliveryStore, readModels: ReadModels) =>
+    new Dispatcher({
+      readModels,
+      store,
+      box: createSecretBox(Buffer.alloc(32, 1)),
+      log: createLogger({ level: 'silent' }),
+      timeoutMs: 5_000,
+      retry: { maxRetries: 3, delayMs: 10 },
+      allowPrivate: true,
+      userAgent: 'Vigil/test',
+      publicUrl: 'http://localhost:3000',
+      region: 'local',
+      // The per-origin bound above the total, so that only the total can hold the two steps to 8.
+      concurrency: 8,
+      perOrigin: 16,
+      stepSize: 20,
+      pipelineDepth: 2,
+    });
+
+  it('delivers an alert repeated in the same step or in the step beside it once, and keeps the bound', async () => {
+    const stateStore = vigil.running.platform.stateStore;
+    const readModels = new ReadModels(stateStore);
+    const store = new DeliveryStore(stateStore);
+    const context = await checkContext(readModels, checkId);
+    expect(context).not.toBeNull();
+    const alerts = Array.from({ length: 100 }, () => sampleAlert(accountId, context!, 'ALERT_FAILURE'));
+    // Each alert again 20 events later (the next step, which runs beside its own), and one twice in a row.
+    const events: AlertEvent[] = [];
+    for (let i = 0; i < alerts.length; i++) {
+      events.push(alerts[i]!);
+      if (i >= 20) events.push(alerts[i - 20]!);
+    }
+    events.push(alerts[99]!, alerts[99]!);
+    arrivals.clear();
+    await dispatcher(store, readModels).handleAlerts(events);
+
+    expect(arrivals.size).toBe(alerts.length * channels);
+    expect([...arrivals.values()].filter((count) => count > 1)).toEqual([]);
+    // The two steps together keep to the dispatcher's 8 in flight (16 without the shared total).
+    expect(peak).toBeGreaterThan(1);
+    expect(peak).toBeLessThanOrEqual(8);
+    // Every delivery is recorded once it resolved: a replay of the whole batch sends nothing.
+    await dispatcher(store, readModels).handleAlerts(events);
+    expect(arrivals.size).toBe(alerts.length * channels);
+    expect([...arrivals.values()].filter((count) => count > 1)).toEqual([]);
+  }, 60_000);
+});
