@@ -35,6 +35,7 @@ import { LOCATIONS, makeResults, randomHex8, type Shape } from '../support/resul
 import { ratio } from '../support/stats.ts';
 import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts';
 import { PG_DATABASE, postgresSql } from './postgres-baseline.ts';
+import { remoteClient } from './remote-client.ts';
 
 const DAY = 86_400_000;
 const PER_CHECK = 4_000; // the matrix's 2M rows over 500 checks
@@ -136,8 +137,10 @@ const running = await startStandalone(
   createLogger({ level: 'silent' }),
 );
 // The floor of any request here: bare node:http on this loop sending the last answer's bytes,
-// through the same fetch client (which runs on this loop too, as in the matrix).
+// to the same client (in its own process, as in the matrix).
 let bareBody = '{}';
+// Every HTTP request is sent and timed by a client in a process of its own (remote-client.ts).
+const client = remoteClient();
 const bare = createServer((_, response) => {
   response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
   response.end(bareBody);
@@ -171,10 +174,9 @@ try {
   // Every request its own window (shifted by a second), so the answer cache misses as in the matrix.
   const window = (i: number) => ({ from: (endMs - 30 * DAY) / 1000 + i + 5, to: endMs / 1000 + i + 5 });
   const miss = async (checkId: string, search: string) => {
-    const response = await fetch(`${running.url}/v1/analytics/api-checks/${checkId}?${search}`, { headers });
-    const body = await response.text();
-    if (response.status !== 200) throw new Error(`analytics ${response.status}: ${body.slice(0, 300)}`);
-    return body;
+    const response = await client.get(`${running.url}/v1/analytics/api-checks/${checkId}?${search}`, headers);
+    if (response.status !== 200) throw new Error(`analytics ${response.status}: ${response.body.slice(0, 300)}`);
+    return response;
   };
 
   console.log(
@@ -207,21 +209,17 @@ try {
       const recorder = { ...store, query: async (sql: string) => (sqls.push(sql), []) };
       await createAnalyticsReader(recorder).read({ ...parsed, ...scope });
 
-      let t = performance.now();
-      const body = await miss(apiCheck(i), search);
-      const api = performance.now() - t;
+      const first = await miss(apiCheck(i), search);
+      const body = first.body;
+      const api = first.ms;
       // The same request again: the answer comes from the cache, so this is the API without the engine.
-      t = performance.now();
-      if ((await miss(apiCheck(i), search)) !== body) throw new Error('the cached answer differs');
-      const hit = performance.now() - t;
+      const again = await miss(apiCheck(i), search);
+      if (again.body !== body) throw new Error('the cached answer differs');
+      const hit = again.ms;
       // An authenticated read with no engine and no cache: the floor of an HTTP request here.
-      t = performance.now();
-      await (await fetch(`${running.url}/v1/accounts/me`, { headers })).text();
-      const me = performance.now() - t;
+      const me = (await client.get(`${running.url}/v1/accounts/me`, headers)).ms;
       bareBody = body;
-      t = performance.now();
-      await (await fetch(bareUrl)).text();
-      const bareMs = performance.now() - t;
+      const bareMs = (await client.get(bareUrl, {})).ms;
       // In turns: the engine's second query in a row is about 1 ms faster than the first after a pause.
       const timeRaw = async () => {
         const started = performance.now();
@@ -261,7 +259,7 @@ try {
       `${n} metrics (load ${load()}): miss through the API p50 ${us(p50.miss)}, cache hit ${us(p50.hit)}, GET /v1/accounts/me ${us(p50.me)}, bare node:http ${us(p50.bare)}, reader ${us(p50.reader)}`,
     );
     console.log(
-      `  a miss, split (medians per request): HTTP+auth ${us(p50.me)} (bare HTTP with this fetch client ${us(median(parts.bare))}, fastify+auth ${us(median(parts.api))}), route ${us(median(parts.route))}, reader ${us(median(parts.reader))}, engine ${us(median(parts.engine))}`,
+      `  a miss, split (medians per request): HTTP+auth ${us(p50.me)} (bare HTTP to the same client ${us(median(parts.bare))}, fastify+auth ${us(median(parts.api))}), route ${us(median(parts.route))}, reader ${us(median(parts.reader))}, engine ${us(median(parts.engine))}`,
     );
     apiP50.set(n, p50.miss);
   }
@@ -316,6 +314,7 @@ try {
     }
   }
 } finally {
+  client.close();
   bare.close();
   pg?.close();
   await running.stop();
