@@ -14,10 +14,13 @@
  * Before the runs, the cost of each stage of a delivery is measured alone (see costs.ts).
  *
  *   npm run bench -- webhooks [--events 10000] [--channels 10] [--concurrency 32] [--retry-ms 200] [--redis]
- *                             [--cpu-prof] [--step 250] [--depth 2]
+ *                             [--cpu-prof] [--step 250] [--depth 2] [--no-node-flags]
+ * It runs itself again in a child process with the dispatcher app's V8 flags (DISPATCHER_NODE_FLAGS)
+ * unless --no-node-flags.
  * --cpu-prof writes a V8 profile of each dispatcher run under bench/results/profiles/ (summarise
  * it with `npm run bench -- profile <file>`).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -30,7 +33,7 @@ import { checkContext, DeliveryStore, Dispatcher, sampleAlert, templateVariables
 import { renderTemplates } from '#webhooks';
 import type { SqliteStateStore } from '#statestore';
 import { ReadModels } from '#readmodels';
-import { DISPATCHER_FEED } from '../../apps/dispatcher/index.ts';
+import { DISPATCHER_FEED, DISPATCHER_NODE_FLAGS } from '../../apps/dispatcher/index.ts';
 import { loadStandaloneConfig, startStandalone } from '../../apps/standalone/index.ts';
 import { benchConfig } from '../config.ts';
 import { freePort, spawnTs, waitForHttp } from '../support/processes.ts';
@@ -67,6 +70,9 @@ interface Row {
 }
 
 export async function run(argv: string[]): Promise<void> {
+  // The Dispatcher runs in this process: with the dispatcher app's V8 flags, as it runs in production.
+  if (!argv.includes('--no-node-flags') && !DISPATCHER_NODE_FLAGS.every((flag) => process.execArgv.includes(flag)))
+    return runWithNodeFlags(argv);
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -79,6 +85,8 @@ export async function run(argv: string[]): Promise<void> {
       // The Dispatcher's steps (events) and how many run at once; the app's by default.
       step: { type: 'string' },
       depth: { type: 'string' },
+      // Without the dispatcher app's V8 flags (DISPATCHER_NODE_FLAGS), to compare.
+      'no-node-flags': { type: 'boolean', default: false },
     },
   });
   const events = Number(values.events);
@@ -89,6 +97,9 @@ export async function run(argv: string[]): Promise<void> {
   const expected = events * channels;
   const profiler = values['cpu-prof'] ? createRunProfiler(join(process.cwd(), 'bench', 'results', 'profiles')) : null;
   printMachine();
+  console.log(
+    `V8 flags of this process: ${process.execArgv.filter((arg) => arg.startsWith('--max')).join(' ') || 'none'}`,
+  );
 
   const port = await freePort();
   const receiver = spawnTs('bench/webhooks/receiver.ts', {}, [], [String(port)]);
@@ -523,4 +534,15 @@ async function undiciPosts(url: string, count: number, concurrency: number, byte
   );
   await agent.close();
   return (performance.now() - started) / 1000;
+}
+
+/** This bench again, in a node process started with the dispatcher app's V8 flags. */
+function runWithNodeFlags(argv: string[]): Promise<void> {
+  const entry = new URL('../run.ts', import.meta.url).pathname;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...DISPATCHER_NODE_FLAGS, '--import', 'tsx', entry, 'webhooks', ...argv], {
+      stdio: 'inherit',
+    });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`webhooks bench exited with ${code}`))));
+  });
 }
