@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXACT_LIMIT, aggregateSql, rawSql, whereSql } from './build.ts';
+import { EXACT_LIMIT, aggregateSql, finishAggregateRows, rawSql, whereSql } from './build.ts';
 import { baseMetrics } from './metrics.ts';
 import { parseAnalyticsParams, type AnalyticsQuery, type RawParams } from './params.ts';
 
@@ -45,10 +45,15 @@ describe('analytics SQL', () => {
     });
     expect(sql).not.toMatch(/\{\w+:\w+\}|toStartOfInterval|quantileTDigest|quantile\(/);
     expect(sql).toContain('intDiv(started_ms, 900000) * 900000 AS b');
-    // Exact interpolation over the sorted samples up to EXACT_LIMIT, the nearest rank above it.
-    expect(sql).toContain(`arraySort(groupArray(${EXACT_LIMIT})(v0)) AS s0`);
+    // The sorted samples up to EXACT_LIMIT (interpolated by finishAggregateRows), the nearest
+    // ranks for above it, in one SELECT straight over the rows.
+    expect(sql).toContain('count((toFloat64(pj_lcp) AS v0)) AS c0');
+    expect(sql).toContain(
+      `if(c0 <= ${EXACT_LIMIT}, arraySort(groupArray(${EXACT_LIMIT})(v0)), emptyArrayFloat64()) AS s0`,
+    );
     expect(sql).toContain('quantilesExact(0.95)(v0) AS q0');
-    expect(sql).toContain(`if(c0 <= ${EXACT_LIMIT},`);
+    expect(sql).toMatch(/^SELECT [^()]*\(.* FROM check_results FINAL ARRAY JOIN [^()]* GROUP BY g, b$/);
+    expect(sql).not.toContain('FROM (');
     // ARRAY JOIN aliases (pj_*) are never reused as SELECT aliases: 18.16 rejects that.
     const joined = [...sql.matchAll(/ AS (pj_\w+)/g)].map((match) => match[1]);
     const selected = [...sql.matchAll(/ AS (\w+)/g)]
@@ -59,6 +64,35 @@ describe('analytics SQL', () => {
     expect(sql).toContain(
       'FROM check_results FINAL ARRAY JOIN page_index AS pj_index, page_url AS pj_url, page_lcp AS pj_lcp PREWHERE',
     );
+  });
+
+  it('interpolates ClickHouse percentiles from the sorted samples, nearest ranks above EXACT_LIMIT', () => {
+    const plan = {
+      level: 'run' as const,
+      values: [{ base: responseTime, stats: new Set(['p50', 'p95', 'avg'] as const) }],
+    };
+    const rows = finishAggregateRows(
+      [
+        // numpy.percentile([10, 20, 40, 80], [50, 95]) = [30, 74]
+        { g: 0, b: 0, n: 4, c0: 4, s0: [10, 20, 40, 80], q0: [40, 80], v0_avg: 37.5 },
+        { g: 0, b: 1, n: 1, c0: 1, s0: [7], q0: [7, 7], v0_avg: 7 },
+        { g: 0, b: 2, n: 2, c0: 0, s0: [], q0: [0, 0], v0_avg: null },
+        { g: 0, b: 3, n: EXACT_LIMIT + 1, c0: EXACT_LIMIT + 1, s0: [], q0: [5, 9], v0_avg: 6 },
+      ],
+      plan,
+      'clickhouse',
+    );
+    const rounded = (x: unknown) => (x === null ? null : Math.round(Number(x) * 1e9) / 1e9);
+    expect(rows.map((row) => [row.v0_p50, row.v0_p95, row.v0_avg].map(rounded))).toEqual([
+      [30, 74, 37.5],
+      [7, 7, 7],
+      [null, null, null],
+      [5, 9, 6],
+    ]);
+    expect(rows[0]).not.toHaveProperty('s0');
+    // DuckDB's rows already hold their percentiles.
+    const duck = [{ g: 0, b: 0, v0_p50: 1 }];
+    expect(finishAggregateRows(duck, plan, 'duckdb')).toBe(duck);
   });
 
   it('uses quantile_cont and stddev_pop on DuckDB, UNNEST for pages', () => {

@@ -13,8 +13,8 @@ import type { AnalyticsQuery, GroupBy } from './params.ts';
  * - DuckDB: quantile_cont, which is that definition, with every level of a value in one call
  *   (one sort per value, not one per percentile).
  * - ClickHouse: 18.16 has no interpolating exact quantile (quantileExact picks one element,
- *   quantile and quantileTDigest are approximate), so the reader sorts each group's samples
- *   (arraySort(groupArray(v))) and interpolates with arrayElement, the formula above. That is
+ *   quantile and quantileTDigest are approximate), so the engine sorts each group's samples
+ *   (arraySort(groupArray(v))) and the reader interpolates (finishAggregateRows), the formula above. That is
  *   exact and agrees with DuckDB to floating-point rounding. Sorting a huge group in an array is
  *   slow (bench/analytics: 272 ms on a 1M-run check), so above EXACT_LIMIT samples a group uses
  *   quantileExact, the nearest rank (quantilesExact, all levels in one pass): off by at most one rank, measured 1.3e-4 relative at 1M
@@ -151,7 +151,9 @@ function rowsFrom(
   return `FROM (SELECT *, ${unnests} FROM ${source} WHERE ${where}) AS pages`;
 }
 
+/** Run its rows through finishAggregateRows. */
 export function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, source: string, plan: AggregatePlan): string {
+  if (dialect === 'clickhouse') return clickHouseAggregateSql(query, source, plan);
   const withUrl = query.groupBy === 'pageIndex';
   const samples = [
     `${groupExpr(query.groupBy)} AS g`,
@@ -169,14 +171,8 @@ export function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, source:
     plan.level,
     plan.values.map((value) => value.base),
   )}`;
-  const counts = [
-    'g',
-    'b',
-    `${dialect === 'clickhouse' ? 'count()' : 'count(*)'} AS n`,
-    'sum(f) AS failures',
-    'sum(a - 1) AS retries',
-  ];
-  if (withUrl) counts.push(dialect === 'clickhouse' ? 'argMax(u, ms) AS url' : 'arg_max(u, ms) AS url');
+  const counts = ['g', 'b', 'count(*) AS n', 'sum(f) AS failures', 'sum(a - 1) AS retries'];
+  if (withUrl) counts.push('arg_max(u, ms) AS url');
   if (dialect === 'duckdb') {
     // One quantile_cont per base with a list of levels: one sort of the samples, not one per percentile.
     const aggregated: string[] = [...counts];
@@ -196,32 +192,82 @@ export function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, source:
     });
     return `SELECT ${outer.join(', ')} FROM (SELECT ${aggregated.join(', ')} FROM (${inner}) AS samples GROUP BY g, b) AS grouped`;
   }
-  // ClickHouse: aggregate (sorting each group's samples when a percentile is wanted), then interpolate.
-  const aggregated: string[] = [...counts];
-  const outer: string[] = ['g', 'b', 'n', 'failures', 'retries', ...(withUrl ? ['url'] : [])];
+  throw new Error(`unknown dialect ${String(dialect)}`);
+}
+
+/**
+ * ClickHouse: one SELECT straight over the rows. Each value's sample expression is named inline
+ * where it is first used (count(… AS v<i>)), so no SELECT over a SELECT is needed; a value with
+ * percentiles sends its group's samples sorted (s<i>, up to EXACT_LIMIT of them, else empty) and
+ * the nearest ranks (q<i>), and finishAggregateRows interpolates. Interpolating in SQL took a query
+ * over the aggregate, and each level and the long arrayElement expressions cost chdb (26.7 in
+ * process) 2-3 ms of a one-check answer's 9-10 (bench/analytics/chdb-profile.ts, scratch variants
+ * interleaved: 9.8-10.7 ms against 7.4-7.7 with the array sent, load 4).
+ */
+function clickHouseAggregateSql(query: AnalyticsQuery, source: string, plan: AggregatePlan): string {
+  const columns = [
+    `${groupExpr(query.groupBy)} AS g`,
+    `${bucketExpr(query, 'clickhouse')} AS b`,
+    'count() AS n',
+    'sum(has_failures) AS failures',
+    'sum(attempts - 1) AS retries',
+  ];
+  if (query.groupBy === 'pageIndex') columns.push(`argMax(${PAGE_ALIAS.page_url}, started_ms) AS url`);
+  plan.values.forEach((value, i) => {
+    const v = `v${i}`;
+    columns.push(`count((${sampleExpr(value.base, 'clickhouse')} AS ${v})) AS c${i}`);
+    const levels = percentileLevels(value.stats);
+    if (levels.length > 0)
+      columns.push(
+        `quantilesExact(${levels.map(([, level]) => sqlNumber(level)).join(', ')})(${v}) AS q${i}`,
+        `if(c${i} <= ${EXACT_LIMIT}, arraySort(groupArray(${EXACT_LIMIT})(${v})), emptyArrayFloat64()) AS s${i}`,
+      );
+    for (const stat of value.stats)
+      if (PERCENTILES[stat] === undefined) columns.push(`${clickHouseStat(stat, v)} AS ${valueAlias(i, stat)}`);
+  });
+  const from = rowsFrom(
+    query,
+    'clickhouse',
+    source,
+    plan.level,
+    plan.values.map((value) => value.base),
+  );
+  return `SELECT ${columns.join(', ')} ${from} GROUP BY g, b`;
+}
+
+/**
+ * The rows of aggregateSql with every stat in its valueAlias column: on ClickHouse the percentiles
+ * are interpolated here from the sorted samples (numpy's linear definition, the same arithmetic
+ * the SQL did), or taken from the nearest ranks above EXACT_LIMIT samples. DuckDB's rows are
+ * already so.
+ */
+export function finishAggregateRows(rows: AggregateRow[], plan: AggregatePlan, dialect: SqlDialect): AggregateRow[] {
+  if (dialect !== 'clickhouse') return rows;
   plan.values.forEach((value, i) => {
     const levels = percentileLevels(value.stats);
-    if (levels.length > 0) {
-      // Nearest ranks for every level in one pass (quantilesExact), used above EXACT_LIMIT samples.
-      aggregated.push(
-        `quantilesExact(${levels.map(([, level]) => sqlNumber(level)).join(', ')})(v${i}) AS q${i}`,
-        `count(v${i}) AS c${i}`,
-        `arraySort(groupArray(${EXACT_LIMIT})(v${i})) AS s${i}`,
-      );
-    }
-    for (const stat of value.stats) {
-      const at = levels.findIndex(([name]) => name === stat);
-      if (at < 0) {
-        aggregated.push(`${clickHouseStat(stat, `v${i}`)} AS ${valueAlias(i, stat)}`);
-        outer.push(valueAlias(i, stat));
-        continue;
-      }
-      outer.push(
-        `if(c${i} <= ${EXACT_LIMIT}, ${interpolated(`s${i}`, levels[at]![1])}, arrayElement(q${i}, ${at + 1})) AS ${valueAlias(i, stat)}`,
-      );
+    if (levels.length === 0) return;
+    for (const row of rows) {
+      const count = Number(row[`c${i}`]);
+      const sorted = row[`s${i}`] as number[];
+      const nearest = row[`q${i}`] as (number | null)[];
+      levels.forEach(([stat, level], at) => {
+        row[valueAlias(i, stat)] =
+          count <= EXACT_LIMIT ? interpolate(sorted, level) : nearest[at] === undefined ? null : nearest[at];
+      });
+      delete row[`s${i}`];
     }
   });
-  return `SELECT ${outer.join(', ')} FROM (SELECT ${aggregated.join(', ')} FROM (${inner}) AS samples GROUP BY g, b) AS grouped`;
+  return rows;
+}
+
+/** Linear interpolation between closest ranks over ascending samples (0-based), null for none. */
+function interpolate(sorted: readonly number[], level: number): number | null {
+  if (sorted.length === 0) return null;
+  const h = (sorted.length - 1) * level;
+  const lower = Math.floor(h);
+  const below = Number(sorted[lower]);
+  const above = Number(sorted[Math.min(lower + 1, sorted.length - 1)]);
+  return below + (h - lower) * (above - below);
 }
 
 /** The percentile stats of a value, in a fixed order, with their levels. */
@@ -240,15 +286,6 @@ function duckDbStat(stat: StatColumn, value: string): string {
 
 function clickHouseStat(stat: StatColumn, value: string): string {
   return stat === 'stddev' ? `stddevPop(${value})` : `${stat}(${value})`;
-}
-
-/** Linear interpolation between closest ranks over a sorted array (1-based arrayElement). */
-function interpolated(sorted: string, level: number): string {
-  const n = `length(${sorted})`;
-  const h = `((${n} - 1) * ${sqlNumber(level)})`;
-  const lower = `arrayElement(${sorted}, toUInt64(floor(${h})) + 1)`;
-  const upper = `arrayElement(${sorted}, least(toUInt64(floor(${h})) + 2, ${n}))`;
-  return `if(${n} = 0, NULL, ${lower} + (${h} - floor(${h})) * (${upper} - ${lower}))`;
 }
 
 /** Row of a raw query: rid, ms (started_ms), loc, and for page metrics pidx and purl, then v<i>. */

@@ -1,6 +1,7 @@
 import type { AnalyticsStore } from '../port.ts';
 import {
   aggregateSql,
+  finishAggregateRows,
   rawSql,
   statColumn,
   valueAlias,
@@ -198,7 +199,11 @@ async function readAggregated(
     rolled !== undefined
       ? [rolled]
       : await Promise.all(
-          plans.map(({ plan }) => store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan))),
+          plans.map(({ plan }) =>
+            store
+              .query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan))
+              .then((rows) => finishAggregateRows(rows, plan, store.dialect)),
+          ),
         );
   const counts = results[0] ?? [];
   // A status filter counts only some runs: learn the check's size from unfiltered answers.

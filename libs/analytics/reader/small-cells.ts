@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from '../port.ts';
-import { aggregateSql, type AggregatePlan, type AggregateRow } from './build.ts';
+import { aggregateSql, finishAggregateRows, type AggregatePlan, type AggregateRow } from './build.ts';
 import type { AnalyticsQuery } from './params.ts';
 
 /** A cell read from rollups whose percentiles must be exact: too few samples for the sketch. */
@@ -36,7 +36,11 @@ export async function fillSmallCells(
   const whole = query.window.to.getTime() - query.window.from.getTime();
   if (to - from > whole / 2) return false;
   const narrowed: AnalyticsQuery = { ...query, window: { from: new Date(from), to: new Date(to) } };
-  const exact = await store.query<AggregateRow>(aggregateSql(narrowed, store.dialect, store.source, plan));
+  const exact = finishAggregateRows(
+    await store.query<AggregateRow>(aggregateSql(narrowed, store.dialect, store.source, plan)),
+    plan,
+    store.dialect,
+  );
   const byCell = new Map(exact.map((row) => [cellKey(row.g, row.b), row]));
   for (const { row, columns } of cells) {
     const found = byCell.get(cellKey(row.g, row.b));
