@@ -1,10 +1,12 @@
 /**
  * Webhook delivery: alert events fanned out to 10 channels on a loopback receiver (its own
  * process). Vigil (standalone: API + projector, embedded adapters or Redis with --redis) runs in
- * this process; the bench drives the `Dispatcher` of #notify directly with alert events, in
- * batches as the dispatcher app's consumer hands over one partition's (DISPATCHER_FEED: its
- * batch size, the Dispatcher's steps and pipeline depth; --step and --depth override), with the
- * durable retry loop running: render, sign, deliver, record, retry. The alerter and the bus are not in the path.
+ * this process; the bench drives the `Dispatcher` of #notify directly with alert events, as the
+ * dispatcher app's consumer hands them over (DISPATCHER_FEED: batches of one partition, two
+ * partitions at once, the Dispatcher's steps and pipeline depth; --step and --depth override),
+ * with the durable retry loop running: render, sign, deliver, record, retry. Each run's alerts
+ * come from --checks checks (4), round robin, each check on a partition of its own (as keys
+ * spread over the topic's 12; --checks 1 is one partition, the feed of earlier sittings). The alerter and the bus are not in the path.
  * Run 1: every endpoint answers 200. Run 2: 2 of the 10 endpoints fail each delivery's first
  * attempt; the retry (short delay) must bring the delivered count to exactly events × channels.
  * Baseline, same run: as many plain POSTs of the same size from a tight loop, with as many in
@@ -14,7 +16,7 @@
  * Before the runs, the cost of each stage of a delivery is measured alone (see costs.ts).
  *
  *   npm run bench -- webhooks [--events 10000] [--channels 10] [--concurrency 32] [--retry-ms 200] [--redis]
- *                             [--cpu-prof] [--step 250] [--depth 2] [--no-node-flags]
+ *                             [--cpu-prof] [--step 250] [--depth 2] [--no-node-flags] [--checks 4]
  * It runs itself again in a child process with the dispatcher app's V8 flags (DISPATCHER_NODE_FLAGS)
  * unless --no-node-flags.
  * --cpu-prof writes a V8 profile of each dispatcher run under bench/results/profiles/ (summarise
@@ -87,12 +89,15 @@ export async function run(argv: string[]): Promise<void> {
       depth: { type: 'string' },
       // Without the dispatcher app's V8 flags (DISPATCHER_NODE_FLAGS), to compare.
       'no-node-flags': { type: 'boolean', default: false },
+      // Checks each run's alerts come from, each on a partition of its own (1: one partition).
+      checks: { type: 'string', default: '4' },
     },
   });
   const events = Number(values.events);
   const channels = Number(values.channels);
   const concurrency = Number(values.concurrency);
   const retryMs = Number(values['retry-ms']);
+  const checks = Math.max(1, Number(values.checks));
   const failing = Math.round(channels * 0.2);
   const expected = events * channels;
   const profiler = values['cpu-prof'] ? createRunProfiler(join(process.cwd(), 'bench', 'results', 'profiles')) : null;
@@ -129,11 +134,16 @@ export async function run(argv: string[]): Promise<void> {
   try {
     await waitForHttp(`${base}/stats`, receiver);
     const account = await createAccount(running.url, adminKey);
-    const [checkA, checkB] = await createChecks(account.owner, 2, ['eu-west-1']);
-    const channelIds: Record<string, string[]> = { [checkA!]: [], [checkB!]: [] };
-    for (const [checkId, failCount] of [
-      [checkA!, 0],
-      [checkB!, failing],
+    // Each run's alerts come from `checks` checks, all subscribed to that run's channels.
+    const created = await createChecks(account.owner, 2 * checks, ['eu-west-1']);
+    const okChecks = created.slice(0, checks);
+    const failingChecks = created.slice(checks);
+    const checkA = okChecks[0]!;
+    const checkB = failingChecks[0]!;
+    const channelIds: Record<string, string[]> = { [checkA]: [], [checkB]: [] };
+    for (const [checkId, failCount, group] of [
+      [checkA, 0, okChecks],
+      [checkB, failing, failingChecks],
     ] as const) {
       for (let k = 0; k < channels; k++) {
         const path = k < failCount ? `/fail/${k}` : `/ok/${k}`;
@@ -142,12 +152,14 @@ export async function run(argv: string[]): Promise<void> {
           config: { name: `bench ${k}`, url: base + path, webhookSecret: 'bench-secret' },
         });
         if (created.status !== 201) throw new Error(`channel: ${created.status} ${JSON.stringify(created.body)}`);
-        const subscribed = await account.owner.request('PUT', `/v1/alert-channels/${created.body.id}/subscriptions`, {
-          checkId,
-          activated: true,
-        });
-        if (subscribed.status !== 200)
-          throw new Error(`subscription: ${subscribed.status} ${JSON.stringify(subscribed.body)}`);
+        for (const subscriber of group) {
+          const subscribed = await account.owner.request('PUT', `/v1/alert-channels/${created.body.id}/subscriptions`, {
+            checkId: subscriber,
+            activated: true,
+          });
+          if (subscribed.status !== 200)
+            throw new Error(`subscription: ${subscribed.status} ${JSON.stringify(subscribed.body)}`);
+        }
         channelIds[checkId]!.push(created.body.id);
       }
     }
@@ -158,8 +170,8 @@ export async function run(argv: string[]): Promise<void> {
     const readModels = new ReadModels(stateStore);
     const deliveries = new DeliveryStore(stateStore);
     const box = createSecretBox(parseEncryptionKey(ENCRYPTION_KEY));
-    const costContext = await checkContext(readModels, checkA!);
-    const costView = await readModels.alertChannel(channelIds[checkA!]![0]!);
+    const costContext = await checkContext(readModels, checkA);
+    const costView = await readModels.alertChannel(channelIds[checkA]![0]!);
     if (!costContext || !costView) throw new Error('check or channel missing');
     log('cost of each stage of a delivery, measured alone');
     costs = await measureCosts({
@@ -191,9 +203,14 @@ export async function run(argv: string[]): Promise<void> {
     dispatcher.start();
 
     const fanOut = async (label: string, checkId: string): Promise<Row> => {
-      const context = await checkContext(readModels, checkId);
-      if (!context) throw new Error('check context missing');
-      const alerts = Array.from({ length: events }, () => sampleAlert(account.accountId, context, 'ALERT_FAILURE'));
+      const group = checkId === checkA ? okChecks : failingChecks;
+      const contexts = await Promise.all(group.map((id) => checkContext(readModels, id)));
+      if (contexts.some((context) => !context)) throw new Error('check context missing');
+      // Round robin over the checks; check i's alerts are partition i's (its key on the topic).
+      const alerts = Array.from({ length: events }, (_, i) =>
+        sampleAlert(account.accountId, contexts[i % contexts.length]!, 'ALERT_FAILURE'),
+      );
+      const partitions = group.map((id) => alerts.filter((alert) => alert.checkId === id));
       await reset();
       log(`${label}: ${events} alert events × ${channels} channels`);
       await profiler?.start();
@@ -201,10 +218,19 @@ export async function run(argv: string[]): Promise<void> {
       const cpu = process.cpuUsage();
       const ticks = { main: threadTicks(process.pid), receiver: processTicks(receiver.pid) };
       const threads = threadsByName();
-      // As the app's consumer does for one partition (every alert here is of one check): one
-      // handler call at a time, each acknowledged once its records are durable.
-      for (let i = 0; i < alerts.length; i += DISPATCHER_FEED.batch)
-        await dispatcher.handleAlerts(alerts.slice(i, i + DISPATCHER_FEED.batch));
+      // As the app's consumer feeds it: DISPATCHER_FEED.partitions partitions at once, each
+      // partition's alerts in order, one handler call (batch) at a time, each acknowledged once
+      // its records are durable.
+      let nextPartition = 0;
+      await Promise.all(
+        Array.from({ length: DISPATCHER_FEED.partitions }, async () => {
+          while (nextPartition < partitions.length) {
+            const partition = partitions[nextPartition++]!;
+            for (let i = 0; i < partition.length; i += DISPATCHER_FEED.batch)
+              await dispatcher.handleAlerts(partition.slice(i, i + DISPATCHER_FEED.batch));
+          }
+        }),
+      );
       let seen = await stats();
       const deadline = Date.now() + 600_000;
       while (seen.distinct < expected && Date.now() < deadline) {
@@ -290,11 +316,11 @@ export async function run(argv: string[]): Promise<void> {
     );
     rows.push(await plain('node:http', 'before'));
     rows.push(await plain('undici', 'before'));
-    rows.push(await fanOut('Vigil Dispatcher, all endpoints answer', checkA!));
+    rows.push(await fanOut('Vigil Dispatcher, all endpoints answer', checkA));
     rows.push(
       await fanOut(
         `Vigil Dispatcher, ${failing} of ${channels} endpoints fail the first attempt (retry after ${retryMs} ms)`,
-        checkB!,
+        checkB,
       ),
     );
     await dispatcher.stop();
