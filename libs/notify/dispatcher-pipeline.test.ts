@@ -102,4 +102,29 @@ describe('dispatcher: pipelined steps of one alert batch', () => {
     expect(arrivals.size).toBe(alerts.length * channels);
     expect([...arrivals.values()].filter((count) => count > 1)).toEqual([]);
   }, 60_000);
+
+  it('acknowledges a batch that repeats alerts another batch is sending only once those are recorded', async () => {
+    const stateStore = vigil.running.platform.stateStore;
+    const readModels = new ReadModels(stateStore);
+    const store = new DeliveryStore(stateStore);
+    const context = await checkContext(readModels, checkId);
+    // One step each (stepSize 20).
+    const alerts = Array.from({ length: 20 }, () => sampleAlert(accountId, context!, 'ALERT_FAILURE'));
+    arrivals.clear();
+    const shared = dispatcher(store, readModels);
+    // Two handler calls at once (two partitions' batches): the second finds every delivery in flight.
+    const first = shared.handleAlerts(alerts);
+    const second = shared.handleAlerts(alerts).then(async () => {
+      const ids = [...arrivals.keys()];
+      // Resolved, so every delivery it was given is sent and recorded (without the wait: 60 were not).
+      return (
+        (await store.getMany(ids)).filter((delivery) => delivery === null).length +
+        (alerts.length * channels - ids.length)
+      );
+    });
+    await first;
+    expect(await second).toBe(0);
+    expect(arrivals.size).toBe(alerts.length * channels);
+    expect([...arrivals.values()].filter((count) => count > 1)).toEqual([]);
+  }, 60_000);
 });

@@ -59,10 +59,12 @@ export class Dispatcher {
   /** Attempts in flight in all, shared by the steps that run at once (the retry loop has its own). */
   private readonly freshSlots: KeySlots;
   /**
-   * Delivery ids a running step attempts or records: a repeated alert event in a step that runs
-   * beside it would find no record yet, and is skipped instead of being attempted twice.
+   * Delivery ids a running step attempts or records, with that step's attempts and records: a
+   * repeated alert event in a step that runs beside it would find no record yet. That step skips
+   * the id instead of attempting it twice, and waits for the owner's outcome (its own batch is
+   * then acknowledged only once the delivery is recorded, and fails if the owner failed).
    */
-  private readonly inFlight = new Set<string>();
+  private readonly inFlight = new Map<string, Promise<void>>();
   private readonly attempter: Attempter;
   private readonly retries: RetryLoop;
 
@@ -147,10 +149,18 @@ export class Dispatcher {
       (await this.options.store.unseen(candidates.map((c) => c.delivery))).map((delivery) => delivery.id),
     );
     const fresh: Candidate[] = [];
+    const taken = new Set<string>();
+    const elsewhere = new Set<Promise<void>>();
     for (const candidate of candidates) {
       // Once per id: a repeated event (at-least-once upstream) in this step or one beside it.
-      if (!unseen.has(candidate.delivery.id) || this.inFlight.has(candidate.delivery.id)) continue;
-      this.inFlight.add(candidate.delivery.id);
+      const id = candidate.delivery.id;
+      if (!unseen.has(id) || taken.has(id)) continue;
+      const owner = this.inFlight.get(id);
+      if (owner) {
+        elsewhere.add(owner);
+        continue;
+      }
+      taken.add(id);
       const key = candidate.event.alertId;
       let shared = variables.get(key);
       if (!shared) {
@@ -165,7 +175,8 @@ export class Dispatcher {
       candidate.variables = shared;
       fresh.push(candidate as Candidate);
     }
-    await this.attemptFresh(fresh);
+    // No await since the in-flight look-ups above: attemptFresh claims the ids at once.
+    await this.attemptFresh(fresh, elsewhere);
   }
 
   /**
@@ -211,25 +222,33 @@ export class Dispatcher {
     const unseen = new Set(
       (await this.options.store.unseen(candidates.map((c) => c.delivery))).map((delivery) => delivery.id),
     );
+    const taken = new Set<string>();
+    const elsewhere = new Set<Promise<void>>();
     const fresh = candidates.filter((candidate) => {
       const id = candidate.delivery.id;
-      if (!unseen.has(id) || this.inFlight.has(id)) return false;
-      this.inFlight.add(id);
-      return true;
+      if (!unseen.has(id) || taken.has(id)) return false;
+      const owner = this.inFlight.get(id);
+      if (owner) elsewhere.add(owner);
+      else taken.add(id);
+      return !owner;
     });
-    await this.attemptFresh(fresh);
+    await this.attemptFresh(fresh, elsewhere);
   }
 
   /**
-   * First attempts, in lanes per receiver; resolves once every attempt made is durably recorded.
-   * The candidates' ids are in `inFlight`, and leave it once their records are written or failed.
+   * First attempts, in lanes per receiver; resolves once every attempt made is durably recorded,
+   * and the deliveries other steps own (`elsewhere`) are settled too. The candidates' ids are in
+   * `inFlight` from the call until their records are written or failed.
    */
-  private async attemptFresh(fresh: Candidate[]): Promise<void> {
+  private async attemptFresh(fresh: Candidate[], elsewhere: Set<Promise<void>> = new Set()): Promise<void> {
+    const done = this.attemptInLanes(fresh);
+    for (const candidate of fresh) this.inFlight.set(candidate.delivery.id, done);
     try {
-      await this.attemptInLanes(fresh);
+      await done;
     } finally {
       for (const candidate of fresh) this.inFlight.delete(candidate.delivery.id);
     }
+    await Promise.all(elsewhere);
   }
 
   private async attemptInLanes(fresh: Candidate[]): Promise<void> {
