@@ -45,15 +45,24 @@ describe('analytics SQL', () => {
     });
     expect(sql).not.toMatch(/\{\w+:\w+\}|toStartOfInterval|quantileTDigest|quantile\(/);
     expect(sql).toContain('intDiv(started_ms, 900000) * 900000 AS b');
-    // The sorted samples up to EXACT_LIMIT (interpolated by finishAggregateRows), the nearest
-    // ranks for above it, in one SELECT straight over the rows.
+    // Many cells: exact interpolation in SQL over the sorted samples up to EXACT_LIMIT (the array
+    // named inline, never sent), the nearest rank above it, in one SELECT straight over the rows.
     expect(sql).toContain('count((toFloat64(pj_lcp) AS v0)) AS c0');
-    expect(sql).toContain(
-      `if(c0 <= ${EXACT_LIMIT}, arraySort(groupArray(${EXACT_LIMIT})(v0)), emptyArrayFloat64()) AS s0`,
-    );
+    expect(sql).toContain(`if(length((arraySort(groupArray(${EXACT_LIMIT})(v0)) AS s0)) = 0, NULL,`);
+    expect(sql).not.toContain(') AS s0,');
     expect(sql).toContain('quantilesExact(0.95)(v0) AS q0');
+    expect(sql).toContain(`if(c0 <= ${EXACT_LIMIT},`);
     expect(sql).toMatch(/^SELECT [^()]*\(.* FROM check_results FINAL ARRAY JOIN [^()]* GROUP BY g, b$/);
     expect(sql).not.toContain('FROM (');
+    // One cell: the sorted samples are sent, for finishAggregateRows to interpolate.
+    const one = aggregateSql(query({ metrics: 'LCP_p95' }), 'clickhouse', 'check_results FINAL', {
+      level: 'page',
+      values: [{ base: lcp, stats: new Set(['p95']) }],
+    });
+    expect(one).toContain(
+      `if(c0 <= ${EXACT_LIMIT}, arraySort(groupArray(${EXACT_LIMIT})(v0)), emptyArrayFloat64()) AS s0`,
+    );
+    expect(one).not.toContain('arrayElement(s0');
     // ARRAY JOIN aliases (pj_*) are never reused as SELECT aliases: 18.16 rejects that.
     const joined = [...sql.matchAll(/ AS (pj_\w+)/g)].map((match) => match[1]);
     const selected = [...sql.matchAll(/ AS (\w+)/g)]
@@ -90,6 +99,9 @@ describe('analytics SQL', () => {
       [5, 9, 6],
     ]);
     expect(rows[0]).not.toHaveProperty('s0');
+    // Rows interpolated in SQL (many cells) keep their values.
+    const sqlRows = [{ g: 'a', b: 0, n: 3, c0: 3, q0: [2, 3], v0_p50: 2.5, v0_p95: 2.95, v0_avg: 2 }];
+    expect(finishAggregateRows(sqlRows, plan, 'clickhouse')[0]).toMatchObject({ v0_p50: 2.5, v0_p95: 2.95 });
     // DuckDB's rows already hold their percentiles.
     const duck = [{ g: 0, b: 0, v0_p50: 1 }];
     expect(finishAggregateRows(duck, plan, 'duckdb')).toBe(duck);

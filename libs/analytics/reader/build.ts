@@ -198,13 +198,17 @@ export function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, source:
 /**
  * ClickHouse: one SELECT straight over the rows. Each value's sample expression is named inline
  * where it is first used (count(… AS v<i>)), so no SELECT over a SELECT is needed; a value with
- * percentiles sends its group's samples sorted (s<i>, up to EXACT_LIMIT of them, else empty) and
- * the nearest ranks (q<i>), and finishAggregateRows interpolates. Interpolating in SQL took a query
+ * percentiles sends the nearest ranks (q<i>) and, for a one-cell answer, its samples sorted (s<i>,
+ * up to EXACT_LIMIT of them, else empty) for finishAggregateRows to interpolate. Interpolating in SQL took a query
  * over the aggregate, and each level and the long arrayElement expressions cost chdb (26.7 in
  * process) 2-3 ms of a one-check answer's 9-10 (bench/analytics/chdb-profile.ts, scratch variants
  * interleaved: 9.8-10.7 ms against 7.4-7.7 with the array sent, load 4).
  */
 function clickHouseAggregateSql(query: AnalyticsQuery, source: string, plan: AggregatePlan): string {
+  // One cell (no groups, no buckets): its samples are sent sorted and interpolated by the reader;
+  // with many cells that would send every sample (a busy check by location and day: ~1M floats),
+  // so the SQL interpolates them.
+  const oneCell = query.groupBy === null && query.intervalMinutes === null;
   const columns = [
     `${groupExpr(query.groupBy)} AS g`,
     `${bucketExpr(query, 'clickhouse')} AS b`,
@@ -218,12 +222,23 @@ function clickHouseAggregateSql(query: AnalyticsQuery, source: string, plan: Agg
     columns.push(`count((${sampleExpr(value.base, 'clickhouse')} AS ${v})) AS c${i}`);
     const levels = percentileLevels(value.stats);
     if (levels.length > 0)
-      columns.push(
-        `quantilesExact(${levels.map(([, level]) => sqlNumber(level)).join(', ')})(${v}) AS q${i}`,
-        `if(c${i} <= ${EXACT_LIMIT}, arraySort(groupArray(${EXACT_LIMIT})(${v})), emptyArrayFloat64()) AS s${i}`,
-      );
-    for (const stat of value.stats)
-      if (PERCENTILES[stat] === undefined) columns.push(`${clickHouseStat(stat, v)} AS ${valueAlias(i, stat)}`);
+      columns.push(`quantilesExact(${levels.map(([, level]) => sqlNumber(level)).join(', ')})(${v}) AS q${i}`);
+    const sorted = `arraySort(groupArray(${EXACT_LIMIT})(${v}))`;
+    if (levels.length > 0 && oneCell)
+      columns.push(`if(c${i} <= ${EXACT_LIMIT}, ${sorted}, emptyArrayFloat64()) AS s${i}`);
+    let named = false;
+    for (const stat of value.stats) {
+      const at = levels.findIndex(([name]) => name === stat);
+      if (at < 0) columns.push(`${clickHouseStat(stat, v)} AS ${valueAlias(i, stat)}`);
+      else if (!oneCell) {
+        // Named inline where first used, so the array is built once and never sent.
+        const array = named ? `s${i}` : `(${sorted} AS s${i})`;
+        named = true;
+        columns.push(
+          `if(c${i} <= ${EXACT_LIMIT}, ${interpolated(array, `s${i}`, levels[at]![1])}, arrayElement(q${i}, ${at + 1})) AS ${valueAlias(i, stat)}`,
+        );
+      }
+    }
   });
   const from = rowsFrom(
     query,
@@ -247,6 +262,8 @@ export function finishAggregateRows(rows: AggregateRow[], plan: AggregatePlan, d
     const levels = percentileLevels(value.stats);
     if (levels.length === 0) return;
     for (const row of rows) {
+      // Interpolated in SQL already (more than one cell: clickHouseAggregateSql).
+      if (!Array.isArray(row[`s${i}`])) continue;
       const count = Number(row[`c${i}`]);
       const sorted = row[`s${i}`] as number[];
       const nearest = row[`q${i}`] as (number | null)[];
@@ -258,6 +275,18 @@ export function finishAggregateRows(rows: AggregateRow[], plan: AggregatePlan, d
     }
   });
   return rows;
+}
+
+/**
+ * Linear interpolation between closest ranks over a sorted array (1-based arrayElement), in SQL:
+ * `first` names the array where it is first used (an inline alias), `name` after that.
+ */
+function interpolated(first: string, name: string, level: number): string {
+  const n = `length(${name})`;
+  const h = `((${n} - 1) * ${sqlNumber(level)})`;
+  const lower = `arrayElement(${name}, toUInt64(floor(${h})) + 1)`;
+  const upper = `arrayElement(${name}, least(toUInt64(floor(${h})) + 2, ${n}))`;
+  return `if(length(${first}) = 0, NULL, ${lower} + (${h} - floor(${h})) * (${upper} - ${lower}))`;
 }
 
 /** Linear interpolation between closest ranks over ascending samples (0-based), null for none. */
