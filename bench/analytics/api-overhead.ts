@@ -182,6 +182,7 @@ try {
   console.log(
     `one check: ${PER_CHECK} runs in 30 days, ${checks} checks per mode, ${iterations} requests per row; DuckDB (the embedded default); load ${load()} at the start`,
   );
+  await client.warm(`${running.url}/v1/accounts/me`, headers);
   const apiP50 = new Map<string, number>();
   for (const n of values.metrics.split(',')) {
     const metrics = METRICS[n]!;

@@ -283,6 +283,7 @@ async function engineRun(
     const headers = { authorization: `Bearer ${account.key}`, 'x-service-account': account.accountId };
     const timings: Timings = {};
     const client = remoteClient();
+    await client.warm(`${running.url}/v1/accounts/me`, headers);
     for (const [c, cell] of ctx.cells.entries()) {
       const check = (mode: number, i: number) =>
         cell.hot ? hot.checkIds[0]! : shape.checkIds[checkIndex(ctx.checks, c, mode, i)]!;

@@ -16,6 +16,11 @@ export interface RemoteResponse {
 
 export interface RemoteClient {
   get(url: string, headers: Record<string, string>): Promise<RemoteResponse>;
+  /**
+   * `count` GETs of `url` one after another, untimed: a fresh process's fetch runs cold (its JIT
+   * warm-up cost the first matrix cell 2-3 ms a request), where the in-process client had been warmed by the set-up calls.
+   */
+  warm(url: string, headers: Record<string, string>, count?: number): Promise<void>;
   close(): void;
 }
 
@@ -42,6 +47,9 @@ export function remoteClient(): RemoteClient {
         pending.set(id, { resolve, reject });
         child.send({ id, url, headers });
       });
+    },
+    async warm(url, headers, count = 300) {
+      for (let i = 0; i < count; i++) await this.get(url, headers);
     },
     close() {
       child.disconnect();
