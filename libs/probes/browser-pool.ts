@@ -1,6 +1,7 @@
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { Logger } from '#core';
 import { bounded, BrowserCallTimeout } from './browser-bound.ts';
+import { guardPlaywrightConnection } from './playwright-guard.ts';
 import type { BrowserPool, BrowserRunOptions } from './types.ts';
 
 export const CHROMIUM_ARGS = [
@@ -124,6 +125,7 @@ export function createBrowserPool(options: BrowserPoolOptions): ManagedBrowserPo
       handleSIGTERM: false,
       handleSIGHUP: false,
     });
+    guardPlaywrightConnection(browser, log);
     try {
       const pid = await browserPid(browser);
       log.info({ version: browser.version(), pid }, 'chromium launched');
