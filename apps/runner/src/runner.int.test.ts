@@ -219,8 +219,16 @@ function runnerSuite(name: string, openStore: () => StateStore) {
       const queue = new DueQueue(store, LOCATION);
       const eventId = randomUUID();
       expect(await queue.firstToApply(eventId)).toBe(true);
-      await queue.schedule([{ checkId: id, slot: { kind: 'run', window }, due: Date.now() - 1 }]);
-      const dead = await queue.claim(Date.now(), LEASE_MS, 1);
+      // Due a moment ahead, so the live replicas (claiming at the real now) cannot take it first; the
+      // dead claimer claims at that moment. Entries of earlier tests that are due too (replicas lag
+      // under load) are put back as they were, so only this check's window is left leased.
+      const due = Date.now() + 1_500;
+      await queue.schedule([{ checkId: id, slot: { kind: 'run', window }, due }]);
+      const taken = await queue.claim(due, LEASE_MS, 1_000);
+      const dead = taken.filter((c) => c.checkId === id);
+      for (const other of taken)
+        if (other.checkId !== id && other.slot)
+          await queue.schedule([{ checkId: other.checkId, slot: other.slot, due: other.due }]);
       expect(dead.map((c) => c.checkId)).toEqual([id]);
       const claimedAt = Date.now();
       // It had started the run (and may have written its result) before dying.
