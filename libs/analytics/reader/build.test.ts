@@ -113,10 +113,17 @@ describe('analytics SQL', () => {
       level: 'page',
       values: [{ base: lcp, stats: new Set(['p95', 'stddev']) }],
     });
-    expect(sql).toContain('quantile_cont(v0, [0.95]) AS q0');
-    expect(sql).toContain('q0[1] AS v0_p95');
-    expect(sql).toContain('stddev_pop(v0) AS v0_stddev');
+    expect(sql).toContain('quantile_cont(CAST(pj_lcp AS DOUBLE), [0.95])[1] AS v0_p95');
+    expect(sql).toContain('stddev_pop(CAST(pj_lcp AS DOUBLE)) AS v0_stddev');
     expect(sql).toContain('unnest(page_lcp) AS pj_lcp');
+    // One cell: an ungrouped aggregate, kept at no rows for an empty window.
+    expect(sql).toMatch(/\) AS pages HAVING count\(\*\) > 0$/);
+    const grouped = aggregateSql(query({ metrics: 'LCP_p95', groupBy: 'runLocation' }), 'duckdb', 'check_results', {
+      level: 'page',
+      values: [{ base: lcp, stats: new Set(['p95']) }],
+    });
+    expect(grouped).toMatch(/ GROUP BY g, b$/);
+    expect(grouped).not.toContain('HAVING');
   });
 
   it('puts a PREWHERE on account and check under FINAL on ClickHouse only, after ARRAY JOIN', () => {
