@@ -164,19 +164,22 @@ describe('analytics reader (DuckDB)', () => {
   });
 });
 
+/** Reads as read() does, with the SQL the reader sent. */
+async function readRecorded(params: RawParams) {
+  const request = parseAnalyticsParams(params, { checkType: 'BROWSER', now });
+  const sqls: string[] = [];
+  const recorder: AnalyticsStore = { ...store, query: async (sql) => (sqls.push(sql), store.query(sql)) };
+  const answer = await createAnalyticsReader(recorder).read({ ...request, accountId, checkId, checkType: 'BROWSER' });
+  return { answer, sqls };
+}
+
 describe('analytics SQL on DuckDB', () => {
   it('sorts a value once for all its percentiles in a one-cell answer', async () => {
-    const request = parseAnalyticsParams(
-      {
-        from: '2024-01-01T22:00:00Z',
-        to: '2024-01-02T00:00:00Z',
-        metrics: 'responseTime_p50,responseTime_p95,responseTime_p99',
-      },
-      { checkType: 'BROWSER', now },
-    );
-    const sqls: string[] = [];
-    const recorder: AnalyticsStore = { ...store, query: async (sql) => (sqls.push(sql), store.query(sql)) };
-    await createAnalyticsReader(recorder).read({ ...request, accountId, checkId, checkType: 'BROWSER' });
+    const { sqls } = await readRecorded({
+      from: '2024-01-01T22:00:00Z',
+      to: '2024-01-02T00:00:00Z',
+      metrics: 'responseTime_p50,responseTime_p95,responseTime_p99',
+    });
     const plan = await store.query<Record<string, string>>(`EXPLAIN ${sqls[0]!}`);
     const text = plan.map((row) => Object.values(row).join('\n')).join('\n');
     expect(text).toContain('UNGROUPED_AGGREGATE');
@@ -184,17 +187,11 @@ describe('analytics SQL on DuckDB', () => {
   });
 
   it('has no rows for a window with no runs, as a grouped query has, and answers one cell of nulls', async () => {
-    const request = parseAnalyticsParams(
-      {
-        from: '2023-12-01T00:00:00Z',
-        to: '2023-12-01T01:00:00Z',
-        metrics: 'responseTime_avg,responseTime_p95,availability,totalRequests',
-      },
-      { checkType: 'BROWSER', now },
-    );
-    const sqls: string[] = [];
-    const recorder: AnalyticsStore = { ...store, query: async (sql) => (sqls.push(sql), store.query(sql)) };
-    const answer = await createAnalyticsReader(recorder).read({ ...request, accountId, checkId, checkType: 'BROWSER' });
+    const { answer, sqls } = await readRecorded({
+      from: '2023-12-01T00:00:00Z',
+      to: '2023-12-01T01:00:00Z',
+      metrics: 'responseTime_avg,responseTime_p95,availability,totalRequests',
+    });
     expect(await store.query(sqls[0]!)).toEqual([]);
     expect(answer.series).toEqual([
       { data: [{ availability: null, responseTime_avg: null, responseTime_p95: null, totalRequests: null }] },
