@@ -6,6 +6,7 @@ import { createLogger } from '#core';
 import { analyticsStoreContract } from './contract.ts';
 import { duckDbMigrations } from './duckdb-schema.ts';
 import { createAnalyticsStore, createDuckDbAnalyticsStore, sampleCheckResult } from './index.ts';
+import type { AnalyticsStore } from './port.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-analytics-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,6 +29,31 @@ describe('duckdb analytics store', () => {
     await second.migrate();
     await second.insert([result]);
     expect(await second.countResults({ accountId: result.accountId })).toBe(1);
+    await second.close();
+  });
+
+  it('writes row groups of 16,384 rows, on every open of the file', async () => {
+    const path = join(dir, 'row-groups.duckdb');
+    const accountId = sampleCheckResult().accountId;
+    const batch = (n: number) => Array.from({ length: n }, () => sampleCheckResult({ accountId }));
+    const groups = async (store: AnalyticsStore) =>
+      (
+        await store.query<{ rows: number }>(
+          "SELECT max(count) AS rows FROM pragma_storage_info('check_results') GROUP BY row_group_id ORDER BY row_group_id",
+        )
+      ).map((group) => group.rows);
+    const first = createDuckDbAnalyticsStore({ path, log });
+    await first.migrate();
+    await first.insert(batch(40_000));
+    await first.cluster!();
+    expect(await groups(first)).toEqual([16_384, 16_384, 7_232]);
+    await first.close();
+
+    const second = createDuckDbAnalyticsStore({ path, log });
+    await second.insert(batch(20_000));
+    const after = await groups(second);
+    expect(Math.max(...after)).toBe(16_384);
+    expect(after.reduce((sum, rows) => sum + rows, 0)).toBe(60_000);
     await second.close();
   });
 
