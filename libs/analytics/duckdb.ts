@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, JSDuckDBValueConverter, type DuckDBConnection } from '@duckdb/node-api';
 import { InternalError, UnavailableError, isAppError, type AppError, type Logger } from '#core';
 import type { CheckResult } from '#domain';
 import { dropStaging, insertResultRows, insertTarget, type InsertTarget } from './duckdb-insert.ts';
@@ -93,9 +93,27 @@ export function createDuckDbAnalyticsStore(options: DuckDbAnalyticsOptions): Ana
     return next;
   }
 
+  /**
+   * A query's rows as plain objects. `run` materialises the result on DuckDB's side, so its chunks
+   * are read synchronously here; runAndReadAll fetched each chunk, and the end, with a thread-pool
+   * round trip of its own (two for a one-row answer: 1.18 -> 1.07 ms p50 for a one-check read,
+   * interleaved, load 1.6).
+   */
   async function rows<T>(connection: DuckDBConnection, sql: string): Promise<T[]> {
-    const reader = await connection.runAndReadAll(sql);
-    return reader.getRowObjectsJS().map((row) => plain(row) as T);
+    const result = await connection.run(sql);
+    const names = result.deduplicatedColumnNames();
+    const found: T[] = [];
+    for (let index = 0; index < result.chunkCount; index++) {
+      const chunk = result.getChunk(index);
+      for (let row = 0; row < chunk.rowCount; row++) {
+        const object: Record<string, unknown> = {};
+        chunk.visitRowValues(row, (value, _row, column, type) => {
+          object[names[column]!] = plain(JSDuckDBValueConverter(value, type, JSDuckDBValueConverter));
+        });
+        found.push(object as T);
+      }
+    }
+    return found;
   }
 
   const maintainer = createRollupMaintainer(options.clock, (err, message) => log.warn({ err }, message));
