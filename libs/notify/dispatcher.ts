@@ -145,22 +145,10 @@ export class Dispatcher {
         });
       }
     }
-    const unseen = new Set(
-      (await this.options.store.unseen(candidates.map((c) => c.delivery))).map((delivery) => delivery.id),
-    );
+    const unseen = await this.unseenIds(candidates);
+    const { claimed, elsewhere } = this.claimOnce(candidates, unseen);
     const fresh: Candidate[] = [];
-    const taken = new Set<string>();
-    const elsewhere = new Set<Promise<void>>();
-    for (const candidate of candidates) {
-      // Once per id: a repeated event (at-least-once upstream) in this step or one beside it.
-      const id = candidate.delivery.id;
-      if (!unseen.has(id) || taken.has(id)) continue;
-      const owner = this.inFlight.get(id);
-      if (owner) {
-        elsewhere.add(owner);
-        continue;
-      }
-      taken.add(id);
+    for (const candidate of claimed) {
       const key = candidate.event.alertId;
       let shared = variables.get(key);
       if (!shared) {
@@ -175,7 +163,7 @@ export class Dispatcher {
       candidate.variables = shared;
       fresh.push(candidate as Candidate);
     }
-    // No await since the in-flight look-ups above: attemptFresh claims the ids at once.
+    // No await since claimOnce: attemptFresh puts the ids in inFlight at once.
     await this.attemptFresh(fresh, elsewhere);
   }
 
@@ -219,12 +207,29 @@ export class Dispatcher {
           },
         });
     }
-    const unseen = new Set(
-      (await this.options.store.unseen(candidates.map((c) => c.delivery))).map((delivery) => delivery.id),
-    );
+    const unseen = await this.unseenIds(candidates);
+    const { claimed, elsewhere } = this.claimOnce(candidates, unseen);
+    await this.attemptFresh(claimed, elsewhere);
+  }
+
+  private async unseenIds(candidates: { delivery: Delivery }[]): Promise<Set<string>> {
+    const unseen = await this.options.store.unseen(candidates.map((c) => c.delivery));
+    return new Set(unseen.map((delivery) => delivery.id));
+  }
+
+  /**
+   * Each unrecorded id once: a repeated event (at-least-once upstream) in this call, or one a
+   * step beside it already attempts, whose outcome goes into `elsewhere` to be waited on.
+   * Synchronous on purpose: the caller must hand `claimed` to attemptFresh (which puts the ids
+   * in `inFlight`) with no await in between, or a step beside it could claim the same ids.
+   */
+  private claimOnce<T extends { delivery: Delivery }>(
+    candidates: T[],
+    unseen: Set<string>,
+  ): { claimed: T[]; elsewhere: Set<Promise<void>> } {
     const taken = new Set<string>();
     const elsewhere = new Set<Promise<void>>();
-    const fresh = candidates.filter((candidate) => {
+    const claimed = candidates.filter((candidate) => {
       const id = candidate.delivery.id;
       if (!unseen.has(id) || taken.has(id)) return false;
       const owner = this.inFlight.get(id);
@@ -232,7 +237,7 @@ export class Dispatcher {
       else taken.add(id);
       return !owner;
     });
-    await this.attemptFresh(fresh, elsewhere);
+    return { claimed, elsewhere };
   }
 
   /**
