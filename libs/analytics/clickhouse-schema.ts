@@ -1,5 +1,6 @@
 import type { Migration } from './migrations.ts';
 import { dailySelectSql, summedSelectSql } from './rollup/daily.ts';
+import { watermarkRowBackfill } from './rollup/watermark-row.ts';
 
 /**
  * ClickHouse schema. Every statement runs on ClickHouse 18.16 and on current releases, so:
@@ -183,6 +184,14 @@ export const clickHouseMigrations: readonly Migration[] = [
       SETTINGS index_granularity = 256`,
       `INSERT INTO check_rollups_no_location ${summedSelectSql('clickhouse', 'check_rollups FINAL', '1', 'hour')}`,
     ],
+  },
+  {
+    // The completed watermark as a row in each rollup table (rollup/watermark-row.ts), from the
+    // mark already made, so readers keep reading rollups across the upgrade. Run again after a
+    // stop before recording it, it writes the same rows, which collapse under FINAL.
+    version: 7,
+    name: 'add the watermark row to the rollup tables',
+    statements: watermarkRowBackfill(),
   },
 ];
 

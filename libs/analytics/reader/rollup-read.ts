@@ -11,6 +11,7 @@ import {
   rollSelectSql,
 } from '../rollup/sql.ts';
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
+import { WATERMARK_ROW, watermarkRowFilter } from '../rollup/watermark-row.ts';
 import { fillSmallCells, type SmallCell } from './small-cells.ts';
 import { addEdgeRows, clickHouseEdgeRowsSql, emptyMerged, type EdgeRow, type Merged } from './raw-edge.ts';
 import { valueAlias, whereSql, type AggregatePlan, type AggregateRow, type StatColumn } from './build.ts';
@@ -74,7 +75,7 @@ export async function readFromRollups(
       .filter((value) => [...value.stats].some((stat) => PERCENTILE_LEVELS[stat] !== undefined))
       .map((value) => value.base.name),
   );
-  const { sql, edgeSql } = rollupReadSql(
+  const { sql, edgeSql, watermarkRow } = rollupReadSql(
     query,
     store.dialect,
     store.source,
@@ -90,14 +91,15 @@ export async function readFromRollups(
     store.query<Record<string, unknown>>(sql),
     edgeSql === undefined ? [] : store.query<EdgeRow>(edgeSql),
   ]);
+  const { stored, live } = watermarkRow ? splitWatermarkRow(rows) : { stored: rows, live: minLive(rows) };
   // Rolled up to less than the reader assumed (a rewind since it read the watermark): ask again.
-  if (rows.some((row) => Number(row.live) < completed)) return 'stale';
+  if (live < completed) return 'stale';
   // No row says which watermark the statement saw: the exact path answers (cheaply, nothing is there).
-  if (rows.length === 0) return undefined;
+  if (stored.length === 0) return undefined;
   const cells = new Map<string, { g: unknown; b: unknown; metrics: Map<string, Merged> }>();
   // ClickHouse sends a row per stored rollup row (a cell's metric may have many), DuckDB one per
   // cell and metric: either way their sums add up.
-  for (const row of rows) {
+  for (const row of stored) {
     const key = JSON.stringify([row.g, Number(row.b)]);
     const cell = cells.get(key) ?? { g: row.g, b: Number(row.b), metrics: new Map<string, Merged>() };
     cells.set(key, cell);
@@ -151,6 +153,35 @@ export async function readFromRollups(
   return (await fillSmallCells(store, query, plan, small)) ? out : undefined;
 }
 
+/** The rows as the statement sent them; each carries the watermark it saw as `live`. */
+function minLive(rows: readonly Record<string, unknown>[]): number {
+  let live = Infinity;
+  for (const row of rows) live = Math.min(live, Number(row.live));
+  return live;
+}
+
+/**
+ * The rollup rows apart from the watermark row (rollup/watermark-row.ts), and the watermark it
+ * holds: the latest mark's (its `n` is the mark's set_ms), or 0 when the table holds none (a
+ * rebuild dropped it), which sends the reader to the raw rows.
+ */
+function splitWatermarkRow(rows: readonly Record<string, unknown>[]): {
+  stored: Record<string, unknown>[];
+  live: number;
+} {
+  const stored: Record<string, unknown>[] = [];
+  let live = 0;
+  let setMs = -1;
+  for (const row of rows) {
+    if (row.metric !== WATERMARK_ROW.metric) stored.push(row);
+    else if (Number(row.n) > setMs) {
+      setMs = Number(row.n);
+      live = Number(row.s_total);
+    }
+  }
+  return { stored, live };
+}
+
 function statValue(stat: StatColumn, m: Merged, level: number | undefined): number | null {
   if (level !== undefined) return sketchQuantile(m.sketch, level, { min: m.minimum, max: m.maximum });
   const mean = m.total / m.n;
@@ -180,9 +211,10 @@ function statValue(stat: StatColumn, m: Merged, level: number | undefined): numb
  * - the raw rows of the rest (the partial hours at the edges and the hours from `completed` on),
  *   rolled on the fly by the same SQL; on ClickHouse, when there are stored parts, selected by
  *   `edgeSql` instead, for the reader to sum (raw-edge.ts).
- * The parts never overlap or leave a gap. Every row also carries `live`, the watermark as the
- * statement saw it: below `completed` (a rewind since the reader read it), rollups of the hours
- * between may be stale, so the reader asks again (readFromRollups).
+ * The parts never overlap or leave a gap. The statement also says which watermark it saw: each
+ * row carries it as `live`, or, on ClickHouse when every part is stored, one more row does, the
+ * watermark row of the first part's table (`watermarkRow`). Below `completed` (a rewind since
+ * the reader read it), rollups of the hours between may be stale, so the reader asks again.
  */
 export function rollupReadSql(
   query: AnalyticsQuery,
@@ -194,7 +226,7 @@ export function rollupReadSql(
   completed: number,
   dailySource?: string,
   noLocationSource?: string,
-): { sql: string; edgeSql?: string } {
+): { sql: string; edgeSql?: string; watermarkRow?: true } {
   const from = query.window.from.getTime();
   const to = query.window.to.getTime();
   const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
@@ -222,8 +254,10 @@ export function rollupReadSql(
   // ClickHouse they go in PREWHERE, so FINAL merges only the rows kept (the hourly edges alone:
   // 25–32 ms with WHERE, 7–12 with PREWHERE, 18.16, system.query_log).
   const filter = (source: string) => (/\sFINAL$/.test(source) ? 'PREWHERE' : 'WHERE');
-  const stored = (source: string, column: string, ranges: Range[], select = columns) =>
-    `SELECT ${select} FROM ${source} ${filter(source)} ${ids} AND metric IN (${metricList}) AND ${within(column, ranges)}${status}`;
+  const stored = (source: string, column: string, ranges: Range[], select = columns, orRow = false) => {
+    const rows = `${ids} AND metric IN (${metricList}) AND ${within(column, ranges)}${status}`;
+    return `SELECT ${select} FROM ${source} ${filter(source)} ${orRow ? `(${rows}) OR ${watermarkRowFilter(column)}` : rows}`;
+  };
   const parts: string[] = [];
   // ClickHouse: the same stored parts, each selecting the reader's columns itself (flatSelect).
   const flat: { source: string; column: string; ranges: Range[]; hour: string; location: string }[] = [];
@@ -319,8 +353,9 @@ export function rollupReadSql(
       'maximum AS s_max, squares AS s_squares';
     if (flat.length === parts.length) {
       // Every part stored: each selects the reader's columns straight from its table, with no
-      // SELECT over the UNION (a level cost chdb about 1 ms; the scalar subquery runs once).
-      const flatSelect = ({ source, column, ranges, hour, location }: (typeof flat)[number]) => {
+      // SELECT over the UNION (a level cost chdb about 1 ms), and the first also selects the
+      // watermark row its table carries, in place of a scalar subquery (rollup/watermark-row.ts).
+      const flatSelect = ({ source, column, ranges, hour, location }: (typeof flat)[number], i: number) => {
         const hourMsOf = hourMsSql(dialect).replace('hour', hour);
         const b = size === null ? '0' : `intDiv(${hourMsOf}, ${size}) * ${size}`;
         const g = query.groupBy === 'runLocation' ? location : '0';
@@ -328,14 +363,13 @@ export function rollupReadSql(
           sketched.size === 0
             ? ''
             : `, if(metric IN (${sketchList}), sketch_keys, emptyArrayInt32()) AS sk_keys, if(metric IN (${sketchList}), sketch_counts, emptyArrayUInt64()) AS sk_counts`;
-        return stored(
-          source,
-          column,
-          ranges,
-          `${g} AS g, toUInt64(${b}) AS b, metric, ${rowSums}${sk}, ${live} AS live`,
-        );
+        return stored(source, column, ranges, `${g} AS g, toUInt64(${b}) AS b, metric, ${rowSums}${sk}`, i === 0);
       };
-      return { sql: flat.map(flatSelect).join(' UNION ALL '), ...(edgeSql === undefined ? {} : { edgeSql }) };
+      return {
+        sql: flat.map(flatSelect).join(' UNION ALL '),
+        watermarkRow: true,
+        ...(edgeSql === undefined ? {} : { edgeSql }),
+      };
     }
     return {
       sql: `SELECT ${group} AS g, ${bucket} AS b, metric, ${rowSums}${sketch}, ${live} AS live FROM (${union}) AS parts`,

@@ -1,6 +1,7 @@
 import { sqlDateTime, sqlNumber, sqlString, type SqlDialect } from '../sql.ts';
 import { DAILY_TABLE, NO_LOCATION_TABLE, rollDays } from './daily.ts';
 import { HOUR_MS, ROLLUP_TABLE, WATERMARK_TABLE, rollSelectSql } from './sql.ts';
+import { watermarkRowInserts, watermarkRowMerges } from './watermark-row.ts';
 
 /** What the maintainer needs from an adapter: its dialect, the deduplicated raw source and two ways to run SQL. */
 export interface RollupExecutor {
@@ -88,6 +89,14 @@ export function createRollupMaintainer(
 
   async function mark(x: RollupExecutor, name: 'announced' | 'completed', value: number): Promise<void> {
     lastSet = Math.max(clock(), lastSet + 1);
+    // The rollup tables' own copy first (watermark-row.ts): a rewind that fails half-way fails
+    // its insert, and a forward mark the tables already carry is one their rows were rolled for.
+    if (name === 'completed' && x.dialect === 'clickhouse') {
+      for (const sql of watermarkRowInserts(value, lastSet)) await x.run(sql);
+      // Only for readers' speed: the row is right whichever parts hold it.
+      for (const sql of watermarkRowMerges())
+        await x.run(sql).catch((error: unknown) => onError(error, 'merging the watermark row failed'));
+    }
     await x.run(
       `INSERT INTO ${WATERMARK_TABLE} (name, value_ms, set_ms) VALUES (${sqlString(name, x.dialect)}, ${sqlNumber(value)}, ${sqlNumber(lastSet)})`,
     );

@@ -5,13 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '#core';
 import { services, uniqueSuffix } from '#test-support';
-import { CLICKHOUSE_MIGRATIONS_TABLE } from '../clickhouse-schema.ts';
 import type { AnalyticsStore } from '../port.ts';
 import { createAnalyticsReader } from '../reader/reader.ts';
 import { parseAnalyticsParams } from '../reader/params.ts';
 import { noLocationSource } from '../reader/rollup-read.ts';
 import { DAY_MS, NO_LOCATION_TABLE } from './daily.ts';
-import { differences, results, ROLLUP_METRICS, rollupEngines } from './rollup-fixtures.ts';
+import { differences, forgetMigration, results, ROLLUP_METRICS, rollupEngines } from './rollup-fixtures.ts';
 import { HOUR_MS } from './sql.ts';
 
 /**
@@ -170,17 +169,7 @@ describe.each(engines)('hourly rollups without location on $name', ({ open, writ
   it('is filled by migration 6 on a database rolled before it, and again after a stop before recording it', async () => {
     // As a store left it before version 6: hourly and daily rows, no table without location.
     await write(store, `DROP TABLE ${NO_LOCATION_TABLE}`);
-    const forget = async () => {
-      if (store.dialect === 'duckdb') return write(store, 'DELETE FROM schema_migrations WHERE version = 6');
-      // ClickHouse 18.16 deletes rows only by an asynchronous mutation: rewrite the record table.
-      const kept = await store.query<{ version: number; name: string; applied_at: string }>(
-        'SELECT DISTINCT version, name, toString(applied_at) AS applied_at FROM schema_migrations WHERE version < 6',
-      );
-      await write(store, 'DROP TABLE schema_migrations');
-      await write(store, CLICKHOUSE_MIGRATIONS_TABLE);
-      for (const row of kept)
-        await write(store, `INSERT INTO schema_migrations VALUES (${row.version}, '${row.name}', '${row.applied_at}')`);
-    };
+    const forget = () => forgetMigration(store, write, 6);
     await forget();
     const versions = async () =>
       (await store.query<{ version: number }>('SELECT DISTINCT version FROM schema_migrations')).map((r) =>

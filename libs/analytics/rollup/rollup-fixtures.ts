@@ -5,6 +5,7 @@ import type { Logger } from '#core';
 import { checkResultSchema, type CheckResult } from '#domain';
 import { seeded, services } from '#test-support';
 import { chdbConnection, createChdbAnalyticsStore } from '../chdb-engine.ts';
+import { CLICKHOUSE_MIGRATIONS_TABLE } from '../clickhouse-schema.ts';
 import { createClickHouseAnalyticsStore } from '../clickhouse.ts';
 import { createDuckDbAnalyticsStore } from '../duckdb.ts';
 import type { AnalyticsStore } from '../port.ts';
@@ -67,6 +68,23 @@ export function rollupEngines(options: {
         void (await chdbConnection(database).command({ query: sql })),
     },
   ];
+}
+
+/** Makes the store forget it applied migration `version` (and any after it), as a process that stopped before recording it. */
+export async function forgetMigration(
+  store: AnalyticsStore,
+  write: (store: AnalyticsStore, sql: string) => Promise<void>,
+  version: number,
+): Promise<void> {
+  if (store.dialect === 'duckdb') return write(store, `DELETE FROM schema_migrations WHERE version >= ${version}`);
+  // ClickHouse 18.16 deletes rows only by an asynchronous mutation: rewrite the record table.
+  const kept = await store.query<{ version: number; name: string; applied_at: string }>(
+    `SELECT DISTINCT version, name, toString(applied_at) AS applied_at FROM schema_migrations WHERE version < ${version}`,
+  );
+  await write(store, 'DROP TABLE schema_migrations');
+  await write(store, CLICKHOUSE_MIGRATIONS_TABLE);
+  for (const row of kept)
+    await write(store, `INSERT INTO schema_migrations VALUES (${row.version}, '${row.name}', '${row.applied_at}')`);
 }
 
 /** `count` API results of one check spread evenly over [from, from + span), 5% failing. */
