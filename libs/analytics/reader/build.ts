@@ -158,6 +158,17 @@ export function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, source:
   throw new Error(`unknown dialect ${String(dialect)}`);
 }
 
+/** The FROM … WHERE of an aggregate plan's rows. */
+function planRowsFrom(query: AnalyticsQuery, dialect: SqlDialect, source: string, plan: AggregatePlan): string {
+  return rowsFrom(
+    query,
+    dialect,
+    source,
+    plan.level,
+    plan.values.map((value) => value.base),
+  );
+}
+
 /**
  * DuckDB: one SELECT straight over the rows, as on ClickHouse. A value's percentiles are one
  * quantile_cont with a list of levels, indexed per stat: DuckDB computes identical aggregates
@@ -187,13 +198,7 @@ function duckDbAggregateSql(query: AnalyticsQuery, source: string, plan: Aggrega
       columns.push(`${expr} AS ${valueAlias(i, stat)}`);
     }
   });
-  const from = rowsFrom(
-    query,
-    'duckdb',
-    source,
-    plan.level,
-    plan.values.map((value) => value.base),
-  );
+  const from = planRowsFrom(query, 'duckdb', source, plan);
   return `SELECT ${columns.join(', ')} ${from} ${oneCell ? 'HAVING count(*) > 0' : 'GROUP BY g, b'}`;
 }
 
@@ -242,13 +247,7 @@ function clickHouseAggregateSql(query: AnalyticsQuery, source: string, plan: Agg
       }
     }
   });
-  const from = rowsFrom(
-    query,
-    'clickhouse',
-    source,
-    plan.level,
-    plan.values.map((value) => value.base),
-  );
+  const from = planRowsFrom(query, 'clickhouse', source, plan);
   return `SELECT ${columns.join(', ')} ${from} GROUP BY g, b`;
 }
 
