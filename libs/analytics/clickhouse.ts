@@ -1,6 +1,7 @@
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { ConfigError, InternalError, UnavailableError, isAppError, type AppError, type Logger } from '#core';
 import type { CheckResult } from '#domain';
+import { createClickHouseSelect, type ClickHouseSelect } from './clickhouse-select.ts';
 import { CLICKHOUSE_MIGRATIONS_TABLE, clickHouseMigrations } from './clickhouse-schema.ts';
 import { runMigrations, type Migration } from './migrations.ts';
 import { coalesce } from './rollup/coalesce.ts';
@@ -72,9 +73,18 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
   // so CREATE DATABASE goes through a client without it.
   let server: ClickHouseClient;
   let client: ClickHouseClient;
+  // Reads skip the client over HTTP (see clickhouse-select.ts); another transport keeps them.
+  let reads: ClickHouseSelect | undefined;
   try {
     server = createClient({ ...common, connection: options.connection?.(undefined) });
     client = createClient({ ...common, database, connection: options.connection?.(database) });
+    if (!options.connection)
+      reads = createClickHouseSelect({
+        url: options.url,
+        database,
+        timeoutMs: common.request_timeout,
+        keepAliveMs: KEEP_ALIVE_IDLE_MS,
+      });
   } catch (error) {
     // The client checks the URL up front (protocol, shape).
     throw new ConfigError(`invalid ClickHouse URL: ${error instanceof Error ? error.message : String(error)}`, {
@@ -97,6 +107,7 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
   async function select<T>(sql: string): Promise<T[]> {
     const query = sql.trim().replace(/;+$/, '');
     return run('query', async () => {
+      if (reads) return reads.rows<T>(query);
       const result = await client.query({ query, format: 'JSONEachRow', clickhouse_settings: { readonly: '2' } });
       return result.json<T>();
     });
@@ -178,7 +189,7 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
     },
 
     async close() {
-      await Promise.all([client.close(), server.close()]);
+      await Promise.all([client.close(), server.close(), reads?.close()]);
     },
   };
 }
