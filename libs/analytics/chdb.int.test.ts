@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger } from '#core';
+import { InternalError, createLogger } from '#core';
 import { uniqueSuffix } from '#test-support';
 import { chdbVersion, createChdbAnalyticsStore } from './chdb-engine.ts';
 import { analyticsStoreContract } from './contract.ts';
+import { sampleCheckResult } from './fixtures.ts';
 
 // ClickHouse 26.x in process (npm chdb), through the same @clickhouse/client adapter as the
 // 18.16 server. chdb's native library ships inside the package; no service is needed.
@@ -20,5 +21,35 @@ describe('chdb engine', () => {
     await store.migrate();
     const version = await chdbVersion(store);
     expect(Number(version.split('.')[0])).toBeGreaterThanOrEqual(25);
+  });
+
+  // Reads go straight to chdb's session (chdbSelect), not through the client.
+  it('reads in its own database while another store in the process uses another', async () => {
+    const other = createChdbAnalyticsStore({ database: `${database}_other`, log });
+    await other.migrate();
+    await other.insert([sampleCheckResult()]);
+    await store.migrate();
+    expect(await other.query('SELECT currentDatabase() AS db, count() AS n FROM check_results')).toEqual([
+      { db: `${database}_other`, n: 1 },
+    ]);
+    expect(await store.query('SELECT currentDatabase() AS db, toUInt64(42) AS big')).toEqual([
+      { db: database, big: 42 },
+    ]);
+    await other.close();
+  });
+
+  it('keeps query() read-only, and turns refusals into errors with the server code', async () => {
+    await store.migrate();
+    const drop = await store.query('DROP TABLE check_results').catch((error: unknown) => error);
+    expect(drop).toBeInstanceOf(InternalError);
+    expect((drop as InternalError).details).toEqual({ code: 164 });
+    expect(
+      await store.query(
+        "SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = 'check_results'",
+      ),
+    ).toEqual([{ n: 1 }]);
+    const syntax = await store.query('SELEC 1').catch((error: unknown) => error);
+    expect(syntax).toBeInstanceOf(InternalError);
+    expect((syntax as InternalError).details).toEqual({ code: 62 });
   });
 });

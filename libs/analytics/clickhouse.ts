@@ -25,6 +25,11 @@ export interface ClickHouseAnalyticsOptions {
    * process this way (chdb), through this same adapter code.
    */
   connection?: (database: string | undefined) => ClickHouseConnection;
+  /**
+   * That transport's own read path for a database, as HTTP has one (clickhouse-select.ts).
+   * Without it, reads over another transport go through @clickhouse/client.
+   */
+  reads?: (database: string) => ClickHouseSelect;
   /** Epoch ms, for which hours are closed; tests move it. */
   clock?: () => number;
 }
@@ -78,7 +83,8 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
   try {
     server = createClient({ ...common, connection: options.connection?.(undefined) });
     client = createClient({ ...common, database, connection: options.connection?.(database) });
-    if (!options.connection)
+    if (options.reads) reads = options.reads(database);
+    else if (!options.connection)
       reads = createClickHouseSelect({
         url: options.url,
         database,
