@@ -53,6 +53,15 @@ describe('docker-compose.yml', () => {
     );
   });
 
+  it("gives ClickHouse the uncompressed cache Vigil's reads ask for", () => {
+    const { configs } = compose as unknown as { configs: Record<string, { content: string }> };
+    const mounted = (compose.services.clickhouse as { configs?: { source: string; target: string }[] }).configs ?? [];
+    const cache = mounted.find((c) => c.target.startsWith('/etc/clickhouse-server/config.d/'));
+    expect(cache).toBeDefined();
+    const size = /<uncompressed_cache_size>(\d+)<\/uncompressed_cache_size>/.exec(configs[cache!.source]!.content);
+    expect(Number(size?.[1])).toBeGreaterThanOrEqual(256 * 1024 * 1024);
+  });
+
   for (const [app, schema] of Object.entries(apps)) {
     it(`gives ${app} only variables its config reads, and a valid set of them`, () => {
       const environment = compose.services[app]?.environment ?? {};

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { InternalError, createLogger } from '#core';
 import { services, uniqueSuffix } from '#test-support';
 import { createClickHouseSelect } from './clickhouse-select.ts';
-import { createClickHouseAnalyticsStore } from './index.ts';
+import { createClickHouseAnalyticsStore, sampleCheckResult } from './index.ts';
 
 // Reads go to ClickHouse over undici, not through @clickhouse/client (clickhouse-select.ts).
 const database = `vigil_test_select_${uniqueSuffix()}`;
@@ -87,5 +87,31 @@ describe('a pooled socket closed before it answers', () => {
     dropAll = true;
     await expect(reads.rows('SELECT 1 AS n')).rejects.toThrow(/closed|reset|socket/i);
     await reads.close();
+  });
+});
+
+describe('the uncompressed cache', () => {
+  it('serves a read again from decompressed blocks', async () => {
+    const reads = createClickHouseSelect({
+      url: services().CLICKHOUSE_URL,
+      database,
+      timeoutMs: 10_000,
+      keepAliveMs: 2_000,
+    });
+    const store = createClickHouseAnalyticsStore({ url: services().CLICKHOUSE_URL, database, log });
+    await store.migrate();
+    await store.insert(Array.from({ length: 200 }, () => sampleCheckResult()));
+    const hits = async () =>
+      Number(
+        (
+          await reads.rows<{ n: number }>(`SELECT value AS n FROM system.events WHERE event = 'UncompressedCacheHits'`)
+        )[0]?.n ?? 0,
+      );
+    const sql = 'SELECT sum(response_time) AS s FROM check_results';
+    await reads.rows(sql);
+    const before = await hits();
+    await reads.rows(sql);
+    expect(await hits()).toBeGreaterThan(before);
+    await Promise.all([reads.close(), store.close()]);
   });
 });
