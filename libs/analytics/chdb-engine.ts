@@ -29,10 +29,10 @@ export function chdbConnection(database: string | undefined): ClickHouseConnecti
       const value = Reflect.get(target, property, target) as unknown;
       if (typeof value !== 'function') return value;
       if (!statements.has(property)) return value.bind(target);
-      return (params: { query: string; clickhouse_settings?: Record<string, unknown> }) =>
+      return (params: { query: string }) =>
         (target[property as Method] as (p: unknown) => unknown).call(target, {
-          ...withQuerySettings(params),
-          query: `USE ${database}; ${withQuerySettings(params).query}`,
+          ...params,
+          query: `USE ${database}; ${params.query}`,
         });
     },
   });
@@ -61,22 +61,10 @@ export function chdbSelect(database: string): ClickHouseSelect {
 }
 
 /**
- * chdb applies clickhouse_settings as session-wide SETs, where HTTP scopes them to one request.
- * `readonly` must stay per query (once a session is read-only it cannot be made writable again),
- * so it moves into the statement's own SETTINGS clause, before the FORMAT the client appended.
+ * The ClickHouse adapter, unchanged, on ClickHouse 26.x in process. Reads carry `readonly` in their
+ * own SETTINGS clause: chdb applies settings as session-wide SETs, and a read-only session cannot
+ * be made writable again.
  */
-function withQuerySettings<P extends { query: string; clickhouse_settings?: Record<string, unknown> }>(params: P): P {
-  const { readonly, ...rest } = params.clickhouse_settings ?? {};
-  if (readonly === undefined) return params;
-  const clause = ` SETTINGS readonly = ${Number(readonly)}`;
-  const format = /\nFORMAT \w+\s*$/.exec(params.query);
-  const query = format
-    ? params.query.slice(0, format.index) + clause + params.query.slice(format.index)
-    : params.query + clause;
-  return { ...params, query, clickhouse_settings: rest };
-}
-
-/** The ClickHouse adapter, unchanged, on ClickHouse 26.x in process. */
 export function createChdbAnalyticsStore(options: {
   database: string;
   log: Logger;
@@ -87,8 +75,7 @@ export function createChdbAnalyticsStore(options: {
     url: 'http://chdb.invalid:8123',
     database: options.database,
     log: options.log,
-    connection: chdbConnection,
-    reads: chdbSelect,
+    transport: { connection: chdbConnection, reads: chdbSelect },
   });
 }
 

@@ -20,21 +20,22 @@ export interface ClickHouseAnalyticsOptions {
   /** Per request; inserts of 10,000 rows take well under a second locally. */
   requestTimeoutMs?: number;
   /**
-   * Another transport for @clickhouse/client instead of HTTP to `url`: called once per client, with
-   * the database that client works in (undefined: none). The tests run current ClickHouse in
-   * process this way (chdb), through this same adapter code.
+   * Another transport instead of HTTP to `url`. The tests run current ClickHouse in process this
+   * way (chdb), through this same adapter code.
    */
-  connection?: (database: string | undefined) => ClickHouseConnection;
-  /**
-   * That transport's own read path for a database, as HTTP has one (clickhouse-select.ts).
-   * Without it, reads over another transport go through @clickhouse/client.
-   */
-  reads?: (database: string) => ClickHouseSelect;
+  transport?: ClickHouseTransport;
   /** Epoch ms, for which hours are closed; tests move it. */
   clock?: () => number;
 }
 
 export type ClickHouseConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
+
+export interface ClickHouseTransport {
+  /** @clickhouse/client's transport, for writes and DDL: one per client, with the database that client works in (undefined: none). */
+  connection(database: string | undefined): ClickHouseConnection;
+  /** Reads in a database, as HTTP's skip the client (clickhouse-select.ts). */
+  reads(database: string): ClickHouseSelect;
+}
 
 /** Below the 3 s keep-alive timeout of ClickHouse 18.16 (and the 10 s of current servers). */
 const KEEP_ALIVE_IDLE_MS = 2_000;
@@ -78,14 +79,15 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
   // so CREATE DATABASE goes through a client without it.
   let server: ClickHouseClient;
   let client: ClickHouseClient;
-  // Reads skip the client over HTTP (see clickhouse-select.ts); another transport keeps them.
-  let reads: ClickHouseSelect | undefined;
+  // Reads skip the client (see clickhouse-select.ts).
+  let reads: ClickHouseSelect;
+  const { transport } = options;
   try {
-    server = createClient({ ...common, connection: options.connection?.(undefined) });
-    client = createClient({ ...common, database, connection: options.connection?.(database) });
-    if (options.reads) reads = options.reads(database);
-    else if (!options.connection)
-      reads = createClickHouseSelect({
+    server = createClient({ ...common, connection: transport?.connection(undefined) });
+    client = createClient({ ...common, database, connection: transport?.connection(database) });
+    reads =
+      transport?.reads(database) ??
+      createClickHouseSelect({
         url: options.url,
         database,
         timeoutMs: common.request_timeout,
@@ -112,11 +114,7 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
 
   async function select<T>(sql: string): Promise<T[]> {
     const query = sql.trim().replace(/;+$/, '');
-    return run('query', async () => {
-      if (reads) return reads.rows<T>(query);
-      const result = await client.query({ query, format: 'JSONEachRow', clickhouse_settings: { readonly: '2' } });
-      return result.json<T>();
-    });
+    return run('query', () => reads.rows<T>(query));
   }
 
   const rollups: RollupExecutor = {
@@ -195,7 +193,7 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsOptio
     },
 
     async close() {
-      await Promise.all([client.close(), server.close(), reads?.close()]);
+      await Promise.all([client.close(), server.close(), reads.close()]);
     },
   };
 }
