@@ -3,7 +3,7 @@
 import { requireTool } from '../../scripts/npm-tools.ts';
 import type { Logger } from '#core';
 import { createClickHouseAnalyticsStore, type ClickHouseConnection } from './clickhouse.ts';
-import { parseRows, type ClickHouseSelect } from './clickhouse-select.ts';
+import { READ_SETTINGS, parseRows, type ClickHouseSelect } from './clickhouse-select.ts';
 import type { AnalyticsStore } from './port.ts';
 import { sqlIdentifier } from './sql.ts';
 
@@ -49,10 +49,13 @@ interface ChdbSession {
  */
 export function chdbSelect(database: string): ClickHouseSelect {
   sqlIdentifier(database);
+  const settings = Object.entries(READ_SETTINGS)
+    .map(([name, value]) => `${name} = ${value}`)
+    .join(', ');
   const connection = chdbConnection(undefined) as unknown as ChdbSession & { close(): Promise<void> };
   return {
     async rows<T>(sql: string): Promise<T[]> {
-      const statement = `USE ${database}; ${sql} SETTINGS readonly = 2, output_format_json_quote_64bit_integers = 0`;
+      const statement = `USE ${database}; ${sql} SETTINGS ${settings}`;
       const result = await connection.chdb.queryAsync(statement, { format: 'JSONEachRow' });
       return parseRows<T>(result.text());
     },

@@ -26,8 +26,8 @@ export interface ClickHouseSelectOptions {
 
 /** Attempts for one statement when a pooled socket turns out to be closed before any answer. */
 const ATTEMPTS = 3;
-const SETTINGS = {
-  default_format: 'JSONEachRow',
+/** Every read's settings, on every transport (chdb puts them in the statement's SETTINGS clause). */
+export const READ_SETTINGS = {
   readonly: '2',
   // 64-bit integers unquoted, so rows hold JS numbers, as the client's reads do.
   output_format_json_quote_64bit_integers: '0',
@@ -39,7 +39,7 @@ const SETTINGS = {
 
 export function createClickHouseSelect(options: ClickHouseSelectOptions): ClickHouseSelect {
   const url = new URL(options.url);
-  const search = new URLSearchParams({ ...SETTINGS, database: options.database });
+  const search = new URLSearchParams({ ...READ_SETTINGS, default_format: 'JSONEachRow', database: options.database });
   const path = `${url.pathname || '/'}?${search.toString()}`;
   const user = decodeURIComponent(url.username) || 'default';
   const headers = {
