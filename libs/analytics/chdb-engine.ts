@@ -3,7 +3,7 @@
 import { requireTool } from '../../scripts/npm-tools.ts';
 import type { Logger } from '#core';
 import { createClickHouseAnalyticsStore, type ClickHouseConnection } from './clickhouse.ts';
-import { READ_SETTINGS, parseRows, type ClickHouseSelect } from './clickhouse-select.ts';
+import { READ_CONNECTIONS, READ_SETTINGS, parseRows, type ClickHouseSelect } from './clickhouse-select.ts';
 import type { AnalyticsStore } from './port.ts';
 import { sqlIdentifier } from './sql.ts';
 
@@ -40,26 +40,48 @@ export function chdbConnection(database: string | undefined): ClickHouseConnecti
 
 interface ChdbSession {
   chdb: { queryAsync(sql: string, options: { format: string }): Promise<{ text(): string }> };
+  close(): Promise<void>;
 }
 
 /**
- * Reads straight from chdb's session, as reads over HTTP skip the client (clickhouse-select.ts):
+ * Reads straight from chdb's sessions, as reads over HTTP skip the client (clickhouse-select.ts):
  * through the client each statement also ran a `SET` for the client's settings and went through
  * its result stream, about 0.35 ms a statement. Settings go in the statement's own SETTINGS clause.
+ *
+ * One chdb connection runs its statements one after another, while connections on the same data
+ * run side by side (chdb 3.4), as a server runs the requests of an HTTP pool. So reads open up to
+ * READ_CONNECTIONS of them, one more whenever every open one is busy: a rollup read's two
+ * statements then overlap as they do on a server, where on one connection they took their sum.
  */
 export function chdbSelect(database: string): ClickHouseSelect {
   sqlIdentifier(database);
   const settings = Object.entries(READ_SETTINGS)
     .map(([name, value]) => `${name} = ${value}`)
     .join(', ');
-  const connection = chdbConnection(undefined) as unknown as ChdbSession & { close(): Promise<void> };
+  const sessions: { session: ChdbSession; busy: number }[] = [];
+  const pick = () => {
+    let least = sessions[0];
+    for (const entry of sessions) if (least === undefined || entry.busy < least.busy) least = entry;
+    if (least !== undefined && (least.busy === 0 || sessions.length >= READ_CONNECTIONS)) return least;
+    const opened = { session: chdbConnection(undefined) as unknown as ChdbSession, busy: 0 };
+    sessions.push(opened);
+    return opened;
+  };
   return {
     async rows<T>(sql: string): Promise<T[]> {
       const statement = `USE ${database}; ${sql} SETTINGS ${settings}`;
-      const result = await connection.chdb.queryAsync(statement, { format: 'JSONEachRow' });
-      return parseRows<T>(result.text());
+      const entry = pick();
+      entry.busy++;
+      try {
+        const result = await entry.session.chdb.queryAsync(statement, { format: 'JSONEachRow' });
+        return parseRows<T>(result.text());
+      } finally {
+        entry.busy--;
+      }
     },
-    close: () => connection.close(),
+    async close() {
+      await Promise.all(sessions.splice(0).map(({ session }) => session.close()));
+    },
   };
 }
 

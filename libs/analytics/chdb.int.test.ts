@@ -38,6 +38,17 @@ describe('chdb engine', () => {
     await other.close();
   });
 
+  // A server runs the statements of its HTTP pool side by side; one chdb connection would not.
+  it('runs reads side by side: a quick read is not queued behind a slow one', async () => {
+    await store.migrate();
+    const order: string[] = [];
+    const slow = store.query('SELECT sleep(1) AS s').then(() => order.push('slow'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const quick = store.query('SELECT 1 AS one').then(() => order.push('quick'));
+    await Promise.all([slow, quick]);
+    expect(order).toEqual(['quick', 'slow']);
+  });
+
   it('keeps query() read-only, and turns refusals into errors with the server code', async () => {
     await store.migrate();
     const drop = await store.query('DROP TABLE check_results').catch((error: unknown) => error);

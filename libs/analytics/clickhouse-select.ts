@@ -24,6 +24,8 @@ export interface ClickHouseSelectOptions {
   keepAliveMs: number;
 }
 
+/** Statements one store sends at once (a reader sends two per rollup read; readers run side by side). */
+export const READ_CONNECTIONS = 10;
 /** Attempts for one statement when a pooled socket turns out to be closed before any answer. */
 const ATTEMPTS = 3;
 /** Every read's settings, on every transport (chdb puts them in the statement's SETTINGS clause). */
@@ -48,7 +50,7 @@ export function createClickHouseSelect(options: ClickHouseSelectOptions): ClickH
     'user-agent': 'vigil',
   };
   const pool = new Pool(url.origin, {
-    connections: 10,
+    connections: READ_CONNECTIONS,
     keepAliveTimeout: options.keepAliveMs,
     keepAliveMaxTimeout: options.keepAliveMs,
     headersTimeout: options.timeoutMs,
