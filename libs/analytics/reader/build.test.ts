@@ -20,6 +20,13 @@ describe('analytics SQL', () => {
     expect(where).toContain("started_at >= '2024-01-01 00:00:00'");
     expect(where).toContain('started_ms >= 1704067200500 AND started_ms < 1704070800000');
     expect(where).toContain(`account_id = '${ids.accountId}' AND check_id = '${ids.checkId}'`);
+    // DuckDB prunes on started_ms's zone maps: the same window, exact, without started_at.
+    const duck = whereSql(
+      query({ metrics: 'availability', from: '2024-01-01T00:00:00.5Z', to: '1704070800' }),
+      'duckdb',
+    );
+    expect(duck).not.toContain('started_at');
+    expect(duck).toContain('started_ms >= 1704067200500 AND started_ms < 1704070800000');
   });
 
   it('filters statuses through whitelisted literals', () => {
@@ -113,7 +120,14 @@ describe('analytics SQL', () => {
       level: 'page',
       values: [{ base: lcp, stats: new Set(['p95', 'stddev']) }],
     });
-    expect(sql).toContain('quantile_cont(CAST(pj_lcp AS DOUBLE), [0.95])[1] AS v0_p95');
+    // One level: the scalar form; several: one list, indexed per stat (one sort per value).
+    expect(sql).toContain('quantile_cont(CAST(pj_lcp AS DOUBLE), 0.95) AS v0_p95');
+    const levels = aggregateSql(query({ metrics: 'LCP_p50,LCP_p95' }), 'duckdb', 'check_results', {
+      level: 'page',
+      values: [{ base: lcp, stats: new Set(['p50', 'p95']) }],
+    });
+    expect(levels).toContain('quantile_cont(CAST(pj_lcp AS DOUBLE), [0.5, 0.95])[1] AS v0_p50');
+    expect(levels).toContain('quantile_cont(CAST(pj_lcp AS DOUBLE), [0.5, 0.95])[2] AS v0_p95');
     expect(sql).toContain('stddev_pop(CAST(pj_lcp AS DOUBLE)) AS v0_stddev');
     expect(sql).toContain('unnest(page_lcp) AS pj_lcp');
     // One cell: an ungrouped aggregate, kept at no rows for an empty window.

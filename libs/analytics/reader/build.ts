@@ -60,12 +60,14 @@ export function whereSql(query: AnalyticsQuery, dialect: SqlDialect): string {
   const conditions = [
     `account_id = ${sqlString(query.accountId, dialect)}`,
     `check_id = ${sqlString(query.checkId, dialect)}`,
-    // started_at is in the sorting key, so these two prune; started_ms makes the bounds exact.
-    `started_at >= ${sqlDateTime(query.window.from)}`,
-    `started_at <= ${sqlDateTime(query.window.to)}`,
-    `started_ms >= ${sqlNumber(from)}`,
-    `started_ms < ${sqlNumber(to)}`,
   ];
+  // On ClickHouse started_at is in the partition and sorting keys, so these two prune. DuckDB
+  // prunes with the zone maps of every column, and started_ms (whole seconds of which are
+  // started_at) rises with it, so there they only cost: 20-60 µs of a one-check read's 1 ms.
+  if (dialect === 'clickhouse')
+    conditions.push(`started_at >= ${sqlDateTime(query.window.from)}`, `started_at <= ${sqlDateTime(query.window.to)}`);
+  // started_ms makes the bounds exact.
+  conditions.push(`started_ms >= ${sqlNumber(from)}`, `started_ms < ${sqlNumber(to)}`);
   for (const range of query.exclude ?? [])
     conditions.push(`NOT (started_ms >= ${sqlNumber(range.fromMs)} AND started_ms < ${sqlNumber(range.toMs)})`);
   const runStatuses = query.statuses.filter((status) => status === 'success' || status === 'failure');
@@ -191,10 +193,15 @@ function duckDbAggregateSql(query: AnalyticsQuery, source: string, plan: Aggrega
   plan.values.forEach((value, i) => {
     const sample = sampleExpr(value.base, 'duckdb');
     const levels = percentileLevels(value.stats);
-    const quantiles = `quantile_cont(${sample}, [${levels.map(([, level]) => sqlNumber(level)).join(', ')}])`;
+    // One level: the scalar form, which skips building and indexing a list (40-60 µs of a
+    // one-check read's 1 ms, interleaved).
+    const quantiles =
+      levels.length === 1
+        ? `quantile_cont(${sample}, ${sqlNumber(levels[0]![1])})`
+        : `quantile_cont(${sample}, [${levels.map(([, level]) => sqlNumber(level)).join(', ')}])`;
     for (const stat of value.stats) {
       const at = levels.findIndex(([name]) => name === stat);
-      const expr = at >= 0 ? `${quantiles}[${at + 1}]` : duckDbStat(stat, sample);
+      const expr = at < 0 ? duckDbStat(stat, sample) : levels.length === 1 ? quantiles : `${quantiles}[${at + 1}]`;
       columns.push(`${expr} AS ${valueAlias(i, stat)}`);
     }
   });
