@@ -106,19 +106,47 @@ export class Attempter {
     }
     const finished = Date.now();
     const { next, attempt } = attemptRecord(delivery, result, started, finished, this.options.retry);
-    const written = this.options.store.recordAttempt(next, attempt, finished, queued, !records);
+    if (!records) {
+      await this.record(next, attempt, result, finished, queued, true, channel?.channel.type);
+      return { delivery: next, attempt, result, request };
+    }
+    // The record is built after the requests waiting to go out are written. undici writes a
+    // request on a reused keep-alive socket only in the event loop's check phase, after every
+    // response that arrived together was handled; building each record first held all of the
+    // next requests back by that much, and the receiver sat idle meanwhile (then the dispatcher,
+    // waiting for its answers). The caller's slot is free as soon as this returns; the batch
+    // still waits for every record to be durable.
+    const recorded = new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          this.record(next, attempt, result, finished, queued, false, channel?.channel.type).then(resolve, reject);
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    // Handled here so a failed write is not an unhandled rejection before the caller awaits it.
+    recorded.catch(ignore);
+    records.push(recorded);
+    return { delivery: next, attempt, result, request };
+  }
+
+  /** The attempt's record, with the delivery's next state; resolves once it is durable. */
+  private record(
+    next: Delivery,
+    attempt: Attempt,
+    result: DeliveryResult,
+    finished: number,
+    queued: boolean,
+    urgent: boolean,
+    type: string | undefined,
+  ): Promise<void> {
+    const written = this.options.store.recordAttempt(next, attempt, finished, queued, urgent);
+    this.attemptsCounter?.inc({ outcome: result.outcome });
+    this.logOutcome(next, attempt, result, type);
     // Only a record that schedules a retry wakes the retry loop (most attempts are delivered).
     const retryAt = next.status === 'pending' ? next.nextAttemptAt : null;
-    const recorded = retryAt === null ? written : written.then(() => this.options.onScheduled(retryAt));
-    if (records) {
-      // Handled here so a failed write is not an unhandled rejection before the caller awaits it
-      // (a group commit's own promise, shared by its records, is handled already).
-      if (recorded !== written) recorded.catch(ignore);
-      records.push(recorded);
-    } else await recorded;
-    this.attemptsCounter?.inc({ outcome: result.outcome });
-    this.logOutcome(next, attempt, result, channel?.channel.type);
-    return { delivery: next, attempt, result, request };
+    return retryAt === null ? written : written.then(() => this.options.onScheduled(retryAt));
   }
 
   /** What a delivery renders, or why it cannot: its check or location is gone. */

@@ -279,7 +279,9 @@ export class Dispatcher {
     );
     // The batch is acknowledged (this resolves) only once every attempt made is durably recorded.
     const [sent] = await Promise.allSettled([attempted]);
-    // Every attempt of the batch is made: its last records need not wait out the window.
+    // Every attempt of the batch is made, and its last records are built in the check phase
+    // (Attempter.attempt): once they are added, they need not wait out the window.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     this.options.store.flushPending();
     // Records of one group commit share its promise: each is waited on once.
     const written = await Promise.allSettled(new Set(records));

@@ -1,11 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger, createSecretBox } from '#core';
 import { ReadModels } from '#readmodels';
-import { DEFAULT_RETRY_POLICY } from '#webhooks';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
-import { Attempter } from './attempt.ts';
-import { DEFAULT_CHANNEL_ENDPOINTS } from './config.ts';
 import { deterministicId } from './ids.ts';
+import { testAttempter } from './test-attempter.ts';
 import { RetryBatch } from './retry-loop.ts';
 import { sampleAlert } from './samples.ts';
 import { DeliveryStore, type Delivery } from './store.ts';
@@ -50,20 +47,7 @@ describe('RetryBatch against per-retry reads', () => {
     }
     const stateStore = vigil.running.platform.stateStore;
     const readModels = new CountingReadModels(stateStore);
-    const attempter = new Attempter({
-      readModels,
-      store: new DeliveryStore(stateStore),
-      box: createSecretBox(Buffer.alloc(32, 1)),
-      log: createLogger({ level: 'silent' }),
-      timeoutMs: 1000,
-      retry: DEFAULT_RETRY_POLICY,
-      allowPrivate: true,
-      userAgent: 'Vigil/test',
-      publicUrl: 'http://localhost:3000',
-      region: 'local',
-      endpoints: DEFAULT_CHANNEL_ENDPOINTS,
-      onScheduled: () => undefined,
-    });
+    const attempter = testAttempter(readModels, new DeliveryStore(stateStore), 1000);
     const deliveries: Delivery[] = [];
     for (const checkId of checks) {
       const context = (await checkContext(readModels, checkId))!;

@@ -1,0 +1,24 @@
+import { createLogger, createSecretBox } from '#core';
+import type { ReadModels } from '#readmodels';
+import { DEFAULT_RETRY_POLICY } from '#webhooks';
+import { Attempter } from './attempt.ts';
+import { DEFAULT_CHANNEL_ENDPOINTS } from './config.ts';
+import type { DeliveryStore } from './store.ts';
+
+/** An Attempter as the dispatcher makes one, for tests: private receivers allowed, nothing logged. */
+export function testAttempter(readModels: ReadModels, store: DeliveryStore, timeoutMs = 5000): Attempter {
+  return new Attempter({
+    readModels,
+    store,
+    box: createSecretBox(Buffer.alloc(32, 1)),
+    log: createLogger({ level: 'silent' }),
+    timeoutMs,
+    retry: DEFAULT_RETRY_POLICY,
+    allowPrivate: true,
+    userAgent: 'Vigil/test',
+    publicUrl: 'http://localhost:3000',
+    region: 'local',
+    endpoints: DEFAULT_CHANNEL_ENDPOINTS,
+    onScheduled: () => undefined,
+  });
+}
