@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadModels } from '#readmodels';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 import { deterministicId } from './ids.ts';
-import { testAttempter } from './test-attempter.ts';
+import { testAttempter, testDelivery } from './test-attempter.ts';
 import { sampleAlert } from './samples.ts';
 import { DeliveryStore, type Attempt, type Delivery } from './store.ts';
 import { checkContext } from './variables.ts';
@@ -54,21 +54,7 @@ describe('Attempter: the record after the next requests', () => {
     const context = (await checkContext(readModels, checkId))!;
     delivery = async (n) => {
       const alert = sampleAlert(account.accountId, context);
-      return {
-        id: deterministicId(`${alert.alertId}-${n}`, channelId),
-        channelId,
-        accountId: account.accountId,
-        checkId,
-        alertType: alert.alertType,
-        alert,
-        test: false,
-        attempts: 0,
-        status: 'pending',
-        nextAttemptAt: null,
-        createdAt: 0,
-        updatedAt: 0,
-        lastError: null,
-      };
+      return testDelivery(alert, channelId, { id: deterministicId(`${alert.alertId}-${n}`, channelId) });
     };
   }, 60_000);
   afterAll(async () => {

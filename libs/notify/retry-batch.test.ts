@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ReadModels } from '#readmodels';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
-import { deterministicId } from './ids.ts';
-import { testAttempter } from './test-attempter.ts';
+import { testAttempter, testDelivery } from './test-attempter.ts';
 import { RetryBatch } from './retry-loop.ts';
 import { sampleAlert } from './samples.ts';
 import { DeliveryStore, type Delivery } from './store.ts';
@@ -54,21 +53,7 @@ describe('RetryBatch against per-retry reads', () => {
       for (let a = 0; a < 2; a++) {
         const alert = sampleAlert(account.accountId, context);
         for (const channelId of channels)
-          deliveries.push({
-            id: deterministicId(alert.alertId, channelId),
-            channelId,
-            accountId: account.accountId,
-            checkId,
-            alertType: alert.alertType,
-            alert,
-            test: false,
-            attempts: 1,
-            status: 'pending',
-            nextAttemptAt: 0,
-            createdAt: 0,
-            updatedAt: 0,
-            lastError: null,
-          });
+          deliveries.push(testDelivery(alert, channelId, { attempts: 1, nextAttemptAt: 0 }));
       }
     }
     // The second check is deleted: its deliveries' subject is gone on both paths.
