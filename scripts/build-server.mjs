@@ -33,36 +33,53 @@ export const ENTRIES = {
 // Sources find their data files (runtimes.json, package.json, …) relative to themselves. In a bundle
 // import.meta.url is the bundle's, so each source gets its own original URL back, computed from the
 // bundle's location at run time: dist/ can move together with the tree, and nothing is copied.
+// import.meta.dirname and import.meta.filename (Node 20.11+) get the source's own paths the same way.
 const sourceUrls = {
   name: 'source-import-meta-url',
   setup(pluginBuild) {
     pluginBuild.onLoad({ filter: /\.ts$/ }, (args) => {
       if (args.path.includes('/node_modules/')) return undefined;
       const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const fromRoot = relative(root, args.path).split('\\').join('/');
+      if (!/import\.meta\.(url|dirname|filename)/.test(text)) return undefined;
+      const source = `__vigilSourceUrl(${JSON.stringify(relative(root, args.path).split('\\').join('/'))})`;
       return {
-        contents: text.replaceAll('import.meta.url', `__vigilSourceUrl(${JSON.stringify(fromRoot)})`),
+        contents: text
+          .replaceAll('import.meta.url', source)
+          .replaceAll('import.meta.filename', `__vigilPath(${source})`)
+          .replaceAll('import.meta.dirname', `__vigilDirname(__vigilPath(${source}))`),
         loader: 'ts',
       };
     });
   },
 };
 
-const banner = [
-  `const __vigilDist = new URL('./', import.meta.url).href;`,
-  `const __vigilSourceUrl = (path) => new URL('../' + path, __vigilDist).href;`,
-  // Read by code that must find a sibling bundle (a worker's file) when it runs compiled.
-  `globalThis.__vigilDist = __vigilDist;`,
-].join('\n');
+/** The banner of bundles in `dir`: the sources' URLs are computed from the repository root above it. */
+const bannerFor = (dir) => {
+  const up = relative(dir, root).split('\\').join('/');
+  return [
+    `import { fileURLToPath as __vigilPath } from 'node:url';`,
+    `import { dirname as __vigilDirname } from 'node:path';`,
+    `const __vigilDist = new URL('./', import.meta.url).href;`,
+    `const __vigilSourceUrl = (path) => new URL(${JSON.stringify(up === '' ? '' : `${up}/`)} + path, __vigilDist).href;`,
+    // Read by code that must find a sibling bundle (a worker's file) when it runs compiled.
+    `globalThis.__vigilDist = __vigilDist;`,
+  ].join('\n');
+};
 
-export async function buildServer({ quiet = false } = {}) {
-  mkdirSync(outdir, { recursive: true });
-  const started = Date.now();
+/** Worker threads' bundles, which every bundle that may start them needs beside it. */
+const WORKERS = ['sandbox-worker', 'sqlite-write-worker'];
+
+/**
+ * Bundles `entries` (output name → source path from the root) and the worker threads into `dir`,
+ * as production's dist/ is built: the benches run what ships through this too.
+ */
+export async function bundle(entries, dir) {
+  mkdirSync(dir, { recursive: true });
+  const all = { ...Object.fromEntries(WORKERS.map((name) => [name, ENTRIES[name]])), ...entries };
   const result = await build({
     absWorkingDir: root,
-    entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, join(root, path)])),
-    outdir,
+    entryPoints: Object.fromEntries(Object.entries(all).map(([name, path]) => [name, join(root, path)])),
+    outdir: dir,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -71,14 +88,21 @@ export async function buildServer({ quiet = false } = {}) {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    banner: { js: banner },
+    banner: { js: bannerFor(dir) },
     plugins: [sourceUrls],
   });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }) + '\n');
+  return result;
+}
+
+export async function buildServer({ quiet = false } = {}) {
+  mkdirSync(outdir, { recursive: true });
+  const started = Date.now();
+  const result = await bundle(ENTRIES, outdir);
   // The CLI's launcher uses dist/cli.js only when no source it was built from has changed since.
   const inputs = (name) =>
     Object.keys(result.metafile.outputs[`dist/${name}.js`]?.inputs ?? {}).filter((p) => !p.includes('node_modules'));
   writeFileSync(join(outdir, 'cli.inputs.json'), JSON.stringify(inputs('cli')) + '\n');
-  writeFileSync(join(outdir, 'package.json'), JSON.stringify({ type: 'module' }) + '\n');
   if (!quiet)
     process.stdout.write(
       `Built ${Object.keys(ENTRIES).length} bundles into ${relative(process.cwd(), outdir) || '.'}/ in ${Date.now() - started} ms\n`,
@@ -87,7 +111,12 @@ export async function buildServer({ quiet = false } = {}) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
-    await buildServer();
+    // `--outdir <dir> <name>=<source> …` bundles those entries (and the workers) there instead.
+    const at = process.argv.indexOf('--outdir');
+    if (at > 0) {
+      const entries = Object.fromEntries(process.argv.slice(at + 2).map((pair) => pair.split('=')));
+      await bundle(entries, join(process.cwd(), process.argv[at + 1]));
+    } else await buildServer();
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

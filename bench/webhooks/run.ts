@@ -16,13 +16,14 @@
  * Before the runs, the cost of each stage of a delivery is measured alone (see costs.ts).
  *
  *   npm run bench -- webhooks [--events 10000] [--channels 10] [--concurrency 32] [--retry-ms 200] [--redis]
- *                             [--cpu-prof] [--step 250] [--depth 2] [--no-node-flags] [--checks 4]
- * It runs itself again in a child process with the dispatcher app's V8 flags (DISPATCHER_NODE_FLAGS)
- * unless --no-node-flags.
+ *                             [--cpu-prof] [--step 250] [--depth 2] [--no-node-flags] [--checks 4] [--tsx]
+ * It runs itself again in a child process with the dispatcher app's V8 flags (DISPATCHER_NODE_FLAGS),
+ * from a bundle built as dist/ is (bench/results/bundle/), unless --no-node-flags (this process as
+ * it is) or --tsx (the TypeScript sources through tsx).
  * --cpu-prof writes a V8 profile of each dispatcher run under bench/results/profiles/ (summarise
  * it with `npm run bench -- profile <file>`).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -38,7 +39,7 @@ import { ReadModels } from '#readmodels';
 import { DISPATCHER_FEED, DISPATCHER_NODE_FLAGS } from '../../apps/dispatcher/index.ts';
 import { loadStandaloneConfig, startStandalone } from '../../apps/standalone/index.ts';
 import { benchConfig } from '../config.ts';
-import { freePort, spawnTs, waitForHttp } from '../support/processes.ts';
+import { freePort, repoRoot, spawnTs, waitForHttp } from '../support/processes.ts';
 import { log, printMachine, printTable, writeResults } from '../support/report.ts';
 import { cleanUp, runSuffix } from '../support/services.ts';
 import { ratio, round, sleep } from '../support/stats.ts';
@@ -72,9 +73,11 @@ interface Row {
 }
 
 export async function run(argv: string[]): Promise<void> {
-  // The Dispatcher runs in this process: with the dispatcher app's V8 flags, as it runs in production.
-  if (!argv.includes('--no-node-flags') && !DISPATCHER_NODE_FLAGS.every((flag) => process.execArgv.includes(flag)))
-    return runWithNodeFlags(argv);
+  // The Dispatcher runs in this process as it runs in production: bundled like dist/ (unless
+  // --tsx) and with the dispatcher app's V8 flags.
+  const flagged = DISPATCHER_NODE_FLAGS.every((flag) => process.execArgv.includes(flag));
+  if (!argv.includes('--no-node-flags') && (!flagged || (!bundled() && !argv.includes('--tsx'))))
+    return runAsShipped(argv);
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -87,8 +90,10 @@ export async function run(argv: string[]): Promise<void> {
       // The Dispatcher's steps (events) and how many run at once; the app's by default.
       step: { type: 'string' },
       depth: { type: 'string' },
-      // Without the dispatcher app's V8 flags (DISPATCHER_NODE_FLAGS), to compare.
+      // Without the dispatcher app's V8 flags (DISPATCHER_NODE_FLAGS), in this process, to compare.
       'no-node-flags': { type: 'boolean', default: false },
+      // From the TypeScript sources through tsx rather than the bundle (how the tenth and earlier sittings ran it).
+      tsx: { type: 'boolean', default: false },
       // Checks each run's alerts come from, each on a partition of its own (1: one partition).
       checks: { type: 'string', default: '4' },
     },
@@ -103,7 +108,7 @@ export async function run(argv: string[]): Promise<void> {
   const profiler = values['cpu-prof'] ? createRunProfiler(join(process.cwd(), 'bench', 'results', 'profiles')) : null;
   printMachine();
   console.log(
-    `V8 flags of this process: ${process.execArgv.filter((arg) => arg.startsWith('--max')).join(' ') || 'none'}`,
+    `V8 flags of this process: ${process.execArgv.filter((arg) => arg.startsWith('--max')).join(' ') || 'none'}; code: ${bundled() ? 'bundled by esbuild as dist/ ships' : 'TypeScript sources through tsx'}`,
   );
 
   const port = await freePort();
@@ -562,11 +567,32 @@ async function undiciPosts(url: string, count: number, concurrency: number, byte
   return (performance.now() - started) / 1000;
 }
 
-/** This bench again, in a node process started with the dispatcher app's V8 flags. */
-function runWithNodeFlags(argv: string[]): Promise<void> {
-  const entry = new URL('../run.ts', import.meta.url).pathname;
+/** Whether this process runs a bundle built by scripts/build-server.mjs (its banner sets this). */
+const bundled = () => (globalThis as { __vigilDist?: string }).__vigilDist !== undefined;
+
+/**
+ * This bench again, in a node process started with the dispatcher app's V8 flags, from a bundle
+ * built as dist/ is (production runs `node dist/<app>.js`; tsx wraps every function of the
+ * sources in a naming helper, which cost 4-7% of the CPU per delivery), or with --tsx from the
+ * sources.
+ */
+function runAsShipped(argv: string[]): Promise<void> {
+  let entry = [new URL('../run.ts', import.meta.url).pathname, 'webhooks'];
+  const loader = argv.includes('--tsx') ? ['--import', 'tsx'] : [];
+  if (loader.length === 0) {
+    const dir = 'bench/results/bundle';
+    execFileSync(
+      process.execPath,
+      ['scripts/build-server.mjs', '--outdir', dir, 'webhooks-bench=bench/webhooks/main.ts'],
+      {
+        cwd: repoRoot,
+        stdio: 'inherit',
+      },
+    );
+    entry = [join(repoRoot, dir, 'webhooks-bench.js')];
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...DISPATCHER_NODE_FLAGS, '--import', 'tsx', entry, 'webhooks', ...argv], {
+    const child = spawn(process.execPath, [...DISPATCHER_NODE_FLAGS, ...loader, ...entry, ...argv], {
       stdio: 'inherit',
     });
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`webhooks bench exited with ${code}`))));
