@@ -573,8 +573,8 @@ const bundled = () => (globalThis as { __vigilDist?: string }).__vigilDist !== u
 /**
  * This bench again, in a node process started with the dispatcher app's V8 flags, from a bundle
  * built as dist/ is (production runs `node dist/<app>.js`; tsx wraps every function of the
- * sources in a naming helper, which cost 4-7% of the CPU per delivery), or with --tsx from the
- * sources.
+ * sources in a naming helper; the bundle used 18-26% less CPU per delivery, docs/benchmarks.md's eleventh
+ * sitting), or with --tsx from the sources.
  */
 function runAsShipped(argv: string[]): Promise<void> {
   let entry = [new URL('../run.ts', import.meta.url).pathname, 'webhooks'];
