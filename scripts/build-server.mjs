@@ -3,7 +3,8 @@
 // with no TypeScript loader in the chain (signals reach the server, start-up is fast).
 // Dependencies stay external (node_modules); the #lib imports point at .ts sources and are bundled.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -96,7 +97,6 @@ export async function bundle(entries, dir) {
 }
 
 export async function buildServer({ quiet = false } = {}) {
-  mkdirSync(outdir, { recursive: true });
   const started = Date.now();
   const result = await bundle(ENTRIES, outdir);
   // The CLI's launcher uses dist/cli.js only when no source it was built from has changed since.
@@ -112,11 +112,9 @@ export async function buildServer({ quiet = false } = {}) {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
     // `--outdir <dir> <name>=<source> …` bundles those entries (and the workers) there instead.
-    const at = process.argv.indexOf('--outdir');
-    if (at > 0) {
-      const entries = Object.fromEntries(process.argv.slice(at + 2).map((pair) => pair.split('=')));
-      await bundle(entries, join(process.cwd(), process.argv[at + 1]));
-    } else await buildServer();
+    const { values, positionals } = parseArgs({ options: { outdir: { type: 'string' } }, allowPositionals: true });
+    if (values.outdir === undefined) await buildServer();
+    else await bundle(Object.fromEntries(positionals.map((pair) => pair.split('='))), resolve(values.outdir));
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

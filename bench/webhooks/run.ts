@@ -577,22 +577,18 @@ const bundled = () => (globalThis as { __vigilDist?: string }).__vigilDist !== u
  * sitting), or with --tsx from the sources.
  */
 function runAsShipped(argv: string[]): Promise<void> {
-  let entry = [new URL('../run.ts', import.meta.url).pathname, 'webhooks'];
+  let entry = new URL('../run.ts', import.meta.url).pathname;
   const loader = argv.includes('--tsx') ? ['--import', 'tsx'] : [];
   if (loader.length === 0) {
     const dir = 'bench/results/bundle';
-    execFileSync(
-      process.execPath,
-      ['scripts/build-server.mjs', '--outdir', dir, 'webhooks-bench=bench/webhooks/main.ts'],
-      {
-        cwd: repoRoot,
-        stdio: 'inherit',
-      },
-    );
-    entry = [join(repoRoot, dir, 'webhooks-bench.js')];
+    execFileSync(process.execPath, ['scripts/build-server.mjs', '--outdir', dir, 'bench=bench/run.ts'], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+    });
+    entry = join(repoRoot, dir, 'bench.js');
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...DISPATCHER_NODE_FLAGS, ...loader, ...entry, ...argv], {
+    const child = spawn(process.execPath, [...DISPATCHER_NODE_FLAGS, ...loader, entry, 'webhooks', ...argv], {
       stdio: 'inherit',
     });
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`webhooks bench exited with ${code}`))));
