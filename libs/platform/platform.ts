@@ -1,5 +1,5 @@
 import type { Lifecycle, Logger } from '#core';
-import { createAnalyticsStore, type AnalyticsStore } from '#analytics';
+import { createAnalyticsStore, createStateStoreTokens, withChangeTokens, type AnalyticsStore } from '#analytics';
 import { artifactAdapter, createArtifactStore, type ArtifactStore } from '#artifacts';
 import { createMessageBus, topics, type MessageBus } from '#bus';
 import { createEventStore, eventStoreAdapter, type EventStore } from '#eventstore';
@@ -90,13 +90,15 @@ export async function createPlatform(
 
   let analytics: AnalyticsStore | undefined;
   if (needs.analytics) {
-    analytics = await createAnalyticsStore({
+    const store = await createAnalyticsStore({
       clickhouseUrl: config.CLICKHOUSE_URL,
       clickhouseDatabase: config.CLICKHOUSE_DATABASE,
       dataDir: config.DATA_DIR,
       log,
     });
-    lifecycle.add('analytics-store', () => analytics?.close());
+    lifecycle.add('analytics-store', () => store.close());
+    // Every write of results renews the checks' change tokens, which the API's check window reads.
+    analytics = withChangeTokens(store, createStateStoreTokens(stateStore));
     await analytics.migrate();
     readiness.push({ name: 'analyticsStore', check: () => analytics!.ping() });
     adapters.analyticsStore = config.CLICKHOUSE_URL ? 'clickhouse' : 'duckdb';

@@ -50,3 +50,21 @@ function close(got: unknown, want: unknown, relative: number): boolean {
   if (typeof want !== 'number' || typeof got !== 'number') return got === want;
   return Math.abs(got - want) <= Math.max(relative * Math.abs(want), 1e-9);
 }
+
+/**
+ * Differences between two answers' series, one line each: the same entries, keys and points,
+ * numbers within `relative` of each other (summation order differs between engines and memory).
+ */
+export function answerDifferences(actual: SeriesEntry[], expected: SeriesEntry[], relative: number): string[] {
+  const problems: string[] = [];
+  if (actual.length !== expected.length) problems.push(`series: ${actual.length} entries, expected ${expected.length}`);
+  expected.forEach((want, i) => {
+    const got = actual[i];
+    if (!got) return;
+    for (const key of Object.keys(want))
+      if (key !== 'data' && got[key] !== want[key])
+        problems.push(`series[${i}].${key}: ${String(got[key])}, expected ${String(want[key])}`);
+    problems.push(...pointDifferences(got.data, want.data, `series[${i}]`, relative));
+  });
+  return problems;
+}

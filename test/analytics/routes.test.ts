@@ -79,6 +79,39 @@ describe('analytics routes (whole Vigil)', () => {
     expect((await vigil.as(null).get('/v1/analytics/metrics/api')).status).toBe(401);
   });
 
+  it('answers a check read again from the check window, and a write through the store is seen at once', async () => {
+    const id = await check(a.owner, 'Window API', 'API');
+    const at = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    const result = (minutes: number, responseTime: number) =>
+      sampleCheckResult({
+        accountId: a.accountId,
+        checkId: id,
+        checkType: 'API',
+        startedAt: at(minutes),
+        responseTime,
+      });
+    await vigil.running.platform.analytics!.insert([result(30, 100), result(20, 300)]);
+    const counter = async (name: string) => {
+      const text = await (await fetch(`${vigil.url}/metrics`)).text();
+      return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+    };
+    // Each question differs, so the answer cache never gives it: only the window can.
+    const ask = async (metrics: string) =>
+      (await a.owner.get(`/v1/analytics/api-checks/${id}?metrics=${metrics}`)).body;
+    const loads = await counter('vigil_analytics_window_loads_total');
+    expect((await ask('responseTime_avg')).series).toEqual([{ data: [{ responseTime_avg: 200 }] }]);
+    await expect.poll(() => counter('vigil_analytics_window_loads_total')).toBe(loads + 1);
+    const hits = await counter('vigil_analytics_window_hits_total');
+    expect((await ask('responseTime_max,availability')).series).toEqual([
+      { data: [{ responseTime_max: 300, availability: 100 }] },
+    ]);
+    expect(await counter('vigil_analytics_window_hits_total')).toBe(hits + 1);
+
+    await vigil.running.platform.analytics!.insert([result(10, 900)]);
+    expect((await ask('responseTime_max,retries')).series).toEqual([{ data: [{ responseTime_max: 900, retries: 0 }] }]);
+    expect(await counter('vigil_analytics_window_hits_total')).toBe(hits + 1);
+  });
+
   it('limits multistep analytics to 30 requests per 60 s per account: the 31st is 429 with Retry-After', async () => {
     // A fresh account: earlier tests' multistep requests in this minute must not count here.
     const fresh = await createAccount(vigil);

@@ -16,6 +16,7 @@ import { accountRoutes } from './routes/accounts.ts';
 import { agentRoutes } from './routes/agent.ts';
 import { alertChannelRoutes, type ChannelRouteDeps } from './routes/alert-channels.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
+import { createApiCheckWindow } from './analytics/check-window.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { checkRoutes } from './routes/checks.ts';
 import { checkResultRoutes } from './routes/check-results.ts';
@@ -98,6 +99,13 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       readModels: deps.services.readModels,
       analytics: deps.platform.analytics,
       stateStore: deps.platform.stateStore,
+      window: createApiCheckWindow({
+        analytics: deps.platform.analytics,
+        stateStore: deps.platform.stateStore,
+        maxRows: deps.config.VIGIL_ANALYTICS_WINDOW_ROWS,
+        registry: deps.metrics,
+        log: deps.log.child({ component: 'check-window' }),
+      }),
     });
   checkResultRoutes(app, deps.ingest);
   checkRunRoutes(app, { runs: deps.runs, checks: deps.services.checks });

@@ -44,6 +44,12 @@ export const apiEnv = {
    * drops them on every replica at once; this bounds a missed drop. 0 turns the cache off.
    */
   VIGIL_READ_CACHE_TTL_MS: env.int(1000, 0, 1000),
+  /**
+   * Runs of recently read checks one API process holds in memory (about 100 bytes each), so a
+   * check read again before its results change is answered without the analytics engine; 0 turns
+   * it off. Answers are the engine's exactly; see docs/api.md, Analytics.
+   */
+  VIGIL_ANALYTICS_WINDOW_ROWS: env.int(1_000_000, 0, 100_000_000),
   /** A private location with no agent polling for this long is UNAVAILABLE (and alerts once). */
   VIGIL_PRIVATE_LOCATION_UNAVAILABLE_MS: env.int(600_000, 1_000, 86_400_000),
   /** Requests per minute one private-location key may make on the agent routes. */

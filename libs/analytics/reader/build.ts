@@ -86,7 +86,7 @@ export function whereSql(query: AnalyticsQuery, dialect: SqlDialect): string {
  * key, so every copy of a result shares them and filtering before the collapse removes no copy
  * that the collapse would have kept.
  */
-function finalPrewhere(query: AnalyticsQuery, dialect: SqlDialect, source: string): string {
+export function finalPrewhere(query: AnalyticsQuery, dialect: SqlDialect, source: string): string {
   if (dialect !== 'clickhouse' || !/\sFINAL$/.test(source)) return '';
   return ` PREWHERE account_id = ${sqlString(query.accountId, dialect)} AND check_id = ${sqlString(query.checkId, dialect)}`;
 }
@@ -105,7 +105,7 @@ const PAGE_ALIAS: Record<PageArray | 'page_index' | 'page_url', string> = {
   page_document_errors: 'pj_document_errors',
 };
 
-function sampleExpr(base: BaseMetric, dialect: SqlDialect): string {
+export function sampleExpr(base: BaseMetric, dialect: SqlDialect): string {
   const inner = base.source.level === 'run' ? base.source.sql : PAGE_ALIAS[base.source.array];
   return dialect === 'clickhouse' ? `toFloat64(${inner})` : `CAST(${inner} AS DOUBLE)`;
 }

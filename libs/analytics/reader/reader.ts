@@ -14,6 +14,7 @@ import type { AnalyticsQuery } from './params.ts';
 import { HOUR_MS } from '../rollup/sql.ts';
 import { dailyEligible, readFromRollups, rollupEligible } from './rollup-read.ts';
 import { bucketStarts } from './window.ts';
+import type { CheckWindow } from '../window/window.ts';
 
 export type MetricValue = number | null;
 export type DataPoint = Record<string, string | number | null>;
@@ -59,6 +60,8 @@ export interface AnalyticsReaderOptions {
   busyRuns?: number;
   /** Cells with more samples than this take percentiles from the rollup sketch (default SKETCH_ABOVE). */
   sketchAbove?: number;
+  /** Recent rows of checks read before (window/window.ts): run-level plans of unchanged checks skip the engine. */
+  window?: CheckWindow;
 }
 
 /** How long a reader trusts the rollup watermark it read; it only picks the faster path, never the answer. */
@@ -199,11 +202,12 @@ async function readAggregated(
     rolled !== undefined
       ? [rolled]
       : await Promise.all(
-          plans.map(({ plan }) =>
-            store
-              .query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan))
-              .then((rows) => finishAggregateRows(rows, plan, store.dialect)),
-          ),
+          plans.map(async ({ plan }) => {
+            const held = await options.window?.rows(query, plan);
+            if (held !== undefined) return held;
+            const rows = await store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan));
+            return finishAggregateRows(rows, plan, store.dialect);
+          }),
         );
   const counts = results[0] ?? [];
   // A status filter counts only some runs: learn the check's size from unfiltered answers.

@@ -8,6 +8,7 @@ import {
   QUICK_RANGES,
   statusFilterOptions,
   type AnalyticsStore,
+  type CheckWindow,
 } from '#analytics';
 import { NotFoundError } from '#core';
 import { checkTypes, type ResultCheckType } from '#domain';
@@ -28,6 +29,8 @@ export interface AnalyticsRouteDeps {
   now?: () => Date;
   /** How long an answer may be served from the cache; at most (and by default) 30 s, 0 turns it off. */
   cacheTtlMs?: number;
+  /** Recent runs of checks read before (analytics/check-window.ts); unset, every answer asks the engine. */
+  window?: CheckWindow;
 }
 
 const listParam = z.union([z.string(), z.array(z.string())]).optional();
@@ -130,7 +133,7 @@ export function analyticsRoutes(app: FastifyInstance, deps: AnalyticsRouteDeps):
   const tags = ['analytics'];
   const now = deps.now ?? (() => new Date());
   const ttlMs = deps.cacheTtlMs ?? MAX_CACHE_TTL_MS;
-  const reader = createAnalyticsReader(deps.analytics);
+  const reader = createAnalyticsReader(deps.analytics, { window: deps.window });
   const cache = createAnalyticsCache(deps.stateStore, { ttlMs, log: app.log });
   const checks = createCheckMemo(deps.readModels);
 
