@@ -5,6 +5,7 @@
  *
  *   ingest            HTTP → Kafka → ingestor → ClickHouse, and embedded into DuckDB, vs raw INSERTs
  *   analytics         the query matrix through the API vs raw engine SQL, ClickHouse, DuckDB, PostgreSQL
+ *   analytics-window  one check read again (the check window) against its first read and PostgreSQL
  *   analytics-reader  one check with 1M results through the reader, and ClickHouse percentile methods
  *   api               autocannon on GET /v1/variables/{key} and /v1/accounts/me vs a bare node:http server
  *   webhooks          alert events fanned out by the Dispatcher vs plain POSTs, with and without failures
@@ -33,6 +34,7 @@ type Runner = (argv: string[]) => Promise<void>;
 const benches: Record<string, () => Promise<Runner>> = {
   ingest: async () => (await import('./ingest/run.ts')).run,
   analytics: async () => (await import('./analytics/matrix.ts')).run,
+  'analytics-window': async () => (await import('./analytics/window.ts')).run,
   api: async () => (await import('./api/run.ts')).run,
   webhooks: async () => (await import('./webhooks/run.ts')).run,
   channels: async () => (await import('./channels.ts')).run,

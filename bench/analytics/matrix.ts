@@ -236,6 +236,8 @@ async function engineRun(
     VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
     VIGIL_STANDALONE_APPS: 'api,projector',
     VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
+    // Every cell times first reads, as in earlier sittings; a check read again is window.ts's.
+    VIGIL_ANALYTICS_WINDOW_ROWS: '0',
   };
   const running = await startStandalone(
     loadStandaloneConfig({ ...config, ...(engine === 'clickhouse' ? distributed : {}) }),

@@ -206,6 +206,7 @@ async function readAggregated(
             const held = await options.window?.rows(query, plan);
             if (held !== undefined) return held;
             const rows = await store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan));
+            options.window?.missed(query, plan);
             return finishAggregateRows(rows, plan, store.dialect);
           }),
         );

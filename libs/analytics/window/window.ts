@@ -10,12 +10,17 @@ import type { ChangeTokens } from './tokens.ts';
  * results change is answered without the engine (issue 26: one statement on ClickHouse costs more
  * than PostgreSQL's whole answer). A read serves from memory only when the check's change token
  * (tokens.ts) equals the one read before its rows were loaded, and the rows are younger than
- * maxAgeMs; anything else goes to the engine, as without the window, and starts a load in the
- * background for the next read. Answers are the engine's, exactly (aggregate.ts).
+ * maxAgeMs; anything else goes to the engine, as without the window, and once the engine has
+ * answered a load starts in the background for the next read. Answers are the engine's, exactly (aggregate.ts).
  */
 export interface CheckWindow {
-  /** The plan's rows from memory, or undefined: then ask the engine. */
+  /** The plan's rows from memory, or undefined: then ask the engine, and call missed after. */
   rows(query: AnalyticsQuery, plan: AggregatePlan): Promise<AggregateRow[] | undefined>;
+  /**
+   * Loads the check in the background if rows missed it and it may be held: called once the
+   * engine has answered, so the load never competes with the answer it follows.
+   */
+  missed(query: AnalyticsQuery, plan: AggregatePlan): void;
   /** Resolves when no load is running: for tests and benches. */
   settled(): Promise<void>;
   stats(): WindowStats;
@@ -135,14 +140,18 @@ export function createCheckWindow(store: AnalyticsStore, options: CheckWindowOpt
         stats.misses++;
         // Only the entry this read judged: a load may have replaced it meanwhile.
         if (entry !== undefined && entries.get(key) === entry) drop(key);
-        // A window reaching further back than the span is never held: no load would serve it.
-        if (query.window.from.getTime() >= now() - spanMs) schedule(key, query);
         return undefined;
       }
       stats.hits++;
       entries.delete(key);
       entries.set(key, entry);
       return aggregateRows(entry.rows, query, plan);
+    },
+    missed(query, plan) {
+      // A window reaching further back than the span is never held: no load would serve it.
+      if (!answersInMemory(query, plan) || query.window.from.getTime() < now() - spanMs) return;
+      const key = `${query.accountId}\u0000${query.checkId}`;
+      if (!entries.has(key)) schedule(key, query);
     },
     async settled() {
       while (loading.size > 0) await Promise.all(loading.values());
