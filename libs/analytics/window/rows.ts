@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AnalyticsStore } from '../port.ts';
 import { finalPrewhere, sampleExpr, whereSql } from '../reader/build.ts';
+import { sqlNumber } from '../sql.ts';
 import { baseMetrics, type BaseMetric } from '../reader/metrics.ts';
 import type { AnalyticsQuery } from '../reader/params.ts';
 import type { ResultCheckType } from '#domain';
@@ -32,12 +33,14 @@ export function runExpressions(checkType: ResultCheckType): string[] {
 
 /**
  * The SELECT of a check's runs with started_ms >= fromMs (no upper bound: everything the engine
- * holds, future-dated runs too), through the store's deduplicating source, in start order.
+ * holds, future-dated runs too), through the store's deduplicating source, in start order; at
+ * most limit of them, so finding a check too busy to hold never ships all its runs.
  */
 export function checkRowsSql(
   store: Pick<AnalyticsStore, 'dialect' | 'source'>,
   scope: { accountId: string; checkId: string; checkType: ResultCheckType },
   fromMs: number,
+  limit: number,
 ): string {
   const { dialect, source } = store;
   // whereSql bounds both ends; an end past any timestamp leaves the upper bound inert.
@@ -59,7 +62,7 @@ export function checkRowsSql(
     'heartbeat_status AS hb',
     ...expressions,
   ];
-  return `SELECT ${columns.join(', ')} FROM ${source}${finalPrewhere(query, dialect, source)} WHERE ${whereSql(query, dialect)} ORDER BY ms`;
+  return `SELECT ${columns.join(', ')} FROM ${source}${finalPrewhere(query, dialect, source)} WHERE ${whereSql(query, dialect)} ORDER BY ms LIMIT ${sqlNumber(limit)}`;
 }
 
 /** 2100-01-01: later than any run the schema can hold on both engines' DateTime. */

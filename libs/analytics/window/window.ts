@@ -88,7 +88,7 @@ export function createCheckWindow(store: AnalyticsStore, options: CheckWindowOpt
     const [token] = await options.tokens.read([scope]);
     if (token === null || token === undefined) return;
     const fromMs = now() - spanMs;
-    const raw = await store.query(checkRowsSql(store, scope, fromMs));
+    const raw = await store.query(checkRowsSql(store, scope, fromMs, maxCheckRows + 1));
     stats.loads++;
     if (raw.length > maxCheckRows) {
       tooBig.set(key, now() + 10 * maxAgeMs);
