@@ -19,6 +19,7 @@
  *
  *   npm run bench -- analytics-window [--checks 62] [--runs 4000] [--iterations 40]
  *                   [--engines clickhouse,duckdb,chdb,postgres] [--readers-seconds 30] [--write-every-ms 60000]
+ *                   [--window-rows 1000000]   (0: the readers alone, without the window, for the A/B)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +57,8 @@ interface Options {
   iterations: number;
   readersSeconds: number;
   writeEveryMs: number;
+  /** VIGIL_ANALYTICS_WINDOW_ROWS of the API; 0 runs only the readers, without the window (the A/B). */
+  windowRows: number;
   endMs: number;
 }
 
@@ -130,6 +133,7 @@ async function apiRun(o: Options, engine: 'clickhouse' | 'duckdb'): Promise<Engi
       VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
       VIGIL_STANDALONE_APPS: 'api,projector',
       VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
+      VIGIL_ANALYTICS_WINDOW_ROWS: String(o.windowRows),
       ...(engine === 'clickhouse' ? distributed : {}),
     }),
     createLogger({ level: 'silent' }),
@@ -150,28 +154,33 @@ async function apiRun(o: Options, engine: 'clickhouse' | 'duckdb'): Promise<Engi
       return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
     };
     let loads = await counter('vigil_analytics_window_loads_total');
-    const result = await pairs(
-      o,
-      async (checkId, shift) => {
-        const query = new URLSearchParams(params(o, shift)).toString();
-        const response = await client.get(`${running.url}/v1/analytics/api-checks/${checkId}?${query}`, headers);
-        if (response.status !== 200) throw new Error(`analytics ${response.status}: ${response.body.slice(0, 300)}`);
-        return response.ms;
-      },
-      async () => {
-        const deadline = performance.now() + 30_000;
-        while ((await counter('vigil_analytics_window_loads_total')) === loads) {
-          if (performance.now() > deadline) throw new Error('the window did not load the check within 30 s');
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
-        loads++;
-      },
-      () => counter('vigil_analytics_window_hits_total'),
-      checkIds,
-    );
+    const none = { p50: Number.NaN, p99: Number.NaN } as Summary;
+    const result =
+      o.windowRows === 0
+        ? { first: none, again: none }
+        : await pairs(
+            o,
+            async (checkId, shift) => {
+              const query = new URLSearchParams(params(o, shift)).toString();
+              const response = await client.get(`${running.url}/v1/analytics/api-checks/${checkId}?${query}`, headers);
+              if (response.status !== 200)
+                throw new Error(`analytics ${response.status}: ${response.body.slice(0, 300)}`);
+              return response.ms;
+            },
+            async () => {
+              const deadline = performance.now() + 30_000;
+              while ((await counter('vigil_analytics_window_loads_total')) === loads) {
+                if (performance.now() > deadline) throw new Error('the window did not load the check within 30 s');
+                await new Promise((resolve) => setTimeout(resolve, 5));
+              }
+              loads++;
+            },
+            () => counter('vigil_analytics_window_hits_total'),
+            checkIds,
+          );
     log(`${engine}: first read p50 ${result.first.p50} ms, read again p50 ${result.again.p50} ms`);
     if (o.readersSeconds <= 0) return result;
-    const loadsBefore = await counter('vigil_analytics_window_loads_total');
+    const loadsBefore = (await counter('vigil_analytics_window_loads_total')) || 0;
     let writes = 0;
     const live: Shape = { ...shape, idPrefix: randomHex8(), startedMs: () => Date.now() };
     const tick = Math.max(50, Math.floor(o.writeEveryMs / o.checks));
@@ -186,7 +195,7 @@ async function apiRun(o: Options, engine: 'clickhouse' | 'duckdb'): Promise<Engi
         { dashboards: 50, checksPerDashboard: 20, seconds: o.readersSeconds, pollMs: 10_000 },
         { url: running.url, headers, checkIds, store },
       );
-      const windowLoads = (await counter('vigil_analytics_window_loads_total')) - loadsBefore;
+      const windowLoads = ((await counter('vigil_analytics_window_loads_total')) || 0) - loadsBefore;
       log(
         `${engine} readers: ${readers.requests} requests, p50 ${readers.latency.p50} ms, p99 ${readers.latency.p99} ms, hit rate ${readers.hitRate}, ${windowLoads} window loads, ${writes} writes`,
       );
@@ -278,6 +287,7 @@ export async function run(argv: string[]): Promise<void> {
       engines: { type: 'string', default: 'clickhouse,duckdb,chdb,postgres' },
       'readers-seconds': { type: 'string', default: '30' },
       'write-every-ms': { type: 'string', default: '60000' },
+      'window-rows': { type: 'string', default: '1000000' },
     },
   });
   const o: Options = {
@@ -286,10 +296,11 @@ export async function run(argv: string[]): Promise<void> {
     iterations: Number(values.iterations),
     readersSeconds: Number(values['readers-seconds']),
     writeEveryMs: Number(values['write-every-ms']),
+    windowRows: Number(values['window-rows']),
     endMs: Math.floor(Date.now() / 1000) * 1000,
   };
   if (o.checks < o.iterations + WARMUP) throw new Error(`--checks must be at least --iterations + ${WARMUP}`);
-  const engines = values.engines.split(',');
+  const engines = values.engines.split(',').filter((e) => o.windowRows > 0 || e === 'clickhouse' || e === 'duckdb');
   printMachine();
   const results: Record<string, EngineResult> = {};
   if (engines.includes('clickhouse')) results.clickhouse = await apiRun(o, 'clickhouse');
@@ -297,22 +308,23 @@ export async function run(argv: string[]): Promise<void> {
   if (engines.includes('chdb')) results.chdb = await chdbRun(o);
   const pg = engines.includes('postgres') ? await postgresRun(o) : undefined;
   const cell = (s: Summary | undefined) => (s ? `${s.p50} / ${s.p99}` : '');
-  printTable(
-    `one check (${o.runs} runs, 30 days, 3 metrics, one value): first read and read again (check window), p50 / p99 ms over ${o.iterations}; PostgreSQL engine p50 ${pg?.p50 ?? '–'} ms`,
-    ['engine', 'first read', 'read again', 'PG ÷ first', 'PG ÷ again', 'target (≤ 10 ms, ≥ PG) read again'],
-    Object.entries(results).map(([engine, r]) => [
-      engine === 'chdb' ? 'chdb (reader)' : `${engine} (API)`,
-      cell(r.first),
-      cell(r.again),
-      pg ? ratio(pg.p50, r.first.p50) : '',
-      pg ? ratio(pg.p50, r.again.p50) : '',
-      pg ? (r.again.p50 <= 10 && pg.p50 >= r.again.p50 ? 'met' : 'missed') : '',
-    ]),
-  );
+  if (o.windowRows > 0)
+    printTable(
+      `one check (${o.runs} runs, 30 days, 3 metrics, one value): first read and read again (check window), p50 / p99 ms over ${o.iterations}; PostgreSQL engine p50 ${pg?.p50 ?? '–'} ms`,
+      ['engine', 'first read', 'read again', 'PG ÷ first', 'PG ÷ again', 'target (≤ 10 ms, ≥ PG) read again'],
+      Object.entries(results).map(([engine, r]) => [
+        engine === 'chdb' ? 'chdb (reader)' : `${engine} (API)`,
+        cell(r.first),
+        cell(r.again),
+        pg ? ratio(pg.p50, r.first.p50) : '',
+        pg ? ratio(pg.p50, r.again.p50) : '',
+        pg ? (r.again.p50 <= 10 && pg.p50 >= r.again.p50 ? 'met' : 'missed') : '',
+      ]),
+    );
   const readers = Object.entries(results).filter(([, r]) => r.readers !== undefined);
   if (readers.length > 0)
     printTable(
-      `readers with the window: 50 dashboards × 20 checks, polled every 10 s for ${o.readersSeconds} s, every check written every ${o.writeEveryMs} ms`,
+      `readers ${o.windowRows > 0 ? 'with' : 'WITHOUT'} the window: 50 dashboards × 20 checks, polled every 10 s for ${o.readersSeconds} s, every check written every ${o.writeEveryMs} ms`,
       ['engine', 'requests/s', 'errors', 'p50 ms', 'p99 ms', 'hit rate', 'window loads', 'writes'],
       readers.map(([engine, r]) => [
         engine,
