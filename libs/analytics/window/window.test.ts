@@ -158,6 +158,39 @@ describe('check window', () => {
     expect((await twice(account, check)).hit).toBe(true);
   });
 
+  it('leaves out excluded ranges (maintenance windows) as the engine does', async () => {
+    const [account, check] = [randomUUID(), randomUUID()];
+    await writer.insert(
+      runs(
+        account,
+        check,
+        [5, 4, 3, 2].map((h) => clock - h * HOUR),
+        100,
+      ),
+    );
+    await writer.insert(runs(account, check, [clock - 3.5 * HOUR], 900));
+    const { window } = open();
+    const engine = createAnalyticsReader(store);
+    const windowed = createAnalyticsReader(store, { window });
+    const query = {
+      ...parseAnalyticsParams(
+        { metrics: 'responseTime_max,responseTime_p50,availability', quickRange: 'last24Hours' },
+        { checkType: 'API', now: new Date(clock) },
+      ),
+      accountId: account,
+      checkId: check,
+      checkType: 'API' as const,
+      exclude: [{ fromMs: clock - 3.75 * HOUR, toMs: clock - 2.5 * HOUR }],
+    };
+    await windowed.read(query);
+    await window.settled();
+    const hits = window.stats().hits;
+    const held = await windowed.read(query);
+    expect(window.stats().hits).toBe(hits + 1);
+    expect(held.series).toEqual((await engine.read(query)).series);
+    expect(held.series).toEqual([{ data: [{ responseTime_max: 100, responseTime_p50: 100, availability: 100 }] }]);
+  });
+
   it('answers from the engine when the tokens cannot be read', async () => {
     const [account, check] = [randomUUID(), randomUUID()];
     await writer.insert(runs(account, check, [clock - HOUR], 100));

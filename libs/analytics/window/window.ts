@@ -91,6 +91,8 @@ export function createCheckWindow(store: AnalyticsStore, options: CheckWindowOpt
     const raw = await store.query(checkRowsSql(store, scope, fromMs, maxCheckRows + 1));
     stats.loads++;
     if (raw.length > maxCheckRows) {
+      // Forgotten all at once past a bound, as the reader's rates: they only save loads.
+      if (tooBig.size >= 10_000) tooBig.clear();
       tooBig.set(key, now() + 10 * maxAgeMs);
       return;
     }
