@@ -156,6 +156,10 @@ describe('check window', () => {
     expect(window.stats().loads).toBe(0);
     expect(old.answer.series[0]?.data[0]?.availability).toBe(100);
     expect((await twice(account, check)).hit).toBe(true);
+    // Asking past the span again leaves the held runs alone: the next short read is still a hit.
+    expect((await twice(account, check, { quickRange: 'last30Days' })).hit).toBe(false);
+    expect((await twice(account, check)).hit).toBe(true);
+    expect(window.stats().loads).toBe(1);
   });
 
   it('leaves out excluded ranges (maintenance windows) as the engine does', async () => {

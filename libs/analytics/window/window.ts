@@ -133,15 +133,18 @@ export function createCheckWindow(store: AnalyticsStore, options: CheckWindowOpt
       if (!answersInMemory(query, plan)) return undefined;
       const key = `${query.accountId}\u0000${query.checkId}`;
       const entry = entries.get(key);
+      // Not held, or asked about runs older than those held: the engine's, and the entry stays.
+      if (entry === undefined || query.window.from.getTime() < entry.fromMs) {
+        stats.misses++;
+        return undefined;
+      }
       const fresh =
-        entry !== undefined &&
         now() - entry.loadedAt <= maxAgeMs &&
-        query.window.from.getTime() >= entry.fromMs &&
         (await options.tokens.read([query]).catch(() => [null]))[0] === entry.token;
-      if (!fresh || entry === undefined) {
+      if (!fresh) {
         stats.misses++;
         // Only the entry this read judged: a load may have replaced it meanwhile.
-        if (entry !== undefined && entries.get(key) === entry) drop(key);
+        if (entries.get(key) === entry) drop(key);
         return undefined;
       }
       stats.hits++;
