@@ -34,6 +34,23 @@ export function stringCases(ctx: ContractContext): void {
       expect(await ctx.store.getMany([])).toEqual([]);
     });
 
+    it('setMany sets every key to the value, replacing any kind, with or without a TTL', async () => {
+      const keys = Array.from({ length: 12_003 }, () => ctx.key('setmany'));
+      await ctx.store.write([{ op: 'hset', key: keys[0]!, field: 'f', value: 'hash' }]);
+      await ctx.store.set(keys[1]!, 'old', { ttlMs: 10_000 });
+      await ctx.store.setMany(keys, 'token', { ttlMs: 60_000 });
+      const values = await ctx.store.getMany(keys);
+      expect(values.filter((value) => value === 'token')).toHaveLength(keys.length);
+      const left = await ctx.store.ttlMs(keys[12_002]!);
+      expect(left).toBeGreaterThan(10_000);
+      expect(left).toBeLessThanOrEqual(60_000);
+      await ctx.store.setMany([keys[0]!], 'forever');
+      expect(await ctx.store.get(keys[0]!)).toBe('forever');
+      expect(await ctx.store.ttlMs(keys[0]!)).toBeNull();
+      await expect(ctx.store.setMany([], 'x')).resolves.toBeUndefined();
+      await expect(ctx.store.setMany([keys[0]!], 'x', { ttlMs: 0 })).rejects.toBeInstanceOf(ValidationError);
+    });
+
     it('expires a key after its TTL', async () => {
       const k = ctx.key('ttl');
       await ctx.store.set(k, 'v', { ttlMs: 150 });

@@ -58,6 +58,12 @@ export interface StateStore {
   get(key: string): Promise<string | null>;
   getMany(keys: string[]): Promise<(string | null)[]>;
   set(key: string, value: string, options?: { ttlMs?: number }): Promise<void>;
+  /**
+   * Sets every key to the same value (replacing any kind): for marks written per entity of a
+   * batch, at a fraction of what one write op per key costs. Each key is set atomically; the
+   * keys together are not (Redis sets them in chunks), so a failure may leave some set.
+   */
+  setMany(keys: readonly string[], value: string, options?: { ttlMs?: number }): Promise<void>;
   /** Sets only when the key is absent; true when it was set. For idempotency keys and locks. */
   setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
   del(key: string): Promise<void>;

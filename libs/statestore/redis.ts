@@ -43,6 +43,17 @@ end
 return #KEYS
 `;
 
+/** Keys per setMany script call. */
+const SET_MANY_CHUNK = 5_000;
+
+/** Sets every key in KEYS to ARGV[1], with a TTL of ARGV[2] ms unless it is empty. */
+const SET_MANY_LUA = `
+for i = 1, #KEYS do
+  if ARGV[2] == '' then redis.call('SET', KEYS[i], ARGV[1]) else redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2]) end
+end
+return #KEYS
+`;
+
 /** Leases due members: ARGV = now, lease end, limit. Runs atomically, so no member goes to two callers. */
 const CLAIM_LUA = `
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
@@ -173,6 +184,7 @@ const MAX_FAIR_SCAN = 4000;
 
 interface ScriptCommands {
   vigilWrite(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
+  vigilSetMany(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
   vigilClaim(key: string, now: string, leaseEnd: string, limit: string): Promise<string[]>;
   vigilClaimFair(
     key: string,
@@ -270,6 +282,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   if (options.keyPrefix) redisOptions.keyPrefix = options.keyPrefix;
   const client = new Redis(options.url, redisOptions);
   client.defineCommand('vigilWrite', { lua: WRITE_LUA });
+  client.defineCommand('vigilSetMany', { lua: SET_MANY_LUA });
   client.defineCommand('vigilClaim', { lua: CLAIM_LUA, numberOfKeys: 1 });
   client.defineCommand('vigilClaimFair', { lua: CLAIM_FAIR_LUA, numberOfKeys: 2 });
   client.defineCommand('vigilClaimRuns', { lua: CLAIM_RUNS_LUA, numberOfKeys: 4 });
@@ -334,6 +347,19 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     async set(key, value, setOptions) {
       const ttl = checkTtl(setOptions?.ttlMs);
       await run('set', () => (ttl === undefined ? client.set(key, value) : client.set(key, value, 'PX', ttl)));
+    },
+
+    async setMany(keys, value, setOptions) {
+      const ttl = checkTtl(setOptions?.ttlMs);
+      const px = ttl === undefined ? '' : String(ttl);
+      // Chunks keep each script call's arguments well below the engine's limit on spread arguments;
+      // they are sent at once and pipelined on the one connection.
+      const chunks: Promise<number>[] = [];
+      for (let at = 0; at < keys.length; at += SET_MANY_CHUNK) {
+        const chunk = keys.slice(at, at + SET_MANY_CHUNK);
+        chunks.push(run('setMany', () => scripts.vigilSetMany(chunk.length, ...chunk, value, px)));
+      }
+      await Promise.all(chunks);
     },
 
     async setIfAbsent(key, value, setOptions) {

@@ -355,6 +355,10 @@ export function createSqliteStateStore(options: SqliteStateStoreOptions): Sqlite
       if (threaded) return threaded;
       return run('set', () => writeBatch.immediate([{ op: 'set', key, value, ttlMs: ttl }], Date.now()));
     },
+    async setMany(keys, value, setOptions) {
+      const ttlMs = checkTtl(setOptions?.ttlMs);
+      await this.write(keys.map((key) => ({ op: 'set' as const, key, value, ttlMs })));
+    },
     async setIfAbsent(key, value, setOptions) {
       const ttl = checkTtl(setOptions?.ttlMs);
       const threaded = onThread<boolean>('setIfAbsent', [key, value, setOptions]);

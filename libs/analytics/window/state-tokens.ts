@@ -7,7 +7,8 @@ const DAY_MS = 86_400_000;
 /**
  * Change tokens in the state store (Redis when distributed, SQLite embedded): one key per check,
  * expiring a while after the check's last write, since a check with no token is simply read from
- * the engine. One renewal writes every key of a batch in one transaction, with one new token.
+ * the engine. One renewal sets every key of a batch to one new token with setMany: a failure
+ * partway fails the insert, whose retry renews them all again.
  */
 export function createStateStoreTokens(state: StateStore, options: { ttlMs?: number } = {}): ChangeTokens {
   const ttlMs = options.ttlMs ?? 35 * DAY_MS;
@@ -18,8 +19,7 @@ export function createStateStoreTokens(state: StateStore, options: { ttlMs?: num
       return state.getMany(keys.map(keyOf));
     },
     async renew(keys) {
-      const token = randomUUID();
-      await state.write(keys.map((key) => ({ op: 'set' as const, key: keyOf(key), value: token, ttlMs })));
+      await state.setMany(keys.map(keyOf), randomUUID(), { ttlMs });
     },
   };
 }
