@@ -21,26 +21,20 @@
  *                              [--readers-seconds 30] [--readers-poll-ms 10000] [--dashboards 50] [--dashboard-checks 20]
  * After the matrix, on ClickHouse and DuckDB: readers under concurrency (readers.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAnalyticsReader, parseAnalyticsParams, type AnalyticsStore } from '#analytics';
-import { createLogger, generateApiKey } from '#core';
-import { loadStandaloneConfig, startStandalone } from '../../apps/standalone/index.ts';
-import { benchConfig } from '../config.ts';
 import { PsqlSession, postgresDown, postgresUp } from '../support/postgres.ts';
 import { log, printMachine, printTable, writeResults } from '../support/report.ts';
 import { LOCATIONS, makeResults, randomHex8, type Shape } from '../support/results.ts';
-import { cleanUp, runSuffix } from '../support/services.ts';
 import { ratio, summarise, type Summary } from '../support/stats.ts';
-import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts';
+import { createAccount, createChecks } from '../support/vigil.ts';
 import { chdbRun } from './chdb-run.ts';
 import { runGrowth, type GrowthEngine } from './growth.ts';
 import { loadPostgres, postgresSql } from './postgres-baseline.ts';
 import { verdictRows } from './verdict.ts';
 import { remoteClient } from './remote-client.ts';
 import { readersUnderConcurrency, type ReadersOptions, type ReadersResult } from './readers.ts';
+import { startAnalyticsVigil } from './standalone.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -217,32 +211,8 @@ async function engineRun(
   ctx: Context,
   engine: 'clickhouse' | 'duckdb',
 ): Promise<{ timings: Timings; shape: Shape; hot: Shape; loadSeconds: number; readers?: ReadersResult }> {
-  const suffix = runSuffix();
-  const names = { database: `vigil_bench_analytics_${suffix}`, redisPrefix: `vigil-bench-${suffix}:` };
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-analytics-'));
-  const adminKey = generateApiKey();
-  const distributed = {
-    CLICKHOUSE_URL: benchConfig.clickhouseUrl,
-    CLICKHOUSE_DATABASE: names.database,
-    REDIS_URL: benchConfig.redisUrl,
-    REDIS_KEY_PREFIX: names.redisPrefix,
-  };
-  const config = {
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    VIGIL_ADMIN_KEY: adminKey,
-    VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
-    VIGIL_STANDALONE_APPS: 'api,projector',
-    VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
-    // Every cell times first reads, as in earlier sittings; a check read again is window.ts's.
-    VIGIL_ANALYTICS_WINDOW_ROWS: '0',
-  };
-  const running = await startStandalone(
-    loadStandaloneConfig({ ...config, ...(engine === 'clickhouse' ? distributed : {}) }),
-    createLogger({ level: 'silent' }),
-  );
+  // Every cell times first reads, as in earlier sittings; a check read again is window.ts's.
+  const { running, adminKey, stop } = await startAnalyticsVigil(engine, { VIGIL_ANALYTICS_WINDOW_ROWS: '0' });
   try {
     const store = running.platform.analytics!;
     const account = await createAccount(running.url, adminKey);
@@ -322,9 +292,7 @@ async function engineRun(
     }
     return { timings, shape, hot, loadSeconds, readers };
   } finally {
-    await running.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (engine === 'clickhouse') await cleanUp(names);
+    await stop();
   }
 }
 

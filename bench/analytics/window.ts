@@ -21,9 +21,6 @@
  *                   [--engines clickhouse,duckdb,chdb,postgres] [--readers-seconds 30] [--write-every-ms 60000]
  *                   [--window-rows 1000000]   (0: the readers alone, without the window, for the A/B)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   createAnalyticsReader,
@@ -33,18 +30,16 @@ import {
   withChangeTokens,
   type AnalyticsStore,
 } from '#analytics';
-import { createLogger, generateApiKey } from '#core';
+import { createLogger } from '#core';
 import { createSqliteStateStore } from '#statestore';
-import { loadStandaloneConfig, startStandalone } from '../../apps/standalone/index.ts';
-import { benchConfig } from '../config.ts';
 import { PsqlSession, postgresDown, postgresUp } from '../support/postgres.ts';
 import { log, printMachine, printTable, writeResults } from '../support/report.ts';
 import { makeResults, randomHex8, type Shape } from '../support/results.ts';
-import { cleanUp, runSuffix } from '../support/services.ts';
 import { ratio, summarise, type Summary } from '../support/stats.ts';
-import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts';
+import { createAccount, createChecks } from '../support/vigil.ts';
 import { loadPostgres, postgresSql } from './postgres-baseline.ts';
 import { readersUnderConcurrency, type ReadersResult } from './readers.ts';
+import { startAnalyticsVigil } from './standalone.ts';
 import { remoteClient } from './remote-client.ts';
 
 const DAY = 86_400_000;
@@ -113,31 +108,9 @@ async function pairs(
 }
 
 async function apiRun(o: Options, engine: 'clickhouse' | 'duckdb'): Promise<EngineResult> {
-  const suffix = runSuffix();
-  const names = { database: `vigil_bench_window_${suffix}`, redisPrefix: `vigil-bench-${suffix}:` };
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-window-'));
-  const adminKey = generateApiKey();
-  const distributed = {
-    CLICKHOUSE_URL: benchConfig.clickhouseUrl,
-    CLICKHOUSE_DATABASE: names.database,
-    REDIS_URL: benchConfig.redisUrl,
-    REDIS_KEY_PREFIX: names.redisPrefix,
-  };
-  const running = await startStandalone(
-    loadStandaloneConfig({
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      VIGIL_ADMIN_KEY: adminKey,
-      VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
-      VIGIL_STANDALONE_APPS: 'api,projector',
-      VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
-      VIGIL_ANALYTICS_WINDOW_ROWS: String(o.windowRows),
-      ...(engine === 'clickhouse' ? distributed : {}),
-    }),
-    createLogger({ level: 'silent' }),
-  );
+  const { running, adminKey, stop } = await startAnalyticsVigil(engine, {
+    VIGIL_ANALYTICS_WINDOW_ROWS: String(o.windowRows),
+  });
   const client = remoteClient();
   try {
     const store = running.platform.analytics!;
@@ -205,9 +178,7 @@ async function apiRun(o: Options, engine: 'clickhouse' | 'duckdb'): Promise<Engi
     }
   } finally {
     client.close();
-    await running.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (engine === 'clickhouse') await cleanUp(names);
+    await stop();
   }
 }
 
