@@ -21,20 +21,18 @@
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createAnalyticsReader, parseAnalyticsParams } from '#analytics';
-import { createLogger, generateApiKey } from '#core';
-import { loadStandaloneConfig, startStandalone } from '../../apps/standalone/index.ts';
 import { repoRoot } from '../support/processes.ts';
 import { copyIn, psql, PsqlSession, postgresDown, postgresUp } from '../support/postgres.ts';
 import { LOCATIONS, makeResults, randomHex8, type Shape } from '../support/results.ts';
 import { ratio } from '../support/stats.ts';
-import { createAccount, createChecks, ENCRYPTION_KEY } from '../support/vigil.ts';
+import { createAccount, createChecks } from '../support/vigil.ts';
 import { PG_DATABASE, postgresSql } from './postgres-baseline.ts';
+import { startAnalyticsVigil } from './standalone.ts';
 import { remoteClient } from './remote-client.ts';
 
 const DAY = 86_400_000;
@@ -121,21 +119,7 @@ const postgresWasRunning = (() => {
   }
 })();
 
-const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-overhead-'));
-const adminKey = generateApiKey();
-const running = await startStandalone(
-  loadStandaloneConfig({
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    VIGIL_ADMIN_KEY: adminKey,
-    VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
-    VIGIL_STANDALONE_APPS: 'api,projector',
-    VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
-  }),
-  createLogger({ level: 'silent' }),
-);
+const { running, adminKey, stop } = await startAnalyticsVigil('duckdb');
 // The floor of any request here: bare node:http on this loop sending the last answer's bytes,
 // to the same client (in its own process, as in the matrix).
 let bareBody = '{}';
@@ -318,7 +302,6 @@ try {
   client.close();
   bare.close();
   pg?.close();
-  await running.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stop();
   if (withPostgres && !postgresWasRunning) await postgresDown();
 }

@@ -211,8 +211,8 @@ async function engineRun(
   ctx: Context,
   engine: 'clickhouse' | 'duckdb',
 ): Promise<{ timings: Timings; shape: Shape; hot: Shape; loadSeconds: number; readers?: ReadersResult }> {
-  // Every cell times first reads, as in earlier sittings; a check read again is window.ts's.
-  const { running, adminKey, stop } = await startAnalyticsVigil(engine, { VIGIL_ANALYTICS_WINDOW_ROWS: '0' });
+  // Every cell times first reads, as in earlier sittings (the window is off); a check read again is window.ts's.
+  const { running, adminKey, stop } = await startAnalyticsVigil(engine);
   try {
     const store = running.platform.analytics!;
     const account = await createAccount(running.url, adminKey);

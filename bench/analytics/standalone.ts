@@ -10,7 +10,8 @@ import { ENCRYPTION_KEY } from '../support/vigil.ts';
 /**
  * The Vigil the analytics benches ask, started in this process: the API and projector on
  * embedded adapters (DuckDB), or on ClickHouse and Redis in a database and key prefix of their
- * own; no rate limit worth the name. stop() stops it and removes its data.
+ * own; no rate limit worth the name; the check window off unless env turns it on, so the
+ * benches that time first reads time them. stop() stops it and removes its data.
  */
 export async function startAnalyticsVigil(engine: 'clickhouse' | 'duckdb', env: Record<string, string> = {}) {
   const suffix = runSuffix();
@@ -33,6 +34,7 @@ export async function startAnalyticsVigil(engine: 'clickhouse' | 'duckdb', env: 
       VIGIL_ENCRYPTION_KEY: ENCRYPTION_KEY,
       VIGIL_STANDALONE_APPS: 'api,projector',
       VIGIL_RATE_LIMIT_PER_MINUTE: '1000000',
+      VIGIL_ANALYTICS_WINDOW_ROWS: '0',
       ...env,
       ...(engine === 'clickhouse' ? distributed : {}),
     }),
