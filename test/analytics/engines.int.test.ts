@@ -115,6 +115,12 @@ describe.each(engines)('analytics reader on $name', ({ name, open }) => {
     // Raw runs and pages by index are the engine's alone; every other question has a run plan.
     expect(window.stats().hits - hits).toBe(query.raw || query.groupBy === 'pageIndex' ? 0 : 1);
     expect(answerDifferences(held.series, answer.series, tolerance)).toEqual([]);
+    // Percentiles to the last digit: a chart from one path and a table from the other must agree.
+    const percentiles = (series: typeof answer.series) =>
+      series.flatMap((entry) =>
+        entry.data.flatMap((point) => Object.entries(point).filter(([key]) => /_(p\d+|median)$/.test(key))),
+      );
+    expect(percentiles(held.series)).toEqual(percentiles(answer.series));
     return answer;
   }
   const resultsOf = (type: ResultCheckType) => dataset.results.filter((r) => r.checkId === dataset.checks[type]);

@@ -150,7 +150,7 @@ export function createCheckWindow(store: AnalyticsStore, options: CheckWindowOpt
       stats.hits++;
       entries.delete(key);
       entries.set(key, entry);
-      return aggregateRows(entry.rows, query, plan);
+      return aggregateRows(entry.rows, query, plan, store.dialect);
     },
     missed(query, plan) {
       // A window reaching further back than the span is never held: no load would serve it.
