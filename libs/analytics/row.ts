@@ -189,20 +189,24 @@ const NUMBER_FIELDS = ['responseTime', 'attempts'] as const;
  * the ids, the start time and the numbers. The message names the position and the field.
  */
 export function assertStorable(results: readonly CheckResult[]): void {
-  results.forEach((result, position) => {
-    const fail = (field: string, problem: string): never => {
-      throw new ValidationError(
-        `results[${position}].${field}: ${problem}; pass results through parseCheckResult first`,
-      );
-    };
-    for (const field of ['id', 'accountId', 'checkId'] as const) {
-      if (typeof result[field] !== 'string' || !UUID.test(result[field])) fail(field, 'expected a lower-case UUID');
-    }
+  // A plain loop with no closure per result: this runs on every row of every insert.
+  for (let position = 0; position < results.length; position++) {
+    const result = results[position]!;
+    if (!isUuid(result.id)) unstorable(position, 'id', 'expected a lower-case UUID');
+    if (!isUuid(result.accountId)) unstorable(position, 'accountId', 'expected a lower-case UUID');
+    if (!isUuid(result.checkId)) unstorable(position, 'checkId', 'expected a lower-case UUID');
     const ms = typeof result.startedAt === 'string' ? Date.parse(result.startedAt) : Number.NaN;
-    if (!Number.isFinite(ms) || ms < 0) fail('startedAt', 'expected an ISO 8601 time');
+    if (!Number.isFinite(ms) || ms < 0) unstorable(position, 'startedAt', 'expected an ISO 8601 time');
     for (const field of NUMBER_FIELDS) {
-      if (typeof result[field] !== 'number' || !Number.isFinite(result[field]) || result[field] < 0)
-        fail(field, 'expected a finite number >= 0');
+      const value = result[field];
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+        unstorable(position, field, 'expected a finite number >= 0');
     }
-  });
+  }
+}
+
+const isUuid = (value: unknown): boolean => typeof value === 'string' && UUID.test(value);
+
+function unstorable(position: number, field: string, problem: string): never {
+  throw new ValidationError(`results[${position}].${field}: ${problem}; pass results through parseCheckResult first`);
 }

