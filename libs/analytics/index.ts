@@ -53,7 +53,7 @@ export {
   type TimeWindow,
 } from './reader/window.ts';
 export { createCheckWindow, type CheckWindow, type CheckWindowOptions, type WindowStats } from './window/window.ts';
-export { withChangeTokens, type ChangeTokens, type CheckKey } from './window/tokens.ts';
+export { withChangeTokens, type ChangeTokens, type CheckKey, type KnownToken } from './window/tokens.ts';
 export { createStateStoreTokens } from './window/state-tokens.ts';
 // The contract suite (./contract.ts, analyticsStoreContract) is deliberately not re-exported: it
 // imports vitest, a dev dependency, and every app imports this file at start-up.

@@ -15,6 +15,7 @@ import { HOUR_MS } from '../rollup/sql.ts';
 import { dailyEligible, readFromRollups, rollupEligible } from './rollup-read.ts';
 import { bucketStarts } from './window.ts';
 import type { CheckWindow } from '../window/window.ts';
+import type { KnownToken } from '../window/tokens.ts';
 
 export type MetricValue = number | null;
 export type DataPoint = Record<string, string | number | null>;
@@ -31,7 +32,8 @@ export interface AnalyticsAnswer {
 }
 
 export interface AnalyticsReader {
-  read(query: AnalyticsQuery): Promise<AnalyticsAnswer>;
+  /** `known`: the check's change token, already read with the caller's own keys (CheckWindow.tokenKey). */
+  read(query: AnalyticsQuery, known?: KnownToken): Promise<AnalyticsAnswer>;
 }
 
 /** A plan's query with where to find each base's columns in its rows. */
@@ -109,7 +111,7 @@ export function createAnalyticsReader(store: AnalyticsStore, options: AnalyticsR
   };
   const readerOptions = { ...options, worthRolling, busy, learn };
   return {
-    async read(query) {
+    async read(query, known) {
       const metadata = Object.fromEntries(query.metrics.map((metric) => [metric.name, metricMetadata(metric)]));
       const common = {
         from: query.window.from.toISOString(),
@@ -117,7 +119,7 @@ export function createAnalyticsReader(store: AnalyticsStore, options: AnalyticsR
         pagination: { page: query.page, limit: query.limit },
         metadata,
       };
-      const series = query.raw ? await readRaw(store, query) : await readAggregated(store, query, readerOptions);
+      const series = query.raw ? await readRaw(store, query) : await readAggregated(store, query, readerOptions, known);
       return { ...common, series };
     },
   };
@@ -161,6 +163,7 @@ async function readAggregated(
     busy: (query: AnalyticsQuery) => boolean;
     learn: (query: AnalyticsQuery, runs: number) => void;
   },
+  known?: KnownToken,
 ): Promise<SeriesEntry[]> {
   const bases = new Map<string, { base: BaseMetric; stats: Set<StatColumn> }>();
   for (const metric of query.metrics) {
@@ -203,7 +206,7 @@ async function readAggregated(
       ? [rolled]
       : await Promise.all(
           plans.map(async ({ plan }) => {
-            const held = await options.window?.rows(query, plan);
+            const held = await options.window?.rows(query, plan, known);
             if (held !== undefined) return held;
             const rows = await store.query<AggregateRow>(aggregateSql(query, store.dialect, store.source, plan));
             options.window?.missed(query, plan);

@@ -21,5 +21,6 @@ export function createStateStoreTokens(state: StateStore, options: { ttlMs?: num
     async renew(keys) {
       await state.setMany(keys.map(keyOf), randomUUID(), { ttlMs });
     },
+    keyOf,
   };
 }

@@ -17,6 +17,16 @@ export interface ChangeTokens {
   read(keys: readonly CheckKey[]): Promise<(string | null)[]>;
   /** Gives each key a new token, different from every earlier one. */
   renew(keys: readonly CheckKey[]): Promise<void>;
+  /**
+   * The state-store key a check's token is kept under, when tokens live there: a caller that
+   * reads other keys first (the API's answer cache) reads the token in the same round trip.
+   */
+  keyOf?(key: CheckKey): string;
+}
+
+/** A check's token as read at the start of a request, so the window need not read it again. */
+export interface KnownToken {
+  token: string | null;
 }
 
 /**

@@ -84,6 +84,40 @@ describe('check window', () => {
     expect(window.stats().hits).toBe(hits + 1);
   });
 
+  it("takes a token read with the caller's own keys instead of reading it, and misses when it was renewed", async () => {
+    const [account, check] = [randomUUID(), randomUUID()];
+    await writer.insert(runs(account, check, [clock - 2 * HOUR], 100));
+    let reads = 0;
+    const counting: ChangeTokens = { ...tokens, read: (keys) => (reads++, tokens.read(keys)) };
+    const window = createCheckWindow(store, { tokens: counting, maxRows: 100_000, now: () => clock, log });
+    const reader = createAnalyticsReader(store, { window });
+    const key = window.tokenKey({ accountId: account, checkId: check });
+    expect(key).toBe(`analytics-changed:${account}:${check}`);
+    const query = {
+      ...parseAnalyticsParams(
+        { metrics: 'responseTime_avg', quickRange: 'last24Hours' },
+        { checkType: 'API', now: new Date(clock) },
+      ),
+      accountId: account,
+      checkId: check,
+      checkType: 'API' as const,
+    };
+    await reader.read(query);
+    await window.settled();
+    const held = await state.get(key!);
+    reads = 0;
+    expect(avg(await reader.read(query, { token: held }))).toBe(100);
+    expect(window.stats()).toMatchObject({ hits: 1 });
+    expect(reads).toBe(0);
+    // A write renews the token: read with the caller's keys after it, the new one sends the read to the engine.
+    await writer.insert(runs(account, check, [clock - HOUR], 300));
+    const renewed = await state.get(key!);
+    expect(renewed).not.toBe(held);
+    expect(avg(await reader.read(query, { token: renewed }))).toBe(200);
+    expect(window.stats()).toMatchObject({ hits: 1, misses: 2 });
+    expect(avg(await reader.read(query, { token: null }))).toBe(200);
+  });
+
   it('never serves a check without a token: results written around the tokens', async () => {
     const [account, check] = [randomUUID(), randomUUID()];
     await store.insert(runs(account, check, [clock - HOUR]));

@@ -3,7 +3,7 @@ import type { AggregatePlan, AggregateRow } from '../reader/build.ts';
 import type { AnalyticsQuery } from '../reader/params.ts';
 import { aggregateRows, answersInMemory } from './aggregate.ts';
 import { checkRowsSql, toCheckRows, type CheckRows } from './rows.ts';
-import type { ChangeTokens } from './tokens.ts';
+import type { ChangeTokens, CheckKey, KnownToken } from './tokens.ts';
 
 /**
  * Recent rows of the checks this API replica is asked about, so a check read again before its
@@ -14,8 +14,13 @@ import type { ChangeTokens } from './tokens.ts';
  * answered a load starts in the background for the next read. Answers are the engine's, exactly (aggregate.ts).
  */
 export interface CheckWindow {
-  /** The plan's rows from memory, or undefined: then ask the engine, and call missed after. */
-  rows(query: AnalyticsQuery, plan: AggregatePlan): Promise<AggregateRow[] | undefined>;
+  /**
+   * The plan's rows from memory, or undefined: then ask the engine, and call missed after.
+   * `known`: the check's token as read since the request came in (tokenKey), instead of reading it here.
+   */
+  rows(query: AnalyticsQuery, plan: AggregatePlan, known?: KnownToken): Promise<AggregateRow[] | undefined>;
+  /** The state-store key of a check's token, when a caller can read it with its own keys. */
+  tokenKey(key: CheckKey): string | undefined;
   /**
    * Loads the check in the background if rows missed it and it may be held: called once the
    * engine has answered, so the load never competes with the answer it follows.
@@ -129,7 +134,7 @@ export function createCheckWindow(store: AnalyticsStore, options: CheckWindowOpt
   };
 
   return {
-    async rows(query, plan) {
+    async rows(query, plan, known) {
       if (!answersInMemory(query, plan)) return undefined;
       const key = `${query.accountId}\u0000${query.checkId}`;
       const entry = entries.get(key);
@@ -138,9 +143,11 @@ export function createCheckWindow(store: AnalyticsStore, options: CheckWindowOpt
         stats.misses++;
         return undefined;
       }
-      const fresh =
-        now() - entry.loadedAt <= maxAgeMs &&
-        (await options.tokens.read([query]).catch(() => [null]))[0] === entry.token;
+      // A token read at the start of the request is as good as one read now: rows held under it
+      // include every write whose renewal came before the request.
+      const token = async () =>
+        known !== undefined ? known.token : (await options.tokens.read([query]).catch(() => [null]))[0];
+      const fresh = now() - entry.loadedAt <= maxAgeMs && (await token()) === entry.token;
       if (!fresh) {
         stats.misses++;
         // Only the entry this read judged: a load may have replaced it meanwhile.
@@ -158,6 +165,7 @@ export function createCheckWindow(store: AnalyticsStore, options: CheckWindowOpt
       const key = `${query.accountId}\u0000${query.checkId}`;
       if (!entries.has(key)) schedule(key, query);
     },
+    tokenKey: (key) => options.tokens.keyOf?.(key),
     async settled() {
       while (loading.size > 0) await Promise.all(loading.values());
     },

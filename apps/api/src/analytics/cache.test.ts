@@ -118,6 +118,28 @@ describe('analytics cache', () => {
     await store.close();
   });
 
+  it('reads another key in the same round trip and hands its value to compute on a miss', async () => {
+    const store = createSqliteStateStore({ path: ':memory:' });
+    await store.set('token', 't1');
+    const reads = { get: 0, getMany: 0 };
+    const counted = Object.assign(Object.create(store) as typeof store, {
+      get: (k: string) => (reads.get++, store.get(k)),
+      getMany: (keys: string[]) => (reads.getMany++, store.getMany(keys)),
+    });
+    const cache = createAnalyticsCache(counted, { ttlMs: 30_000, log });
+    const seen: (string | null | undefined)[] = [];
+    const compute = async (also: string | null | undefined) => (seen.push(also), answer(`run ${seen.length}`));
+    expect((await cache.answer('k', compute, 'token')).from).toBe('run 1');
+    expect((await cache.answer('other', compute, 'absent')).from).toBe('run 2');
+    expect((await cache.answer('third', compute)).from).toBe('run 3');
+    expect(seen).toEqual(['t1', null, undefined]);
+    expect(reads).toEqual({ get: 1, getMany: 2 });
+    await vi.waitFor(async () => expect(await store.get('k')).not.toBeNull());
+    expect((await cache.answer('k', compute, 'token')).from).toBe('run 1');
+    expect(seen).toHaveLength(3);
+    await store.close();
+  });
+
   it('can be turned off, and refuses a ttl above 30 s', async () => {
     const store = createSqliteStateStore({ path: ':memory:' });
     const cache = createAnalyticsCache(store, { ttlMs: 0, log });

@@ -9,8 +9,16 @@ export const MAX_CACHE_TTL_MS = 30_000;
 const MAX_CACHED_BYTES = 1024 * 1024;
 
 export interface AnalyticsCache {
-  /** The cached answer, or the one `compute` returns (which is then cached). */
-  answer(key: string, compute: () => Promise<AnalyticsAnswer>): Promise<AnalyticsAnswer>;
+  /**
+   * The cached answer, or the one `compute` returns (which is then cached). `alsoRead`: another
+   * state-store key read in the same round trip as the cache's (the check's change token); on a
+   * miss compute gets its value (null when absent), or undefined when it was not read.
+   */
+  answer(
+    key: string,
+    compute: (also: string | null | undefined) => Promise<AnalyticsAnswer>,
+    alsoRead?: string,
+  ): Promise<AnalyticsAnswer>;
 }
 
 /**
@@ -39,8 +47,8 @@ export function createAnalyticsCache(
    */
   const inFlight = new Map<string, Promise<AnalyticsAnswer>>();
   return {
-    async answer(key, compute) {
-      if (ttlMs === 0) return compute();
+    async answer(key, compute, alsoRead) {
+      if (ttlMs === 0) return compute(undefined);
       const pending = inFlight.get(key);
       if (pending !== undefined) return pending;
       // The write waits for the reply and for the I/O ready after it (see afterReply): the embedded
@@ -48,13 +56,15 @@ export function createAnalyticsCache(
       // for the key join this entry instead of missing.
       let stored: Promise<unknown> = Promise.resolve();
       const work = (async () => {
-        const cached = await store.get(key).catch((error: unknown) => {
+        const [cached, also] = await (
+          alsoRead === undefined ? store.get(key).then((value) => [value]) : store.getMany([key, alsoRead])
+        ).catch((error: unknown): [null] => {
           log.warn({ err: error }, 'analytics cache read failed; computing');
-          return null;
+          return [null];
         });
-        if (cached !== null) return JSON.parse(cached) as AnalyticsAnswer;
+        if (cached !== null && cached !== undefined) return JSON.parse(cached) as AnalyticsAnswer;
         const started = Date.now();
-        const answer = await compute();
+        const answer = await compute(also);
         stored = afterReply()
           .then(() => {
             const text = JSON.stringify(answer);

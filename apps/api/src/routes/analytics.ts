@@ -163,8 +163,12 @@ export function analyticsRoutes(app: FastifyInstance, deps: AnalyticsRouteDeps):
         const at = now();
         const parsed = parseAnalyticsParams(request.query, { checkType, now: at });
         const scope = { accountId: access.accountId, checkId: check.id, checkType };
-        const answer = await cache.answer(analyticsCacheKey(scope, parsed, at, ttlMs), () =>
-          reader.read({ ...parsed, ...scope }),
+        // The check's change token comes with the cache's read (one round trip): on a miss the
+        // check window then needs no read of its own.
+        const answer = await cache.answer(
+          analyticsCacheKey(scope, parsed, at, ttlMs),
+          (token) => reader.read({ ...parsed, ...scope }, token === undefined ? undefined : { token }),
+          deps.window?.tokenKey(scope),
         );
         return {
           checkId: check.id,
