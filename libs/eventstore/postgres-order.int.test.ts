@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { sleep } from '#core';
 import { collect, testEvent } from './contract.ts';
 import type { EventStore, RecordedEvent } from './port.ts';
@@ -113,6 +113,13 @@ describe('PostgreSQL live subscription', () => {
       const following = collect(reader, { from: 0n, count: 2, keep: () => true, onEvent: (e) => seen.push(e) });
       await writer.append('a-1', [testEvent('First')], 'no_stream');
       while (seen.length < 1) await sleep(20);
+      // The first event may arrive by polling before the LISTEN connection is up (a loaded
+      // machine): wait for the connection itself, or this finds nothing to terminate.
+      const listening = () =>
+        admin.query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND state IS NOT NULL', [
+          `vigil-listen:${schema}`,
+        ]);
+      await vi.waitFor(async () => expect((await listening()).rowCount).toBe(1), { timeout: 10_000, interval: 50 });
       const killed = await admin.query(
         'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
         [`vigil-listen:${schema}`],
