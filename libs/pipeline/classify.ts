@@ -20,18 +20,28 @@ export interface Classified {
  * input ends up accepted or rejected with a reason that names the field.
  */
 export async function classifyResults(raw: readonly unknown[], lookup: CheckLookup): Promise<Classified> {
-  const parsed: { index: number; value: CheckResult }[] = [];
+  // Parallel arrays, not an object per result: this runs for every record the ingestor reads.
+  const parsed: CheckResult[] = [];
+  const parsedIndexes: number[] = [];
   const rejected: Rejection[] = [];
-  raw.forEach((item, index) => {
-    if (item instanceof ParseFailure) return rejected.push({ index, message: item.message });
+  for (let index = 0; index < raw.length; index++) {
+    const item = raw[index];
+    if (item instanceof ParseFailure) {
+      rejected.push({ index, message: item.message });
+      continue;
+    }
     const result = parseCheckResultFast(item);
-    if (result.ok) parsed.push({ index, value: result.value });
-    else rejected.push({ index, message: result.message });
-  });
-  const known = await lookup.resolve(parsed.map((p) => p.value.checkId));
+    if (result.ok) {
+      parsed.push(result.value);
+      parsedIndexes.push(index);
+    } else rejected.push({ index, message: result.message });
+  }
+  const known = await lookup.resolve(parsed.map((value) => value.checkId));
   const accepted: CheckResult[] = [];
   const acceptedIndexes: number[] = [];
-  for (const { index, value } of parsed) {
+  for (let i = 0; i < parsed.length; i++) {
+    const value = parsed[i]!;
+    const index = parsedIndexes[i]!;
     const check = known.get(value.checkId);
     if (!check) rejected.push({ index, message: `checkId: unknown check ${value.checkId}` });
     else if (check.accountId !== value.accountId)

@@ -39,13 +39,16 @@ export function withChangeTokens(store: AnalyticsStore, tokens: ChangeTokens): A
     ...store,
     async insert(results) {
       await store.insert(results);
-      const keys = new Map<string, CheckKey>();
-      for (const result of results)
-        keys.set(`${result.accountId}\u0000${result.checkId}`, {
-          accountId: result.accountId,
-          checkId: result.checkId,
-        });
-      if (keys.size > 0) await tokens.renew([...keys.values()]);
+      // Checks by account: no key string or object per result, one per check.
+      const byAccount = new Map<string, Set<string>>();
+      for (const result of results) {
+        let checks = byAccount.get(result.accountId);
+        if (checks === undefined) byAccount.set(result.accountId, (checks = new Set()));
+        checks.add(result.checkId);
+      }
+      const keys: CheckKey[] = [];
+      for (const [accountId, checks] of byAccount) for (const checkId of checks) keys.push({ accountId, checkId });
+      if (keys.length > 0) await tokens.renew(keys);
     },
   };
 }
