@@ -132,9 +132,11 @@ describe('maintenance windows in the console', () => {
       const edge = u.valToPos(start / 1000, 'x', true);
       const alpha = (x: number, y: number) => u.ctx.getImageData(Math.round(x), Math.round(y), 1, 1).data[3]!;
       const rows = [0.15, 0.35, 0.55, 0.75, 0.95].map((f) => u.bbox.top + f * u.bbox.height);
-      // A row is shaded when most of four points across it are painted: the band covers them all,
-      // while a series or grid line crossing the row paints one or two.
-      const shaded = (xs: number[], y: number) => xs.filter((x) => alpha(x, y) > 0).length >= 3;
+      // A point is painted when it and the pixels 3 px above and below it are: the band covers all
+      // three, while a horizontal grid or series line that happens to lie on the row covers one.
+      const painted = (x: number, y: number) => [-3, 0, 3].every((dy) => alpha(x, y + dy) > 0);
+      // A row is shaded when most of four points across it are painted: a vertical line paints one.
+      const shaded = (xs: number[], y: number) => xs.filter((x) => painted(x, y)).length >= 3;
       return {
         inside: rows.filter((y) =>
           shaded(
