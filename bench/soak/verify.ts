@@ -2,7 +2,7 @@ import kafkajs from 'kafkajs';
 import { z } from 'zod';
 import { parseAlertEvent } from '#alerting';
 import { topics } from '#bus';
-import { deterministicId } from '#notify';
+import { deliveryIdFor } from '#notify';
 import { benchConfig } from '../config.ts';
 import { resultId } from '../support/results.ts';
 import { clickhouse, clickhouseRows } from '../support/services.ts';
@@ -132,7 +132,7 @@ export async function alertEvents(d: Deployment) {
   await admin.connect();
   const offsets = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
   const total = offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
-  const events = new Map<string, { alertId: string; checkId: string; alertType: string }>();
+  const events = new Map<string, { alertId: string; checkId: string; alertType: string; startedAt: string }>();
   let read = 0;
   let invalid = 0;
   if (total > 0) {
@@ -176,7 +176,7 @@ const receiverStats = z.object({
 });
 
 /**
- * Expected webhook ids are derived the way the dispatcher derives them (alert id × channel id),
+ * Expected webhook ids are derived the way the dispatcher derives them (alert id and time × channel id),
  * from every alert on the topic: retries of one id count once. Waits up to `waitMs` for stragglers
  * (retries are due every few seconds).
  */
@@ -185,7 +185,7 @@ export async function deliveries(d: Deployment, s: Setup, waitMs: number): Promi
   if (read < messages) throw new Error(`read ${read} of ${messages} alert messages`);
   const alerting = new Set(s.alertingChecks);
   const wanted = events.filter((e) => alerting.has(e.checkId) && e.alertType !== 'ALERT_SSL');
-  const expected = new Set(wanted.flatMap((e) => s.channelIds.map((channel) => deterministicId(e.alertId, channel))));
+  const expected = new Set(wanted.flatMap((e) => s.channelIds.map((channel) => deliveryIdFor(e, channel))));
   const byType: Record<string, number> = {};
   for (const e of events) byType[e.alertType] = (byType[e.alertType] ?? 0) + 1;
   const fetchIds = async () => new Set(z.array(z.string()).parse(await (await fetch(`${d.receiverUrl}/ids`)).json()));

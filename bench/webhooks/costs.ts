@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AlertEvent } from '#alerting';
 import { createLogger, type SecretBox } from '#core';
 import {
-  deterministicId,
+  deliveryIdFor,
   DeliveryStore,
   sampleAlert,
   templateVariablesFor,
@@ -60,7 +60,7 @@ async function perItem(n: number, work: (i: number) => unknown): Promise<number>
 
 function delivery(alert: AlertEvent, channelId: string, now: number): Delivery {
   return {
-    id: deterministicId(alert.alertId, channelId),
+    id: deliveryIdFor(alert, channelId),
     channelId,
     accountId: alert.accountId,
     checkId: alert.checkId,

@@ -8,9 +8,13 @@
  * - `same tables, bare SQL`: the same three rows with bare statements on the state store's tables;
  * - `append-only log`: one row per attempt in a table with a rowid key, indexed by delivery and by
  *   channel, outcome and order (what the delivery log and the replay check would read).
+ * - `state store, ordered ids`: the first, with delivery ids that begin with the alert's time
+ *   (orderedId, as the dispatcher makes them since 2026-11-29) instead of random ones.
  * Values are the sizes of real records (the delivery with its alert about 1 KB, the attempt 0.3 KB).
+ * `--prefill N` first writes N deliveries into every file, as a store that has kept a few days of
+ * deliveries holds (random ids cost more as the key index outgrows the page cache).
  *
- *   npx tsx bench/webhooks/record-shape.ts [--batches 40] [--rounds 3]
+ *   npx tsx bench/webhooks/record-shape.ts [--batches 40] [--rounds 3] [--prefill 0]
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,30 +22,37 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Sqlite } from '#core';
+import { orderedId } from '#notify';
 import { createSqliteStateStore, type WriteOp } from '#statestore';
 
 const { values } = parseArgs({
-  options: { batches: { type: 'string', default: '40' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    batches: { type: 'string', default: '40' },
+    rounds: { type: 'string', default: '3' },
+    prefill: { type: 'string', default: '0' },
+  },
 });
 const BATCH = 500;
 const batches = Number(values.batches);
 const rounds = Number(values.rounds);
+const prefill = Number(values.prefill);
 const alert = JSON.stringify({ text: 'x'.repeat(900) });
 const attempt = JSON.stringify({ body: 'y'.repeat(300) });
 const dir = mkdtempSync(join(tmpdir(), 'vigil-record-shape-'));
 let clock = 1_800_000_000_000;
+const warmUpCount = () => Math.max(batches, Math.ceil(prefill / BATCH)) * BATCH;
 
 type Writer = { name: string; batch(): Promise<void> | void; close(): Promise<void> | void };
 
-async function stateStoreWriter(): Promise<Writer> {
-  const store = createSqliteStateStore({ path: join(dir, 'store.sqlite') });
+async function stateStoreWriter(ordered: boolean): Promise<Writer> {
+  const store = createSqliteStateStore({ path: join(dir, `store-${ordered}.sqlite`) });
   return {
-    name: 'state store write()',
+    name: ordered ? 'state store, ordered ids' : 'state store write()',
     async batch() {
       const ops: WriteOp[] = [];
       for (let i = 0; i < BATCH; i++) {
-        const id = randomUUID();
         const at = clock++;
+        const id = ordered ? orderedId(at, randomUUID()) : randomUUID();
         const member = `${String(at).padStart(15, '0')}:${id}:1`;
         ops.push(
           { op: 'set', key: `webhook:delivery:${id}`, value: `{"alert":${alert},"id":"${id}"}` },
@@ -101,10 +112,16 @@ function appendOnlyWriter(): Writer {
   return { name: 'append-only log', batch: () => write(), close: () => void db.close() };
 }
 
-const writers = [await stateStoreWriter(), await sameTablesWriter(), appendOnlyWriter()];
+const writers = [
+  await stateStoreWriter(false),
+  await stateStoreWriter(true),
+  await sameTablesWriter(),
+  appendOnlyWriter(),
+];
 try {
   // Warm-up: every file holds some pages of each index before anything is timed.
-  for (const writer of writers) for (let b = 0; b < batches; b++) await writer.batch();
+  const warmUp = Math.max(batches, Math.ceil(prefill / BATCH));
+  for (const writer of writers) for (let b = 0; b < warmUp; b++) await writer.batch();
   const totals = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++)
     for (const writer of writers) {
@@ -115,7 +132,7 @@ try {
       (totals.get(writer.name) ?? totals.set(writer.name, []).get(writer.name)!).push(us);
     }
   console.log(
-    `record shapes: ${batches} batches of ${BATCH} per round, ${rounds} rounds; load ${loadavg()[0]!.toFixed(2)}`,
+    `record shapes: ${batches} batches of ${BATCH} per round, ${rounds} rounds, after ${warmUpCount()} deliveries; load ${loadavg()[0]!.toFixed(2)}`,
   );
   for (const [name, us] of totals)
     console.log(`  ${name.padEnd(24)} ${us.map((x) => x.toFixed(1)).join(', ')} µs CPU per delivery`);

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '#alerting';
 import { createLogger, createSecretBox } from '#core';
-import { checkContext, DeliveryStore, Dispatcher, sampleAlert } from '#notify';
+import { checkContext, deterministicId, DeliveryStore, Dispatcher, sampleAlert } from '#notify';
+import { attemptRecord } from './attempt-record.ts';
+import { testDelivery } from './test-attempter.ts';
 import { ReadModels } from '#readmodels';
 import { createAccount, startVigil, type TestVigil } from '#test-vigil';
 
@@ -20,6 +22,7 @@ describe('dispatcher: pipelined steps of one alert batch', () => {
   let checkId = '';
   let accountId = '';
   const channels = 3;
+  const channelIds: string[] = [];
 
   beforeAll(async () => {
     const server = createServer((req, res) => {
@@ -49,6 +52,7 @@ describe('dispatcher: pipelined steps of one alert batch', () => {
           config: { name: `c${k}`, url: `${url}/${k}` },
         })
       ).body;
+      channelIds.push(channel.id);
       await account.owner.put(`/v1/alert-channels/${channel.id}/subscriptions`, { checkId, activated: true });
     }
   }, 60_000);
@@ -126,5 +130,42 @@ describe('dispatcher: pipelined steps of one alert batch', () => {
     expect(await second).toBe(0);
     expect(arrivals.size).toBe(alerts.length * channels);
     expect([...arrivals.values()].filter((count) => count > 1)).toEqual([]);
+  }, 60_000);
+
+  it('finds an alert recorded before delivery ids were ordered by time, and sends the rest under ordered ids', async () => {
+    const stateStore = vigil.running.platform.stateStore;
+    const readModels = new ReadModels(stateStore);
+    const store = new DeliveryStore(stateStore);
+    const context = await checkContext(readModels, checkId);
+    const alerts = Array.from({ length: 10 }, () => sampleAlert(accountId, context!, 'ALERT_FAILURE'));
+    // An older dispatcher recorded the first half (under their version-5 ids), and crashed before
+    // the acknowledgement: the bus hands the whole batch to the upgraded dispatcher.
+    for (const alert of alerts.slice(0, 5))
+      for (const channelId of channelIds) {
+        const legacy = testDelivery(alert, channelId, { id: deterministicId(alert.alertId, channelId) });
+        const result = {
+          outcome: 'delivered' as const,
+          statusCode: 200,
+          durationMs: 1,
+          responseBody: 'ok',
+          requestHeaders: {},
+        };
+        const { next, attempt } = attemptRecord(legacy, result, new Date(), Date.now(), { maxRetries: 0, delayMs: 0 });
+        await store.recordAttempt(next, attempt, Date.now(), false, true);
+      }
+    arrivals.clear();
+    await dispatcher(store, readModels).handleAlerts(alerts);
+    expect(arrivals.size).toBe(5 * channels);
+    const sent = [...arrivals.keys()].sort();
+    const expected = alerts
+      .slice(5)
+      .flatMap((alert) => {
+        const time = Date.parse(alert.startedAt).toString(16).padStart(12, '0');
+        return channelIds.map((channelId) => ({ time, legacy: deterministicId(alert.alertId, channelId) }));
+      })
+      // The ordered id: the alert's start in ms, version 8, then the same hash as before.
+      .map(({ time, legacy }) => `${time.slice(0, 8)}-${time.slice(8)}-8${legacy.slice(15)}`)
+      .sort();
+    expect(sent).toEqual(expected);
   }, 60_000);
 });

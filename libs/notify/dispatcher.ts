@@ -5,7 +5,7 @@ import { Attempter, type AttempterOptions, type AttemptOutcome } from './attempt
 import { channelOrigin } from './channels/outgoing.ts';
 import { channelWants, channelWantsLocation } from './channels.ts';
 import { DEFAULT_CHANNEL_ENDPOINTS, type ChannelEndpoints } from './config.ts';
-import { deterministicId } from './ids.ts';
+import { alertTimeMs, deliveryIdFor } from './delivery-id.ts';
 import { eachInLanes, KeySlots } from './lanes.ts';
 import { inPipeline } from './pipeline.ts';
 import { locationTemplateVariables } from './location-variables.ts';
@@ -121,6 +121,7 @@ export class Dispatcher {
       const channels = (await subscribed.get(event.checkId)!).filter(
         (view) => view.channel.accountId === event.accountId && channelWants(view, event),
       );
+      const timeMs = alertTimeMs(event);
       for (const view of channels) {
         const now = Date.now();
         candidates.push({
@@ -128,7 +129,7 @@ export class Dispatcher {
           context,
           event,
           delivery: {
-            id: deterministicId(event.alertId, view.channel.id),
+            id: deliveryIdFor(event, view.channel.id, timeMs),
             channelId: view.channel.id,
             accountId: event.accountId,
             checkId: event.checkId,
@@ -191,7 +192,7 @@ export class Dispatcher {
           view,
           variables,
           delivery: {
-            id: deterministicId(alert.alertId, view.channel.id),
+            id: deliveryIdFor(alert, view.channel.id),
             channelId: view.channel.id,
             accountId: alert.accountId,
             checkId: alert.locationId,

@@ -8,6 +8,32 @@ export function deterministicId(...parts: string[]): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** The largest time a UUID's 48-bit time field holds (year 10889). */
+const MAX_MS = 2 ** 48 - 1;
+
+/**
+ * A delivery's id: UUID-shaped (version 8), its first 48 bits the alert's time in ms as in a
+ * version 7 UUID, the rest from the hash of the alert and the channel, so a redelivered alert
+ * still maps to the same delivery. The time comes from what fixes the alert id (the result's
+ * start, or the outage's last poll), never from when an alert was decided or handled, which a
+ * replay changes. Ids in time order put each new delivery's key at the end of the store's key
+ * index, where random ids put each on a page of its own: on SQLite a group commit of 500 then
+ * costs 13 µs a delivery where it cost 20–24, and growing with the index (record-shape.ts).
+ */
+export function orderedId(ms: number, ...parts: string[]): string {
+  const hex = hash('sha256', parts.join('\u0000'), 'hex');
+  const time = Math.min(MAX_MS, Math.max(0, Math.trunc(Number.isFinite(ms) ? ms : 0)))
+    .toString(16)
+    .padStart(12, '0');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Whether an id is one orderedId made (deterministicId's are version 5). */
+export function isOrderedId(id: string): boolean {
+  return id.length === 36 && id.charCodeAt(14) === 56; // '8'
+}
+
 /** Runs work over items with at most `limit` in flight. */
 export async function eachLimited<T>(
   items: readonly T[],

@@ -12,7 +12,8 @@ export {
 } from './store.ts';
 export { channelWants, channelWantsLocation, maskHeaders } from './channels.ts';
 export { locationEventVariables, locationTemplateVariables } from './location-variables.ts';
-export { deterministicId } from './ids.ts';
+export { deterministicId, orderedId } from './ids.ts';
+export { deliveryIdFor } from './delivery-id.ts';
 export { eventVariables, templateVariablesFor, checkContext, type CheckContext } from './variables.ts';
 export { sampleAlert, sampleContext, syntheticContext } from './samples.ts';
 export {

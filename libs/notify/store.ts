@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { alertEventSchema, locationAlertSchema } from '#alerting';
 import type { ScoredMember, SqliteStateStore, StateStore, WriteOp } from '#statestore';
+import { legacyDeliveryId } from './delivery-id.ts';
 import { GroupCommit } from './group-commit.ts';
 
 export const deliveryStatuses = ['pending', 'delivered', 'failed', 'refused'] as const;
@@ -174,12 +175,26 @@ export class DeliveryStore {
    * first together with its first attempt: until then the alert event that caused it is not
    * acknowledged on the bus, so a crash replays the batch and this look-up finds what is left.
    * Safe without a per-key compare-and-set because one consumer owns a check's partition; a
-   * rebalance overlap can at worst attempt a delivery twice, with the same webhook-id.
+   * rebalance overlap can at worst attempt a delivery twice, with the same webhook-id. A delivery
+   * whose id is ordered by time is also looked up under the id it had before (legacyDeliveryId),
+   * in the same read: an alert recorded by an older dispatcher and replayed after the upgrade
+   * is found, not sent again under a new id.
    */
   async unseen(deliveries: Delivery[]): Promise<Delivery[]> {
     if (deliveries.length === 0) return [];
-    const existing = await this.store.getMany(deliveries.map((d) => keys.delivery(d.id)));
-    return deliveries.filter((_, i) => existing[i] === null);
+    const lookups = deliveries.map((d) => keys.delivery(d.id));
+    const legacy: number[] = [];
+    for (let i = 0; i < deliveries.length; i++) {
+      const id = legacyDeliveryId(deliveries[i]!);
+      if (id !== null) {
+        legacy.push(i);
+        lookups.push(keys.delivery(id));
+      }
+    }
+    const existing = await this.store.getMany(lookups);
+    const seen = existing.slice(0, deliveries.length).map((raw) => raw !== null);
+    for (let j = 0; j < legacy.length; j++) if (existing[deliveries.length + j] !== null) seen[legacy[j]!] = true;
+    return deliveries.filter((_, i) => !seen[i]);
   }
 
   async getMany(ids: string[]): Promise<(Delivery | null)[]> {

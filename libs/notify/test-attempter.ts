@@ -4,7 +4,7 @@ import { DEFAULT_RETRY_POLICY } from '#webhooks';
 import { Attempter } from './attempt.ts';
 import type { AlertEvent } from '#alerting';
 import { DEFAULT_CHANNEL_ENDPOINTS } from './config.ts';
-import { deterministicId } from './ids.ts';
+import { deliveryIdFor } from './delivery-id.ts';
 import type { Delivery, DeliveryStore } from './store.ts';
 
 /** An Attempter as the dispatcher makes one, for tests: private receivers allowed, nothing logged. */
@@ -28,7 +28,7 @@ export function testAttempter(readModels: ReadModels, store: DeliveryStore, time
 /** A pending delivery of `alert` to a channel, as the dispatcher builds one; `fields` override. */
 export function testDelivery(alert: AlertEvent, channelId: string, fields: Partial<Delivery> = {}): Delivery {
   return {
-    id: deterministicId(alert.alertId, channelId),
+    id: deliveryIdFor(alert, channelId),
     channelId,
     accountId: alert.accountId,
     checkId: alert.checkId,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '#alerting';
 import { partitionFor } from '#bus';
-import { checkContext, deterministicId, sampleAlert } from '#notify';
+import { checkContext, deliveryIdFor, sampleAlert } from '#notify';
 import { ReadModels } from '#readmodels';
 import { startDistributed, type DistributedFixture } from '#test-distributed';
 import { eventually, spawnApp, type AppProcess } from '#test-processes';
@@ -133,10 +133,10 @@ describe('webhook deliveries across a SIGKILL of the dispatcher', () => {
       expect(context).not.toBeNull();
       for (let i = 0; i < ALERTS_PER_CHECK; i++) alerts.push(sampleAlert(account.accountId, context!, 'ALERT_FAILURE'));
     }
-    const expected = new Set(alerts.flatMap((alert) => channelIds.map((id) => deterministicId(alert.alertId, id))));
+    const expected = new Set(alerts.flatMap((alert) => channelIds.map((id) => deliveryIdFor(alert, id))));
     const partitionOf = new Map(
       alerts.flatMap((alert) =>
-        channelIds.map((id) => [deterministicId(alert.alertId, id), partitionFor(alert.checkId, PARTITIONS)] as const),
+        channelIds.map((id) => [deliveryIdFor(alert, id), partitionFor(alert.checkId, PARTITIONS)] as const),
       ),
     );
     expect(expected.size).toBe(EXPECTED);
