@@ -153,8 +153,16 @@ describe('dispatcher: pipelined steps of one alert batch', () => {
         const { next, attempt } = attemptRecord(legacy, result, new Date(), Date.now(), { maxRetries: 0, delayMs: 0 });
         await store.recordAttempt(next, attempt, Date.now(), false, true);
       }
+    // The account's variables are read once for the step's alerts, not once per alert.
+    let variableReads = 0;
+    const variables = readModels.variables.bind(readModels);
+    readModels.variables = (...args) => {
+      variableReads++;
+      return variables(...args);
+    };
     arrivals.clear();
     await dispatcher(store, readModels).handleAlerts(alerts);
+    expect(variableReads).toBe(1);
     expect(arrivals.size).toBe(5 * channels);
     const sent = [...arrivals.keys()].sort();
     const expected = alerts

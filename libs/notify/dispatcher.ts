@@ -11,7 +11,13 @@ import { inPipeline } from './pipeline.ts';
 import { locationTemplateVariables } from './location-variables.ts';
 import { RetryLoop } from './retry-loop.ts';
 import type { Delivery } from './store.ts';
-import { checkContext, templateVariablesFor, type CheckContext } from './variables.ts';
+import {
+  accountTemplateVariables,
+  checkContext,
+  templateVariablesFrom,
+  type AccountTemplateVariables,
+  type CheckContext,
+} from './variables.ts';
 
 export type { AttemptOutcome } from './attempt.ts';
 
@@ -109,6 +115,8 @@ export class Dispatcher {
     const contexts = new Map<string, Promise<CheckContext | null>>();
     const subscribed = new Map<string, Promise<AlertChannelView[]>>();
     const variables = new Map<string, Promise<TemplateVariables>>();
+    // The account's variables, read once per account for the step and shared by its alerts.
+    const accounts = new Map<string, Promise<AccountTemplateVariables>>();
     // Each becomes a Candidate once its variables are known (set in place: no copy per delivery).
     const candidates: (Omit<Candidate, 'variables'> & { event: AlertEvent; variables?: Candidate['variables'] })[] = [];
     for (const event of events) {
@@ -153,12 +161,12 @@ export class Dispatcher {
       const key = candidate.event.alertId;
       let shared = variables.get(key);
       if (!shared) {
-        shared = templateVariablesFor(
-          this.options.readModels,
-          candidate.event,
-          candidate.context!,
-          this.options.publicUrl,
-        );
+        const { event } = candidate;
+        let account = accounts.get(event.accountId);
+        if (!account)
+          accounts.set(event.accountId, (account = accountTemplateVariables(this.options.readModels, event.accountId)));
+        const context = candidate.context!;
+        shared = account.then((part) => templateVariablesFrom(part, event, context, this.options.publicUrl));
         variables.set(key, shared);
       }
       candidate.variables = shared;

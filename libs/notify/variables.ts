@@ -50,6 +50,53 @@ export function eventVariables(event: AlertEvent, context: CheckContext, publicU
   };
 }
 
+/** An account's variables as templates see them: non-secret values by key, and the secret keys. */
+export interface AccountTemplateVariables {
+  account: Readonly<Record<string, string>>;
+  secretKeys: readonly string[];
+}
+
+const shownTo = (viewer: Viewer | undefined) => (variable: MaskableVariable) =>
+  viewer ? visibleValue(variable, viewer) : variable.value;
+
+/**
+ * The account's part of what templates read, in one read of its variables. The dispatcher reads
+ * it once per account for a batch of alerts and shares it between them (it is never changed).
+ */
+export async function accountTemplateVariables(
+  readModels: ReadModels,
+  accountId: string,
+  viewer?: Viewer,
+): Promise<AccountTemplateVariables> {
+  const { items } = await readModels.variables(accountId);
+  const shown = shownTo(viewer);
+  const account: Record<string, string> = {};
+  const secretKeys: string[] = [];
+  for (const variable of items) {
+    if (variable.secret) secretKeys.push(variable.key);
+    else account[variable.key] = shown(variable);
+  }
+  return { account, secretKeys };
+}
+
+/** Everything a template may read for an alert, given its account's part (see templateVariablesFor). */
+export function templateVariablesFrom(
+  shared: AccountTemplateVariables,
+  event: AlertEvent,
+  context: CheckContext,
+  publicUrl: string,
+  viewer?: Viewer,
+): TemplateVariables {
+  const shown = shownTo(viewer);
+  const group = Object.fromEntries((context.group?.environmentVariables ?? []).map((v) => [v.key, shown(v)]));
+  return {
+    event: eventVariables(event, context, publicUrl),
+    account: shared.account,
+    group,
+    secretKeys: shared.secretKeys,
+  };
+}
+
 /**
  * Everything a template may read for an alert on this check: the event, the account's
  * non-secret variables and the group's variables (which override the account's).
@@ -65,16 +112,8 @@ export async function templateVariablesFor(
   publicUrl: string,
   viewer?: Viewer,
 ): Promise<TemplateVariables> {
-  const { items } = await readModels.variables(event.accountId);
-  const shown = (variable: MaskableVariable) => (viewer ? visibleValue(variable, viewer) : variable.value);
-  const account: Record<string, string> = {};
-  const secretKeys: string[] = [];
-  for (const variable of items) {
-    if (variable.secret) secretKeys.push(variable.key);
-    else account[variable.key] = shown(variable);
-  }
-  const group = Object.fromEntries((context.group?.environmentVariables ?? []).map((v) => [v.key, shown(v)]));
-  return { event: eventVariables(event, context, publicUrl), account, group, secretKeys };
+  const shared = await accountTemplateVariables(readModels, event.accountId, viewer);
+  return templateVariablesFrom(shared, event, context, publicUrl, viewer);
 }
 
 /** Loads the check and its group; null when the check is gone. */
