@@ -1,11 +1,21 @@
 import { hash } from 'node:crypto';
 
+/**
+ * A UUID of the given version: its first 48 bits `head` (12 hex digits), the rest from `hex`, a
+ * SHA-256 of the parts, with the RFC 9562 variant bits.
+ */
+function uuidOf(head: string, version: '5' | '8', hex: string): string {
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${head.slice(0, 8)}-${head.slice(8, 12)}-${version}${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** One-shot hash: a third of createHash's cost (no Hash object), the same digest. */
+const digest = (parts: string[]) => hash('sha256', parts.join('\u0000'), 'hex');
+
 /** A UUID-shaped id derived from its parts, so a redelivered alert maps to the same delivery. */
 export function deterministicId(...parts: string[]): string {
-  // One-shot hash: a third of createHash's cost (no Hash object), the same digest.
-  const hex = hash('sha256', parts.join('\u0000'), 'hex');
-  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const hex = digest(parts);
+  return uuidOf(hex, '5', hex);
 }
 
 /** The largest time a UUID's 48-bit time field holds (year 10889). */
@@ -21,12 +31,10 @@ const MAX_MS = 2 ** 48 - 1;
  * costs 13 µs a delivery where it cost 20–24, and growing with the index (record-shape.ts).
  */
 export function orderedId(ms: number, ...parts: string[]): string {
-  const hex = hash('sha256', parts.join('\u0000'), 'hex');
   const time = Math.min(MAX_MS, Math.max(0, Math.trunc(Number.isFinite(ms) ? ms : 0)))
     .toString(16)
     .padStart(12, '0');
-  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return uuidOf(time, '8', digest(parts));
 }
 
 /** Whether an id is one orderedId made (deterministicId's are version 5). */
