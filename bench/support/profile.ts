@@ -1,6 +1,7 @@
 /**
  * Summarises a V8 .cpuprofile (from `--cpu-prof`): self time by package or source folder, and
- * the hottest functions. `npm run bench -- profile <file.cpuprofile> [--top 25]`
+ * the hottest functions. A .heapprofile (from `--heap-prof`) the same way by bytes allocated.
+ * `npm run bench -- profile <file.cpuprofile | file.heapprofile> [--top 25]`
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -31,6 +32,10 @@ export async function run(argv: string[]): Promise<void> {
   });
   const top = Number(values.top);
   for (const file of positionals) {
+    if (file.endsWith('.heapprofile')) {
+      summariseAllocations(file, top);
+      continue;
+    }
     const profile = JSON.parse(readFileSync(file, 'utf8')) as {
       nodes: ProfileNode[];
       samples: number[];
@@ -63,4 +68,43 @@ export async function run(argv: string[]): Promise<void> {
       sorted(functions).map(([name, us]) => [name, share(us)]),
     );
   }
+}
+
+interface HeapNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Bytes allocated by area and by function (self: the function's own allocations), largest first. */
+function summariseAllocations(file: string, top: number): void {
+  const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode };
+  const areas = new Map<string, number>();
+  const functions = new Map<string, number>();
+  const add = (map: Map<string, number>, key: string, bytes: number) => map.set(key, (map.get(key) ?? 0) + bytes);
+  let total = 0;
+  const stack = [head];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    stack.push(...node.children);
+    if (node.selfSize === 0) continue;
+    total += node.selfSize;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = area(url, functionName);
+    add(areas, where, node.selfSize);
+    add(functions, `${functionName || '(anonymous)'}  ${where}${url ? `:${lineNumber + 1}` : ''}`, node.selfSize);
+  }
+  const share = (bytes: number) => `${round((100 * bytes) / total)}%`;
+  const sorted = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  console.log(`\n${file}: ${round(total / 2 ** 20, 1)} MiB allocated (sampled)`);
+  printTable(
+    'bytes allocated by area',
+    ['area', 'share', 'MiB'],
+    sorted(areas).map(([name, bytes]) => [name, share(bytes), round(bytes / 2 ** 20, 1)]),
+  );
+  printTable(
+    'allocating functions (self)',
+    ['function', 'share', 'MiB'],
+    sorted(functions).map(([name, bytes]) => [name, share(bytes), round(bytes / 2 ** 20, 1)]),
+  );
 }

@@ -16,12 +16,13 @@
  * Before the runs, the cost of each stage of a delivery is measured alone (see costs.ts).
  *
  *   npm run bench -- webhooks [--events 10000] [--channels 10] [--concurrency 32] [--retry-ms 200] [--redis]
- *                             [--cpu-prof] [--step 250] [--depth 2] [--no-node-flags] [--checks 4] [--tsx]
+ *                             [--cpu-prof | --heap-prof] [--step 250] [--depth 2] [--no-node-flags] [--checks 4] [--tsx]
  * It runs itself again in a child process with the dispatcher app's V8 flags (DISPATCHER_NODE_FLAGS),
  * from a bundle built as dist/ is (bench/results/bundle/), unless --no-node-flags (this process as
  * it is) or --tsx (the TypeScript sources through tsx).
  * --cpu-prof writes a V8 profile of each dispatcher run under bench/results/profiles/ (summarise
- * it with `npm run bench -- profile <file>`).
+ * it with `npm run bench -- profile <file>`); --heap-prof writes where each run allocates instead
+ * (a .heapprofile, which the same command summarises by bytes allocated).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -87,6 +88,8 @@ export async function run(argv: string[]): Promise<void> {
       'retry-ms': { type: 'string', default: '200' },
       redis: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      // Where the dispatcher runs allocate (sampled, freed objects included): a .heapprofile each.
+      'heap-prof': { type: 'boolean', default: false },
       // The Dispatcher's steps (events) and how many run at once; the app's by default.
       step: { type: 'string' },
       depth: { type: 'string' },
@@ -105,7 +108,12 @@ export async function run(argv: string[]): Promise<void> {
   const checks = Math.max(1, Number(values.checks));
   const failing = Math.round(channels * 0.2);
   const expected = events * channels;
-  const profiler = values['cpu-prof'] ? createRunProfiler(join(process.cwd(), 'bench', 'results', 'profiles')) : null;
+  const profiles = join(process.cwd(), 'bench', 'results', 'profiles');
+  const profiler = values['cpu-prof']
+    ? createRunProfiler(profiles)
+    : values['heap-prof']
+      ? createRunProfiler(profiles, 'heap')
+      : null;
   printMachine();
   console.log(
     `V8 flags of this process: ${process.execArgv.filter((arg) => arg.startsWith('--max')).join(' ') || 'none'}; code: ${bundled() ? 'bundled by esbuild as dist/ ships' : 'TypeScript sources through tsx'}`,

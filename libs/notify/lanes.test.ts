@@ -76,6 +76,34 @@ describe('eachInLanes', () => {
     expect(slots.held('slow')).toBe(0);
   });
 
+  it('hands a released slot to the first waiting take(), before a lane waiting on the same key', async () => {
+    const slots = new KeySlots(1);
+    slots.tryTake('a');
+    const order: string[] = [];
+    // The lane listens for releases first; the retry's take() comes after it.
+    const lane = eachInLanes(
+      [{ key: 'a', id: 'fresh' }],
+      { limit: 1, perKey: 1, key: (item) => item.key, slots },
+      async (item) => {
+        order.push(item.id);
+      },
+    );
+    const waiters = [1, 2, 3].map((n) => slots.take('a').then(() => order.push(`retry-${n}`)));
+    slots.release('a');
+    await waiters[0];
+    // The slot passed to the first waiter: still one held, and neither the lane nor the others ran.
+    expect(order).toEqual(['retry-1']);
+    expect(slots.held('a')).toBe(1);
+    slots.release('a');
+    slots.release('a');
+    await Promise.all(waiters);
+    expect(order).toEqual(['retry-1', 'retry-2', 'retry-3']);
+    slots.release('a');
+    await lane;
+    expect(order).toEqual(['retry-1', 'retry-2', 'retry-3', 'fresh']);
+    expect(slots.held('a')).toBe(0);
+  });
+
   it('resolves at once with nothing to do', async () => {
     await expect(eachInLanes([], { limit: 4, perKey: 1, key: String }, async () => undefined)).resolves.toBe(undefined);
   });

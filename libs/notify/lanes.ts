@@ -5,6 +5,12 @@
  */
 export class KeySlots {
   private readonly active = new Map<string, number>();
+  /**
+   * take() callers waiting for a key's slot, first come first served. A released slot passes
+   * straight to the first of them: every release used to call every waiter to try its key
+   * (retries waiting on one receiver made each release cost as many tries as there were waiters).
+   */
+  private readonly waiting = new Map<string, (() => void)[]>();
   private readonly listeners = new Set<() => void>();
 
   constructor(readonly perKey: number) {
@@ -24,28 +30,36 @@ export class KeySlots {
     return true;
   }
 
-  /** Waits for a slot for `key` and takes it. */
+  /**
+   * Waits for a slot for `key` and takes it. A waiter gets a released slot before the lanes'
+   * listeners see it: what waits here is a retry, older work than any fresh attempt.
+   */
   take(key: string): Promise<void> {
     if (this.tryTake(key)) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const listener = () => {
-        if (!this.tryTake(key)) return;
-        this.listeners.delete(listener);
-        resolve();
-      };
-      this.listeners.add(listener);
+      const queue = this.waiting.get(key);
+      if (queue === undefined) this.waiting.set(key, [resolve]);
+      else queue.push(resolve);
     });
   }
 
   release(key: string): void {
+    const queue = this.waiting.get(key);
+    if (queue !== undefined) {
+      // The slot passes to the first waiter: the key's count stays as it is.
+      const next = queue.shift()!;
+      if (queue.length === 0) this.waiting.delete(key);
+      next();
+      return;
+    }
     const held = (this.active.get(key) ?? 1) - 1;
     if (held <= 0) this.active.delete(key);
     else this.active.set(key, held);
-    // Anyone waiting may now find a slot; each takes one only if it is still free.
+    // The lanes waiting may now find a slot; each takes one only if it is still free.
     for (const listener of [...this.listeners]) listener();
   }
 
-  /** Called after each release until the returned function is called. */
+  /** Called after each release that frees a slot, until the returned function is called. */
   onRelease(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

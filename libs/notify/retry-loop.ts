@@ -91,6 +91,7 @@ export class RetryLoop {
 
   async stop(): Promise<void> {
     this.abort.abort();
+    this.wakeSleep();
     await this.loop;
     this.loop = undefined;
   }
@@ -118,15 +119,12 @@ export class RetryLoop {
         }
         const due = free >= half ? await store.nextDue() : null;
         const wait = due === null ? idleMs : Math.min(idleMs, Math.max(5, due - Date.now()));
-        if (this.woken) continue;
-        const woken = new AbortController();
-        this.wakeSleep = () => woken.abort();
+        if (this.woken || signal.aborted) continue;
         this.sleepingUntil = Date.now() + wait;
         this.sleepingForSlots = free < half;
-        await sleep(wait, AbortSignal.any([signal, woken.signal]));
+        await this.sleep(wait);
         this.sleepingUntil = Infinity;
         this.sleepingForSlots = false;
-        this.wakeSleep = () => undefined;
       } catch (error) {
         this.options.log.error({ err: error }, 'retry loop failed; trying again');
         await sleep(idleMs, signal);
@@ -134,6 +132,23 @@ export class RetryLoop {
     }
     await Promise.allSettled([...this.retrying]);
     await Promise.allSettled([...this.retryRecords]);
+  }
+
+  /**
+   * Sleeps until `ms` pass or wakeSleep is called (a wake, or stop). A timer and a resolver, not
+   * an aborted signal: with 2 of 10 receivers failing, every finished retry woke the loop, and
+   * each abort built an AbortError (a DOMException with its stack), 0.7% of the main thread.
+   */
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakeSleep = () => undefined;
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.wakeSleep = wake;
+    });
   }
 
   /** Ends the loop's sleep, or its next one: a retry was scheduled, or slots came free. */
