@@ -175,6 +175,7 @@ async function runMode(mode: Mode, base: string, dir: string, receiverPid: numbe
   const attempts = new Uint8Array(deliveries);
   const due: number[] = [];
   let retriesWaiting = 0;
+  const records: Promise<void>[] = [];
   let next = 0;
   const cpu = process.cpuUsage();
   const receiverBefore = processTicks(receiverPid);
@@ -224,11 +225,14 @@ async function runMode(mode: Mode, base: string, dir: string, receiverPid: numbe
         const answer = await response.body.text();
         const durationMs = performance.now() - sent;
         const ok = response.statusCode >= 200 && response.statusCode < 300;
+        // The slot is free once the answer is in, as in Vigil: the record joins the next group
+        // commit, and the run ends only once every record is committed.
+        let recorded: Promise<void> | undefined;
         if (kept) {
           const alert = Math.floor(i / CHANNELS);
           // The alert's payload goes with its first delivery (its JSON, as Vigil keeps it).
           const payload = channel === 0 && n === 1 ? `{"n":${alert},"padding":"${padding}"}` : null;
-          await recorder!.addKept(id, { id: `alert_${alert}`, payload }, channels[channel]!, {
+          recorded = recorder!.addKept(id, { id: `alert_${alert}`, payload }, channels[channel]!, {
             n,
             status: response.statusCode,
             at,
@@ -236,17 +240,22 @@ async function runMode(mode: Mode, base: string, dir: string, receiverPid: numbe
             response: answer,
             nextAt: ok ? null : at + retryMs,
           });
-        } else if (recorder) await recorder.add(id, channels[channel]!, response.statusCode, at, durationMs);
+        } else if (recorder) recorded = recorder.add(id, channels[channel]!, response.statusCode, at, durationMs);
+        if (recorded) records.push(recorded);
         if (!ok) {
+          // The retry is scheduled once its record is durable, as the dispatcher schedules it.
           retriesWaiting++;
-          setTimeout(() => {
-            retriesWaiting--;
-            due.push(i);
-          }, retryMs);
+          void (recorded ?? Promise.resolve()).then(() =>
+            setTimeout(() => {
+              retriesWaiting--;
+              due.push(i);
+            }, retryMs),
+          );
         }
       }
     }),
   );
+  await Promise.all(records);
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   const receiverTicks = processTicks(receiverPid) - receiverBefore;
