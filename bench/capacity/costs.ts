@@ -13,7 +13,7 @@ export const COSTS: UnitCosts = {
   clickhouseMsPerQuery: 6,
   apiMsPerCachedRead: 0.033,
   apiMsPerComputedRead: 2,
-  dispatcherMsPerDelivery: 0.09,
+  dispatcherMsPerDelivery: 0.07,
   bytesPerResult: 29.5,
   redisBytesPerCheck: 650,
 };
