@@ -24,7 +24,7 @@
  *   artifacts-capture CPU of one viewport or full-page screenshot by page height, per megapixel
  *   checkly-deploy    checkly deploy of N checks (first, unchanged, dry run, destroy) vs N single check POSTs
  *   capacity          docs/capacity.md's plans from measured unit costs; --around <bench> adds server CPU
- *   profile           summarises .cpuprofile files (from a bench's --cpu-prof) by area and function
+ *   profile           summarises .cpuprofile files (a bench's --cpu-prof) by area and function, .heapprofile files (--heap-prof) by bytes
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
