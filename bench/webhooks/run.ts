@@ -286,6 +286,14 @@ export async function run(argv: string[]): Promise<void> {
         exact,
       };
     };
+    /** A row of the table: the receiver's counts, and what this process measured. */
+    const rowOf = (label: string, seen: Stats, measured: Omit<Row, 'run' | 'expected' | 'delivered' | 'attempts'>) => ({
+      run: label,
+      expected,
+      delivered: seen.ok,
+      attempts: seen.received,
+      ...measured,
+    });
     let bodyBytes = 1000;
     // The ceiling runs before and after Vigil's, and the ratio takes their mean: the load of a
     // shared machine drifts over the minutes a run takes.
@@ -304,19 +312,14 @@ export async function run(argv: string[]): Promise<void> {
       const cpuUs = cpuPer(cpu, expected);
       const mainUs = ticksPer(threadTicks(process.pid) - ticks.main, expected);
       const receiverUs = ticksPer(processTicks(receiver.pid) - ticks.receiver, expected);
-      const seen = await stats();
-      return {
-        run: label,
-        expected,
-        delivered: seen.ok,
-        attempts: seen.received,
+      return rowOf(label, await stats(), {
         seconds: round(seconds, 2),
         perSecond: Math.round(expected / seconds),
         cpuUs,
         mainUs,
         receiverUs,
         exact: '',
-      };
+      });
     };
     const floor = async (failingNow: number): Promise<Row> => {
       await reset();
@@ -337,18 +340,14 @@ export async function run(argv: string[]): Promise<void> {
         retryMs,
       });
       const seen = await stats();
-      return {
-        run: label,
-        expected,
-        delivered: seen.ok,
-        attempts: seen.received,
+      return rowOf(label, seen, {
         seconds: round(expected / row.perSecond, 2),
         perSecond: row.perSecond,
         cpuUs: row.cpuUs,
         mainUs: ticksPer(threadTicks(process.pid) - main, expected),
         receiverUs: row.receiverUs,
         exact: seen.ok === expected && seen.duplicates === 0,
-      };
+      });
     };
     // Sized like the bodies Vigil sends for this channel config.
     bodyBytes = Buffer.byteLength(
