@@ -18,15 +18,15 @@ export const CHANNELS = 10;
 const TICK_US = 10_000;
 
 /** CPU clock ticks (user + system) of a process from /proc. */
-export function processTicks(pid: number): number {
+function processTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
 }
 
 // The write thread, in plain JavaScript so it needs no loader: one transaction per message.
 // `attempts` is the `signed + durable` row. `log` and `alerts` are `signed + kept as the spec
-// needs`: each attempt with what the delivery log shows and what a retry needs (its number, the
-// response's start, the next attempt's time), indexed by delivery (the replay check and retries),
+// needs`: each attempt with what the delivery log shows and what a retry needs (its number, status,
+// duration and response, and the next attempt's time), indexed by delivery (the replay check and retries),
 // by channel, outcome and time (the log, filtered by outcome), and by next attempt where one is
 // due (the retry queue); and each alert's payload once, so a retry or a replay can render it again.
 const writerSource = `
